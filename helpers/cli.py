@@ -1,0 +1,133 @@
+"""The ``kit`` command: fetch data, inspect the set-up, release, grade and run notebooks.
+
+Every sub-command prints a clear one-line message (no traceback) and exits with status 1
+when the user has something to fix (a ``KitError``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from helpers import data, grading, release, runner, settings
+from helpers.errors import KitError
+
+INFO_PACKAGES = ("nltk", "gensim", "scikit-learn", "scipy", "numpy", "pandas", "matplotlib",
+                 "tqdm", "nbval", "jupyterlab", "pytest")
+
+
+def cmd_fetch(args: argparse.Namespace) -> None:
+    status = data.fetch(args.only, source=args.source)
+    for name, state in status.items():
+        print(f"{name:<18} {state}")
+    print(f"data folder: {settings.data_dir()}")
+
+
+def cmd_info(args: argparse.Namespace) -> None:
+    print(f"python        {platform.python_version()}")
+    for name in INFO_PACKAGES:
+        try:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            version = "not installed"
+        print(f"{name:<13} {version}")
+    print(f"data folder   {settings.data_dir()}")
+    print(f"data source   {settings.data_source() or 'network (official URLs)'}")
+    print(f"profile       {settings.profile()}")
+    for name in data.DATASETS:
+        folder = settings.data_dir() / data.DATASETS[name].folder
+        if data.is_verified(name):
+            state = "verified"
+        elif folder.exists():
+            state = "present but NOT verified (run `kit fetch`)"
+        else:
+            state = "missing (run `kit fetch`)"
+        print(f"  {name:<18} {state}")
+
+
+def cmd_release(args: argparse.Namespace) -> None:
+    changed = release.release(check=args.check)
+    names = ", ".join(p.name for p in changed) or "none"
+    if args.check:
+        if changed:
+            raise KitError(f"notebooks/ is out of date ({names}); run `kit release` and commit.")
+        print("notebooks/ is in sync with solutions/.")
+    else:
+        print(f"wrote: {names}")
+
+
+def cmd_grade(args: argparse.Namespace) -> None:
+    grades = grading.grade(Path(args.submissions), notebook=args.notebook, jobs=args.jobs,
+                           timeout=args.timeout)
+    print(grading.summary(grades).to_string())
+    print(f"\ngrades written to {Path(args.submissions) / 'grades.csv'}")
+
+
+def cmd_run(args: argparse.Namespace) -> None:
+    which = "solutions" if args.solutions else "notebooks"
+    table = runner.run(which, args.numbers, Path(args.out) if args.out else None, args.timeout)
+    print(table.drop(columns="output").to_string(index=False))
+    print(f"\ntotal {table.seconds.sum():.0f} s, peak {table.peak_mb.max()} MB; "
+          f"executed copies in {Path(table.output.iloc[0]).parent}")
+    if (table.status != "ok").any() and which == "solutions":
+        raise KitError("some solution notebooks failed; see the status column.")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kit", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    fetch = sub.add_parser("fetch", help="download (or copy) and verify the corpora")
+    fetch.add_argument("--source", help="local folder laid out like ../shared/data "
+                       "(default: KIT_DATA_SOURCE, else the network)")
+    fetch.add_argument("--only", nargs="+", metavar="NAME", choices=sorted(data.DATASETS),
+                       help="fetch only these data sets")
+    fetch.set_defaults(func=cmd_fetch)
+
+    info = sub.add_parser("info", help="versions, data folder, and which data sets are verified")
+    info.set_defaults(func=cmd_info)
+
+    rel = sub.add_parser("release", help="write the student notebooks/ from solutions/")
+    rel.add_argument("--check", action="store_true",
+                     help="write nothing; fail if notebooks/ is out of date")
+    rel.set_defaults(func=cmd_release)
+
+    grade = sub.add_parser("grade", help="grade a folder of student submissions with nbval")
+    grade.add_argument("submissions", metavar="SUBMISSIONS_DIR",
+                       help="one folder per student holding their NN_topic.ipynb files")
+    grade.add_argument("--notebook", metavar="NN", help="grade only notebook NN")
+    grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                       help="notebooks graded in parallel (default: all cores)")
+    grade.add_argument("--timeout", type=float, default=600, metavar="S",
+                       help="seconds allowed per cell (default 600)")
+    grade.set_defaults(func=cmd_grade)
+
+    run = sub.add_parser("run", help="execute notebooks headless; time and memory per notebook")
+    group = run.add_mutually_exclusive_group()
+    group.add_argument("--notebooks", action="store_true", help="the student notebooks (default)")
+    group.add_argument("--solutions", action="store_true", help="the instructor's solutions")
+    run.add_argument("numbers", nargs="*", metavar="NN", help="only these notebooks")
+    run.add_argument("--out", help="folder for executed copies (default runs/<timestamp>)")
+    run.add_argument("--timeout", type=float, default=None, metavar="S",
+                     help="seconds allowed per cell (default: none)")
+    run.set_defaults(func=cmd_run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``kit`` command line; return the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except KitError as err:
+        print(f"kit: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,8 @@
+"""The kit's one exception type: a message that tells the user what to do."""
+
+
+class KitError(Exception):
+    """A problem the user can fix; its message names the fix.
+
+    The ``kit`` command prints the message alone (no traceback) and exits with status 1.
+    """

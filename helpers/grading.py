@@ -1,0 +1,240 @@
+"""Grade a class's notebooks against the reference outputs with nbval.
+
+``SUBMISSIONS_DIR`` holds one folder per student, each with that student's notebooks
+(``NN_topic.ipynb``, as released). For every student and notebook:
+
+1. The graded notebook is the released notebook (reference outputs and check cells from
+   ``solutions/``) with the student's exercise cells (matched by exercise id) and any cells
+   the student added put in. A student cannot pass by editing outputs or checks.
+2. nbval runs it (``--nbval-lax``, fresh kernel, per-cell timeout) in its own process; the
+   notebooks run in parallel (``jobs``).
+3. Each exercise passes when its cell and every check cell after it (up to the next
+   exercise) pass. A missing or unreadable notebook, an endless loop or a dead kernel is
+   recorded for that student; the rest of the class is still graded.
+
+Results go to ``SUBMISSIONS_DIR/grades.csv`` (student, notebook, exercise, passed, error).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+from nbformat import NotebookNode
+
+from helpers.errors import KitError
+from helpers.release import SOLUTIONS_DIR, exercise_id, exercises, release_notebook
+from helpers.settings import REPO_ROOT
+
+SANITIZE_FILE = REPO_ROOT / "nbval_sanitize.cfg"
+GRADES_COLUMNS = ["student", "notebook", "exercise", "passed", "error"]
+
+
+def graded_notebook(reference: NotebookNode, submission: NotebookNode) -> NotebookNode:
+    """Merge a student's work into the released reference notebook.
+
+    Exercise cells take the student's source (matched by exercise id, else by cell id);
+    cells the student added (ids unknown to the reference) are kept, without outputs, after
+    the reference cell they followed. Every other cell, and every stored output, comes from
+    the reference.
+
+    Parameters
+    ----------
+    reference : NotebookNode
+        The released (student) version of the solution notebook, with reference outputs.
+    submission : NotebookNode
+        The student's notebook.
+
+    Returns
+    -------
+    NotebookNode
+        A new notebook; the inputs are not modified.
+    """
+    graded = nbformat.from_dict(reference)
+    ref_ids = {cell.id for cell in reference.cells}
+    by_exercise = {exercise_id(c): c for c in submission.cells if exercise_id(c) is not None}
+    by_id = {c.get("id"): c for c in submission.cells}
+    added_after: dict[str | None, list[NotebookNode]] = {}
+    previous = None
+    for cell in submission.cells:
+        if cell.get("id") in ref_ids:
+            previous = cell.id
+        else:
+            extra = nbformat.from_dict(cell)
+            if extra.cell_type == "code":
+                extra.outputs, extra.execution_count = [], None
+            added_after.setdefault(previous, []).append(extra)
+
+    cells = list(added_after.get(None, []))
+    for cell in graded.cells:
+        ex = exercise_id(cell)
+        if ex is not None:
+            theirs = by_exercise.get(ex) or by_id.get(cell.id)
+            if theirs is not None:
+                cell.source = theirs.source
+        cells.append(cell)
+        cells.extend(added_after.get(cell.id, []))
+    graded.cells = cells
+    return graded
+
+
+def _code_numbers(nb: NotebookNode) -> dict[str, int]:
+    """Map cell id -> nbval's ``Cell N`` number (position among code cells)."""
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    return {c.id: n for n, c in enumerate(code)}
+
+
+def run_nbval(path: Path, timeout: float) -> dict[int, str | None]:
+    """Run nbval on one notebook in a fresh process; return ``{cell number: error or None}``.
+
+    Cells missing from the result did not run (the whole run was stopped).
+    """
+    report = path.with_suffix(".xml")
+    ini = path.parent / "pytest.ini"
+    ini.write_text("[pytest]\n")
+    n_code = sum(c.cell_type == "code" for c in nbformat.read(path, as_version=4).cells)
+    command = [
+        sys.executable, "-m", "pytest", str(path), "-c", str(ini), "--rootdir", str(path.parent),
+        "-p", "no:cacheprovider", "-p", "helpers.nbval_hooks", "--nbval-lax",
+        "--nbval-current-env", f"--nbval-cell-timeout={timeout}",
+        f"--nbval-sanitize-with={SANITIZE_FILE}", f"--junitxml={report}", "-q",
+    ]
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    try:
+        subprocess.run(command, cwd=path.parent, env=env, capture_output=True,
+                       timeout=timeout * (n_code + 2) + 60)
+    except subprocess.TimeoutExpired:
+        return {}
+    if not report.is_file():
+        return {}
+    results: dict[int, str | None] = {}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        name = case.get("name", "")
+        if not name.startswith("Cell "):
+            continue
+        problem = next((child for child in case if child.tag in ("failure", "error", "skipped")),
+                       None)
+        if problem is None:
+            results[int(name[5:])] = None
+        else:
+            results[int(name[5:])] = _short_reason(problem)
+    return results
+
+
+_ANSI = re.compile(r"(?:\x1b|#x1B)\[[0-9;]*m")
+_CELL_PREFIX = re.compile(r"^Cell \d+: ")
+_EXCEPTION = re.compile(r"^[A-Za-z_.]*(?:Error|Exception|Interrupt|Exit)\b(?::.*)?$")
+
+
+def _short_reason(problem: ET.Element) -> str:
+    """One line saying why a cell failed: the exception, a timeout, or an output mismatch."""
+    if problem.tag == "skipped":
+        return "not run: an earlier cell timed out"
+    text = _ANSI.sub("", (problem.get("message") or "") + "\n" + (problem.text or ""))
+    lines = [_CELL_PREFIX.sub("", line.strip()) for line in text.splitlines() if line.strip()]
+    timeouts = [line for line in lines if "Timeout" in line]
+    if timeouts:
+        return timeouts[0][:200]
+    if any("Kernel dead" in line for line in lines):
+        return "the kernel died"
+    raised = [line for line in lines if _EXCEPTION.match(line)]
+    if raised:
+        return raised[-1][:200]
+    if any("outputs differ" in line for line in lines):
+        return "output differs from the reference"
+    return (lines[0] if lines else problem.tag)[:200]
+
+
+def grade_notebook(reference: NotebookNode, submission_path: Path | None, work: Path,
+                   timeout: float) -> list[tuple[str, bool, str]]:
+    """Grade one student's notebook; return ``(exercise, passed, error)`` per exercise."""
+    items = exercises(reference)
+    if submission_path is None:
+        return [(ex.id, False, "notebook missing") for ex in items]
+    try:
+        submission = nbformat.read(submission_path, as_version=4)
+    except Exception as err:  # any unreadable notebook is a grade, not a crash
+        reason = f"not a readable notebook ({type(err).__name__})"
+        return [(ex.id, False, reason) for ex in items]
+    graded = graded_notebook(reference, submission)
+    path = work / submission_path.name
+    nbformat.write(graded, path)
+    results = run_nbval(path, timeout)
+    numbers = _code_numbers(graded)
+    rows = []
+    for ex in items:
+        if not results:
+            rows.append((ex.id, False, "grading stopped: the notebook ran out of time"))
+            continue
+        errors = [results.get(numbers[cell_id], "not run") for cell_id in ex.cell_ids]
+        failed = [e for e in errors if e is not None]
+        rows.append((ex.id, not failed, failed[0] if failed else ""))
+    return rows
+
+
+def grade(submissions_dir: Path, solutions_dir: Path = SOLUTIONS_DIR,
+          notebook: str | None = None, jobs: int = 2, timeout: float = 600) -> pd.DataFrame:
+    """Grade every student's notebooks; write ``grades.csv`` and return it as a DataFrame.
+
+    Parameters
+    ----------
+    submissions_dir : Path
+        One sub-folder per student, holding their ``NN_topic.ipynb`` files.
+    solutions_dir : Path
+        The instructor's solution notebooks (default: the repo's ``solutions/``).
+    notebook : str, optional
+        Grade only notebook ``NN`` (e.g. ``"03"``).
+    jobs : int
+        Notebooks graded in parallel.
+    timeout : float
+        Seconds allowed per cell.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``student, notebook, exercise, passed, error``, sorted.
+    """
+    submissions_dir = Path(submissions_dir)
+    if not submissions_dir.is_dir():
+        raise KitError(f"{submissions_dir} is not a folder of student submissions.")
+    students = sorted(p for p in submissions_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if not students:
+        raise KitError(f"{submissions_dir} has no student folders (one folder per student).")
+    solutions = sorted(solutions_dir.glob(f"{notebook or '[0-9][0-9]'}_*.ipynb"))
+    if not solutions:
+        raise KitError(f"No solution notebook {notebook or 'NN'}_*.ipynb in {solutions_dir}.")
+    references = {s.name: release_notebook(nbformat.read(s, as_version=4), s.name) for s in solutions}
+
+    with tempfile.TemporaryDirectory(prefix="kit-grade-") as tmp:
+        tasks = []
+        for student in students:
+            for name, reference in references.items():
+                work = Path(tmp) / student.name / name.removesuffix(".ipynb")
+                work.mkdir(parents=True)
+                found = student / name
+                tasks.append((student.name, name, reference, found if found.is_file() else None, work))
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            graded = pool.map(lambda t: (t[0], t[1], grade_notebook(t[2], t[3], t[4], timeout)), tasks)
+            rows = [(student, name.removesuffix(".ipynb"), ex, passed, error)
+                    for student, name, results in graded for ex, passed, error in results]
+    grades = pd.DataFrame(rows, columns=GRADES_COLUMNS).sort_values(
+        ["student", "notebook", "exercise"], ignore_index=True)
+    grades.to_csv(submissions_dir / "grades.csv", index=False)
+    return grades
+
+
+def summary(grades: pd.DataFrame) -> pd.DataFrame:
+    """Per-student table: exercises passed per notebook and in total (``passed/total``)."""
+    counts = grades.groupby(["student", "notebook"])["passed"].agg(["sum", "count"])
+    table = (counts["sum"].astype(str) + "/" + counts["count"].astype(str)).unstack("notebook")
+    total = grades.groupby("student")["passed"].agg(["sum", "count"])
+    table["total"] = total["sum"].astype(str) + "/" + total["count"].astype(str)
+    return table

@@ -1,0 +1,161 @@
+"""Turn the instructor's ``solutions/`` into the students' ``notebooks/``.
+
+Conventions (nbgrader's, so instructors who know nbgrader feel at home):
+
+- Exercise code sits between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` lines in a code
+  cell whose metadata names the exercise: ``{"kit": {"exercise": "1.2"}}``. The block becomes
+  ``# YOUR CODE HERE`` and ``raise NotImplementedError("exercise 1.2")``, indented like the
+  ``BEGIN`` line; what stands around it (signature, docstring) stays.
+- Markdown answers sit between ``=== BEGIN ANSWER ===`` and ``=== END ANSWER ===`` and become
+  ``YOUR ANSWER HERE``.
+- A cell whose first line is ``# NBVAL_CHECK_OUTPUT`` keeps its output as the reference that
+  nbval compares against; every other output is cleared. An exercise's checks are the
+  checked cells after it, up to the next exercise.
+
+The output is normalised (kernel metadata, execution counts = the code cell's position) and
+byte-stable: releasing twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbformat import NotebookNode
+
+from helpers.errors import KitError
+from helpers.settings import REPO_ROOT
+
+SOLUTIONS_DIR = REPO_ROOT / "solutions"
+NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
+CHECK_MARKER = "# NBVAL_CHECK_OUTPUT"
+CHECK_TAG = "nbval-check-output"
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+_SOLUTION = re.compile(
+    r"^(?P<indent>[ \t]*)### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*### END SOLUTION[^\n]*(?:\n|$)",
+    re.MULTILINE | re.DOTALL,
+)
+_ANSWER = re.compile(r"=== BEGIN ANSWER ===.*?=== END ANSWER ===", re.DOTALL)
+_KEPT_CELL_METADATA = ("kit", "tags")
+
+
+def exercise_id(cell: NotebookNode) -> str | None:
+    """Return the exercise id stored in a cell's metadata (``kit.exercise``), if any."""
+    return cell.get("metadata", {}).get("kit", {}).get("exercise")
+
+
+def is_checked(cell: NotebookNode) -> bool:
+    """Return True if nbval compares this code cell's output (marker comment or tag)."""
+    first_line = cell.source.lstrip().split("\n", 1)[0].strip()
+    return first_line == CHECK_MARKER or CHECK_TAG in cell.get("metadata", {}).get("tags", [])
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """An exercise and the cells that grade it: its own cell, then its check cells (by id)."""
+
+    id: str
+    cell_ids: tuple[str, ...]
+
+
+def exercises(nb: NotebookNode) -> list[Exercise]:
+    """List a notebook's exercises, each with the ids of the cells that decide it."""
+    found: list[Exercise] = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        ex = exercise_id(cell)
+        if ex is not None:
+            found.append(Exercise(ex, (cell.id,)))
+        elif found and is_checked(cell):
+            found[-1] = Exercise(found[-1].id, (*found[-1].cell_ids, cell.id))
+    return found
+
+
+def stub_source(source: str, exercise: str) -> str:
+    """Replace every solution block in ``source`` with a ``NotImplementedError`` stub."""
+
+    def stub(match: re.Match) -> str:
+        indent = match.group("indent")
+        return (f"{indent}# YOUR CODE HERE\n"
+                f'{indent}raise NotImplementedError("exercise {exercise}")\n')
+
+    return _SOLUTION.sub(stub, source).rstrip("\n")
+
+
+def release_notebook(solution: NotebookNode, name: str = "notebook") -> NotebookNode:
+    """Return the student version of one solution notebook (the input is not modified).
+
+    Raises
+    ------
+    KitError
+        If a cell has a solution block but no exercise id, or an unterminated block.
+    """
+    nb = copy.deepcopy(solution)
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    code_number = 0
+    for cell in nb.cells:
+        cell.metadata = {k: cell.metadata[k] for k in _KEPT_CELL_METADATA if k in cell.metadata}
+        if cell.cell_type == "markdown":
+            cell.source = _ANSWER.sub("YOUR ANSWER HERE", cell.source)
+        if cell.cell_type != "code":
+            continue
+        code_number += 1
+        if "### BEGIN SOLUTION" in cell.source:
+            ex = exercise_id(cell)
+            if ex is None:
+                raise KitError(f"{name}: a cell has a solution block but no exercise id; add "
+                               '{"kit": {"exercise": "N.M"}} to its metadata.')
+            cell.source = stub_source(cell.source, ex)
+            if "### BEGIN SOLUTION" in cell.source:
+                raise KitError(f"{name}, exercise {ex}: '### BEGIN SOLUTION' has no matching "
+                               "'### END SOLUTION'.")
+        if is_checked(cell) and cell.outputs:
+            cell.execution_count = code_number
+            for output in cell.outputs:
+                if output.output_type == "execute_result":
+                    output.execution_count = code_number
+        else:
+            cell.outputs = []
+            cell.execution_count = None
+    return nb
+
+
+def release(solutions_dir: Path = SOLUTIONS_DIR, notebooks_dir: Path = NOTEBOOKS_DIR,
+            check: bool = False) -> list[Path]:
+    """Write (or with ``check``, only compare) the student notebooks for every solution.
+
+    Parameters
+    ----------
+    solutions_dir, notebooks_dir : Path
+        Source and destination folders (default: the repo's ``solutions/`` and ``notebooks/``).
+    check : bool
+        Write nothing; return the notebooks that are missing or out of date.
+
+    Returns
+    -------
+    list of Path
+        The student notebooks that were (or, with ``check``, would be) written or changed.
+    """
+    sources = sorted(solutions_dir.glob("[0-9][0-9]_*.ipynb"))
+    if not sources:
+        raise KitError(f"No solution notebooks (NN_topic.ipynb) in {solutions_dir}.")
+    changed = []
+    for source in sources:
+        text = render(release_notebook(nbformat.read(source, as_version=4), source.name))
+        target = notebooks_dir / source.name
+        if target.is_file() and target.read_text(encoding="utf-8") == text:
+            continue
+        changed.append(target)
+        if not check:
+            notebooks_dir.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+    return changed
+
+
+def render(nb: NotebookNode) -> str:
+    """Serialise a notebook the way the kit stores it (nbformat's JSON plus a final newline)."""
+    return nbformat.writes(nb) + "\n"

@@ -1,0 +1,128 @@
+"""Execute the practical's notebooks headless, timing each and measuring its peak memory.
+
+``kit run`` is the main job for a headless run: it executes notebooks in order, writes the
+executed copies to a separate folder (the user's notebooks are never overwritten) and
+reports wall time and peak memory (resident set size of the kernel and its children,
+sampled every 0.2 s) per notebook.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import psutil
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+from tqdm.auto import tqdm
+
+from helpers.errors import KitError
+from helpers.release import NOTEBOOKS_DIR, SOLUTIONS_DIR
+from helpers.settings import REPO_ROOT
+
+RUNS_DIR = REPO_ROOT / "runs"
+
+
+class PeakMemory:
+    """Track the peak total RSS of this process's children while a ``with`` block runs."""
+
+    def __init__(self, interval: float = 0.2) -> None:
+        self.interval = interval
+        self.peak_bytes = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        me = psutil.Process()
+        while not self._stop.is_set():
+            total = 0
+            for child in me.children(recursive=True):
+                try:
+                    total += child.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak_bytes = max(self.peak_bytes, total)
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def select(which: str = "notebooks", numbers: list[str] | None = None) -> list[Path]:
+    """Return the notebooks to run: ``which`` is ``notebooks`` or ``solutions``, filtered by NN."""
+    folder = {"notebooks": NOTEBOOKS_DIR, "solutions": SOLUTIONS_DIR}[which]
+    found = sorted(folder.glob("[0-9][0-9]_*.ipynb"))
+    if numbers:
+        found = [p for p in found if p.name[:2] in {n.zfill(2) for n in numbers}]
+    if not found:
+        raise KitError(f"No notebooks {numbers or ''} in {folder}.")
+    return found
+
+
+def run_notebook(path: Path, out_dir: Path, timeout: float | None = None) -> dict:
+    """Execute one notebook in a fresh kernel; save the executed copy to ``out_dir``.
+
+    The kernel runs in the notebook's own folder with ``PYTHONHASHSEED=0``.
+
+    Returns
+    -------
+    dict
+        ``notebook``, ``status`` (``ok`` or the error), ``seconds``, ``peak_mb``, ``output``.
+    """
+    nb = nbformat.read(path, as_version=4)
+    n_code = sum(c.cell_type == "code" for c in nb.cells)
+    os.environ["PYTHONHASHSEED"] = "0"
+    bar = tqdm(total=n_code, desc=path.name, unit="cell", leave=False)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}},
+                            on_cell_executed=lambda **_: bar.update())
+    status = "ok"
+    start = time.perf_counter()
+    with PeakMemory() as memory:
+        try:
+            client.execute()
+        except CellExecutionError as err:
+            status = f"error: {str(err).strip().splitlines()[-1][:120]}"
+        except (CellTimeoutError, DeadKernelError) as err:
+            status = f"stopped: {type(err).__name__}"
+    seconds = time.perf_counter() - start
+    bar.close()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    output = out_dir / path.name
+    nbformat.write(nb, output)
+    return {"notebook": path.name, "status": status, "seconds": round(seconds, 1),
+            "peak_mb": round(memory.peak_bytes / 2**20), "output": str(output)}
+
+
+def run(which: str = "notebooks", numbers: list[str] | None = None,
+        out_dir: Path | None = None, timeout: float | None = None) -> pd.DataFrame:
+    """Execute notebooks in order; return a table of status, wall time and peak memory.
+
+    Parameters
+    ----------
+    which : {"notebooks", "solutions"}
+        The student notebooks (stubs raise ``NotImplementedError`` until filled in) or the
+        instructor's solutions.
+    numbers : list of str, optional
+        Only these notebook numbers (``["01", "03"]``).
+    out_dir : Path, optional
+        Where executed copies go (default: ``runs/<timestamp>/``; never the source folder).
+    timeout : float, optional
+        Seconds allowed per cell (default: no limit).
+    """
+    paths = select(which, numbers)
+    out_dir = out_dir or RUNS_DIR / datetime.now().strftime("%Y%m%d-%H%M%S")
+    if out_dir.resolve() in {p.parent.resolve() for p in paths}:
+        raise KitError("The output folder must differ from the notebooks' own folder.")
+    rows = [run_notebook(p, out_dir, timeout) for p in tqdm(paths, desc="notebooks", unit="nb")]
+    return pd.DataFrame(rows)

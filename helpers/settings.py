@@ -1,0 +1,53 @@
+"""Where the kit keeps its data, where it fetches from, and which profile it runs.
+
+Every setting is read from the environment when it is needed, so a notebook, the ``kit``
+command and the tests all agree:
+
+- ``KIT_DATA_DIR``: the data folder (default: ``data/`` beside ``helpers/`` in the repo).
+- ``KIT_DATA_SOURCE``: a local folder laid out like ``../shared/data`` that replaces the
+  network when fetching (default: none, download from the official URLs).
+- ``KIT_PROFILE``: ``reference`` (small, deterministic: what the checked notebook outputs
+  come from) or ``full`` (the whole corpus, all cores). Default: ``reference``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from helpers.errors import KitError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+PROFILES = ("reference", "full")
+
+
+def data_dir() -> Path:
+    """Return the kit's data folder (``KIT_DATA_DIR`` or ``<repo>/data``).
+
+    Returns
+    -------
+    Path
+        An absolute path; the folder may not exist yet.
+    """
+    configured = os.environ.get("KIT_DATA_DIR")
+    return Path(configured).expanduser().resolve() if configured else REPO_ROOT / "data"
+
+
+def data_source() -> Path | None:
+    """Return the local data source folder from ``KIT_DATA_SOURCE``, or None for the network."""
+    configured = os.environ.get("KIT_DATA_SOURCE")
+    return Path(configured).expanduser().resolve() if configured else None
+
+
+def profile(name: str | None = None) -> str:
+    """Return the run profile: ``name`` if given, else ``KIT_PROFILE``, else ``reference``.
+
+    Raises
+    ------
+    KitError
+        If the profile is not one of ``reference`` or ``full``.
+    """
+    chosen = name or os.environ.get("KIT_PROFILE") or "reference"
+    if chosen not in PROFILES:
+        raise KitError(f"Unknown profile {chosen!r}: set KIT_PROFILE to one of {PROFILES}.")
+    return chosen

@@ -1,0 +1,117 @@
+"""`kit grade` on a class with correct, stub, corrupt, endless-loop and other submissions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+
+from helpers import grading, release
+from helpers.cli import main
+from helpers.errors import KitError
+
+FIXTURES = Path(__file__).parent / "fixtures" / "solutions"
+NAME = "00_fixture.ipynb"
+
+
+def _write(folder: Path, nb: nbformat.NotebookNode) -> None:
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / NAME)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
+    subs = tmp_path_factory.mktemp("submissions")
+    solution = nbformat.read(FIXTURES / NAME, as_version=4)
+    stub = release.release_notebook(solution)
+
+    _write(subs / "correct", solution)
+    _write(subs / "stub", stub)
+    (subs / "corrupt").mkdir()
+    (subs / "corrupt" / NAME).write_text("{this is not json")
+
+    loop = nbformat.from_dict(stub)
+    loop.cells[1].source = "def add(a, b):\n    while True:\n        pass"
+    loop.cells[3].source = solution.cells[3].source
+    _write(subs / "loop", loop)
+
+    killer = nbformat.from_dict(stub)
+    killer.cells[1].source = "import os\nos._exit(1)"
+    _write(subs / "killer", killer)
+
+    cheater = nbformat.from_dict(stub)  # edits a check cell and its output, not the exercise
+    cheater.cells[2].source = "# NBVAL_CHECK_OUTPUT\nprint(5)"
+    _write(subs / "cheater", cheater)
+
+    helper = nbformat.from_dict(stub)  # adds a cell of its own, used by the exercise
+    helper.cells.insert(1, nbformat.v4.new_code_cell("def plus(a, b):\n    return a + b"))
+    helper.cells[2].source = "def add(a, b):\n    return plus(a, b)"
+    helper.cells[4].source = solution.cells[3].source
+    _write(subs / "helper", helper)
+
+    (subs / "absent").mkdir()
+    return subs, grading.grade(subs, FIXTURES, jobs=2, timeout=5)
+
+
+def _result(grades: pd.DataFrame, student: str) -> list[tuple[str, bool]]:
+    rows = grades[grades.student == student]
+    return list(zip(rows.exercise, rows.passed, strict=True))
+
+
+def test_correct_submission_passes(graded):
+    _, grades = graded
+    assert _result(grades, "correct") == [("0.1", True), ("0.2", True)]
+    assert _result(grades, "helper") == [("0.1", True), ("0.2", True)]
+
+
+def test_stub_submission_fails_with_not_implemented(graded):
+    _, grades = graded
+    stub = grades[grades.student == "stub"]
+    assert not stub.passed.any()
+    assert stub.error.tolist() == ["NotImplementedError: exercise 0.1",
+                                   "NotImplementedError: exercise 0.2"]
+
+
+def test_editing_checks_or_outputs_does_not_pass(graded):
+    _, grades = graded
+    assert _result(grades, "cheater") == [("0.1", False), ("0.2", False)]
+
+
+def test_corrupt_missing_loop_and_dead_kernel_are_recorded(graded):
+    _, grades = graded
+    by = grades.set_index(["student", "exercise"])
+    assert by.loc[("corrupt", "0.1"), "error"].startswith("not a readable notebook")
+    assert by.loc[("absent", "0.2"), "error"] == "notebook missing"
+    assert "Timeout" in by.loc[("loop", "0.1"), "error"]
+    assert by.loc[("loop", "0.2"), "passed"]  # the kernel was interrupted; the rest ran
+    assert not by.loc[("killer", "0.1"), "passed"] and not by.loc[("killer", "0.2"), "passed"]
+
+
+def test_grades_csv_and_summary(graded):
+    subs, grades = graded
+    written = pd.read_csv(subs / "grades.csv", keep_default_na=False)
+    assert list(written.columns) == grading.GRADES_COLUMNS
+    assert len(written) == 2 * 8
+    table = grading.summary(grades)
+    assert table.loc["correct", "total"] == "2/2"
+    assert table.loc["stub", "00_fixture"] == "0/2"
+
+
+def test_graded_notebook_restores_reference_cells():
+    solution = nbformat.read(FIXTURES / NAME, as_version=4)
+    reference = release.release_notebook(solution)
+    submission = nbformat.from_dict(reference)
+    submission.cells[2].source = "print(5)"
+    submission.cells[2].outputs = []
+    merged = grading.graded_notebook(reference, submission)
+    assert merged.cells[2].source == reference.cells[2].source
+    assert merged.cells[2].outputs == reference.cells[2].outputs
+
+
+def test_empty_or_missing_folder_is_a_clear_error(tmp_path, capsys):
+    with pytest.raises(KitError, match="no student folders"):
+        grading.grade(tmp_path, FIXTURES)
+    assert main(["grade", str(tmp_path / "nowhere")]) == 1
+    assert "is not a folder of student submissions" in capsys.readouterr().err

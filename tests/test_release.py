@@ -1,0 +1,118 @@
+"""Releasing solutions as student notebooks, and proving that nbval grading can fail."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from helpers import release
+from helpers.errors import KitError
+from helpers.release import SOLUTIONS_DIR
+
+FIXTURES = Path(__file__).parent / "fixtures" / "solutions"
+
+
+@pytest.fixture
+def fixture_solution() -> nbformat.NotebookNode:
+    return nbformat.read(FIXTURES / "00_fixture.ipynb", as_version=4)
+
+
+def test_stub_source_keeps_signature_and_docstring():
+    source = 'def f(x):\n    """Doc."""\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION\n'
+    assert release.stub_source(source, "1.2") == (
+        'def f(x):\n    """Doc."""\n    # YOUR CODE HERE\n'
+        '    raise NotImplementedError("exercise 1.2")')
+
+
+def test_release_stubs_exercises_and_keeps_only_checked_outputs(fixture_solution):
+    student = release.release_notebook(fixture_solution)
+    code = [c for c in student.cells if c.cell_type == "code"]
+    assert 'raise NotImplementedError("exercise 0.1")' in code[0].source
+    assert "return a + b" not in code[0].source
+    assert code[1].outputs[0].text == "5\n" and code[1].execution_count == 2
+    assert code[4].outputs == [] and code[4].execution_count is None  # unchecked cell
+    assert "YOUR ANSWER HERE" in student.cells[-1].source
+    assert "weighted centre" not in student.cells[-1].source
+    assert fixture_solution.cells[1].source.count("BEGIN SOLUTION") == 1  # input untouched
+
+
+def test_exercises_group_each_exercise_with_its_checks(fixture_solution):
+    found = release.exercises(fixture_solution)
+    assert [(e.id, e.cell_ids) for e in found] == [
+        ("0.1", ("00-001", "00-002")), ("0.2", ("00-003", "00-004"))]
+
+
+def test_release_is_byte_stable_and_check_detects_drift(tmp_path):
+    out = tmp_path / "notebooks"
+    assert release.release(FIXTURES, out) == [out / "00_fixture.ipynb"]
+    first = (out / "00_fixture.ipynb").read_bytes()
+    assert release.release(FIXTURES, out) == []
+    assert (out / "00_fixture.ipynb").read_bytes() == first
+    (out / "00_fixture.ipynb").write_text("{}")
+    assert release.release(FIXTURES, out, check=True) == [out / "00_fixture.ipynb"]
+    assert (out / "00_fixture.ipynb").read_text() == "{}"  # --check writes nothing
+
+
+def test_solution_block_without_exercise_id_is_refused(fixture_solution):
+    del fixture_solution.cells[1].metadata["kit"]
+    with pytest.raises(KitError, match="no exercise id"):
+        release.release_notebook(fixture_solution, "00_fixture.ipynb")
+
+
+def test_repo_notebooks_are_in_sync_with_solutions():
+    """CI's check that nobody hand-edited notebooks/ or forgot `kit release`."""
+    if not list(SOLUTIONS_DIR.glob("[0-9][0-9]_*.ipynb")):
+        pytest.skip("no solution notebooks yet")
+    stale = release.release(check=True)
+    assert stale == [], f"run `kit release`: {[p.name for p in stale]} out of date"
+
+
+def _nbval(path: Path) -> subprocess.CompletedProcess:
+    (path.parent / "pytest.ini").write_text("[pytest]\n")
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", str(path), "-c", str(path.parent / "pytest.ini"),
+         "-p", "helpers.nbval_hooks", "--nbval-lax", "--nbval-current-env", "-q",
+         "-p", "no:cacheprovider"],
+        capture_output=True, text=True, cwd=path.parent)
+
+
+def test_shipped_stubs_fail_nbval_and_filled_in_stubs_pass(tmp_path, fixture_solution):
+    student = release.release_notebook(fixture_solution)
+    shipped = tmp_path / "shipped" / "00_fixture.ipynb"
+    shipped.parent.mkdir()
+    nbformat.write(student, shipped)
+    result = _nbval(shipped)
+    assert result.returncode == 1
+    assert "2 failed" in result.stdout and "NotImplementedError" in result.stdout
+
+    for cell, solved in zip(student.cells, fixture_solution.cells, strict=True):
+        if release.exercise_id(cell):
+            cell.source = solved.source
+    filled = tmp_path / "filled" / "00_fixture.ipynb"
+    filled.parent.mkdir()
+    nbformat.write(student, filled)
+    result = _nbval(filled)
+    assert result.returncode == 0, result.stdout
+    assert "5 passed" in result.stdout
+
+
+def test_wrong_answer_fails_on_the_reference_output(tmp_path, fixture_solution):
+    student = release.release_notebook(fixture_solution)
+    student.cells[1].source = "def add(a, b):\n    return a - b"
+    student.cells[3].source = fixture_solution.cells[3].source
+    path = tmp_path / "00_fixture.ipynb"
+    nbformat.write(student, path)
+    result = _nbval(path)
+    assert result.returncode == 1 and "1 failed, 4 passed" in result.stdout
+    assert "Cell 1" in result.stdout and "outputs differ" in result.stdout
+
+
+def test_fixture_folder_is_copyable(tmp_path):
+    # Guard for the grading tests: the fixture has exactly one solution notebook.
+    shutil.copytree(FIXTURES, tmp_path / "s")
+    assert [p.name for p in (tmp_path / "s").glob("*.ipynb")] == ["00_fixture.ipynb"]
