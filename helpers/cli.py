@@ -7,13 +7,14 @@ when the user has something to fix (a ``KitError``).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import sys
 from importlib import metadata
 from pathlib import Path
 
-from helpers import data, grading, release, runner, settings
+from helpers import data, evaluation, grading, release, runner, settings
 from helpers.errors import KitError
 
 INFO_PACKAGES = ("nltk", "gensim", "scikit-learn", "scipy", "numpy", "pandas", "matplotlib",
@@ -77,6 +78,16 @@ def cmd_run(args: argparse.Namespace) -> None:
         raise KitError("some solution notebooks failed; see the status column.")
 
 
+def cmd_results(args: argparse.Namespace) -> None:
+    names = args.systems.split(",") if args.systems else None
+    table = evaluation.results_table(names, progress=not args.json)
+    if args.json:
+        print(json.dumps(table.to_dict(orient="records"), indent=2))
+    else:
+        shown = table.assign(accuracy=(100 * table.accuracy).round(1), std=(100 * table.std).round(1))
+        print(shown.rename(columns={"accuracy": "accuracy %", "std": "std %"}).to_string(index=False))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kit", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -115,6 +126,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, default=None, metavar="S",
                      help="seconds allowed per cell (default: none)")
     run.set_defaults(func=cmd_run)
+
+    results = sub.add_parser("results", help="the headline table: CV accuracy of each system")
+    results.add_argument("--systems", metavar="NAME,…",
+                         help=f"comma-separated, from {', '.join(evaluation.SYSTEMS)} (default all)")
+    results.add_argument("--json", action="store_true",
+                         help="print a JSON list of {system, accuracy, std, n}")
+    results.set_defaults(func=cmd_results)
     return parser
 
 

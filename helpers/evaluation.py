@@ -1,0 +1,232 @@
+"""Cross-validation on the 2,000 reviews, and the results store that later notebooks reuse.
+
+Every system is evaluated with the same 10-fold round-robin scheme: a review's fold is
+``cv % 10`` (``helpers.data.load_movie_reviews``), so reviews by the same critic, which
+are numbered close together, are spread evenly across folds. Within each outer fold:
+
+- the vocabulary is built from the nine training folds only (the corpus is counted once, and
+  each fold keeps the columns its training folds contain at least ``min_df`` times: the
+  same matrix a vectorizer fitted on the training folds would give; tf-idf weights are
+  fitted on the training rows);
+- an SVM's C is chosen by an inner cross-validation on those training folds (grouped into
+  ``inner_folds`` round-robin groups); the test fold is never looked at until predicting.
+
+Per-review predictions (doc_id, fold, system, prediction, score, correct, C) are cached in
+``data/results/<key>.csv``, where the key is a hash of the system's parameters and the
+data's checksum, so notebooks 03 onwards reuse them without retraining.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from joblib import Parallel, delayed
+from sklearn.feature_extraction.text import TfidfTransformer
+from sklearn.model_selection import GridSearchCV, PredefinedSplit
+from sklearn.svm import LinearSVC
+from tqdm.auto import tqdm
+
+from helpers import data, settings
+from helpers.errors import KitError
+from helpers.features import make_vectorizer
+from helpers.naive_bayes import NaiveBayes
+from helpers.text import tokenize
+
+CACHE_VERSION = 1
+PREDICTION_COLUMNS = ["doc_id", "fold", "system", "prediction", "score", "correct", "C"]
+
+
+@dataclass(frozen=True)
+class BowSystem:
+    """A bag-of-words classifier setting: features plus NB or a linear SVM.
+
+    Parameters
+    ----------
+    classifier : {"nb", "svm"}
+    ngram, binary, stemming, min_df, tfidf
+        Feature settings (see ``helpers.features.make_vectorizer``).
+    alpha : float
+        NB smoothing (1 = add-one, 0 = none).
+    Cs : tuple of float
+        SVM: the candidate C values; inner CV on the training folds picks one per fold.
+    inner_folds : int
+        SVM: how many round-robin groups the nine training folds form for the inner CV.
+    """
+
+    classifier: str = "nb"
+    ngram: str = "unigram"
+    binary: bool = False
+    stemming: bool = False
+    min_df: int = 1
+    tfidf: bool = False
+    alpha: float = 1.0
+    Cs: tuple[float, ...] = field(default=(0.001, 0.01, 0.1, 1.0))
+    inner_folds: int = 3
+
+    def __post_init__(self) -> None:
+        if self.classifier not in ("nb", "svm"):
+            raise KitError(f"classifier must be 'nb' or 'svm', not {self.classifier!r}.")
+
+    def key(self) -> str:
+        """A short hash of every parameter (and the cache version): the cache file name."""
+        params = {**asdict(self), "version": CACHE_VERSION}
+        return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
+
+    def features(self, counts: sp.csr_matrix, train: np.ndarray,
+                 test: np.ndarray) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+        """Training and test matrices for one fold, from the corpus's n-gram counts."""
+        seen = np.asarray((counts[train] > 0).sum(axis=0)).ravel() >= self.min_df
+        X_train, X_test = counts[train][:, seen], counts[test][:, seen]
+        if self.binary:
+            X_train, X_test = (X_train > 0).astype(float), (X_test > 0).astype(float)
+        if self.tfidf:
+            weights = TfidfTransformer().fit(X_train)
+            X_train, X_test = weights.transform(X_train), weights.transform(X_test)
+        return X_train, X_test
+
+    def fit(self, X, y):
+        """Fit the classifier on a training matrix; for the SVM choose C by inner CV first."""
+        if self.classifier == "nb":
+            return NaiveBayes(alpha=self.alpha).fit(X, y), np.nan
+        return fit_svm(X, y, self.Cs, self.inner_folds)
+
+
+def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
+    """Fit a LinearSVC with C chosen by ``inner_folds``-fold CV on (X, y) alone.
+
+    The inner folds are round-robin (row i goes to fold i % inner_folds), which keeps
+    neighbouring (same-critic) reviews apart, as the outer folds do.
+
+    Returns
+    -------
+    (LinearSVC, float)
+        The model refitted on all of (X, y) with the chosen C, and that C.
+    """
+    inner = PredefinedSplit(np.arange(X.shape[0]) % inner_folds)
+    search = GridSearchCV(LinearSVC(random_state=0, max_iter=10000), {"C": list(Cs)}, cv=inner)
+    search.fit(X, y)
+    return search.best_estimator_, float(search.best_params_["C"])
+
+
+def tokenized(texts) -> list[list[str]]:
+    """Tokenise every text with the kit's shared tokeniser."""
+    return [tokenize(t) for t in texts]
+
+
+def ngram_counts(reviews: pd.DataFrame, ngram: str, stemming: bool) -> sp.csr_matrix:
+    """Count the n-grams of every review (columns: the whole corpus's vocabulary)."""
+    vectorizer = make_vectorizer(ngram, stemming=stemming)
+    return vectorizer.fit_transform(tokenized(reviews.text)).tocsr()
+
+
+def _fold(system: BowSystem, counts, labels, folds, fold) -> pd.DataFrame:
+    train, test = np.flatnonzero(folds != fold), np.flatnonzero(folds == fold)
+    X_train, X_test = system.features(counts, train, test)
+    model, C = system.fit(X_train, labels[train])
+    with np.errstate(invalid="ignore"):
+        score = model.decision_function(X_test)
+    return pd.DataFrame({"index": test, "prediction": model.predict(X_test), "score": score,
+                         "C": C})
+
+
+def cross_validate(system: BowSystem, name: str | None = None, reviews: pd.DataFrame | None = None,
+                   use_cache: bool = True, progress: bool = True, n_jobs: int = -1) -> pd.DataFrame:
+    """Per-review predictions of ``system`` under 10-fold round-robin CV on the 2,000 reviews.
+
+    Parameters
+    ----------
+    system : BowSystem
+        What to evaluate.
+    name : str, optional
+        The ``system`` column's value (default: the system's key).
+    reviews : DataFrame, optional
+        Default ``helpers.data.load_movie_reviews()``; must have doc_id, fold, label, text.
+        Passing your own table bypasses the cache.
+    use_cache : bool
+        Read and write ``data/results/<key>.csv``.
+    progress : bool
+        Show a progress bar over folds.
+    n_jobs : int
+        Folds evaluated in parallel (joblib; -1: all cores). Results do not depend on it.
+
+    Returns
+    -------
+    DataFrame
+        One row per review, in the reviews' order: doc_id, fold, system, prediction,
+        score (NB log-odds or SVM margin; positive means ``pos``), correct, C (the SVM's
+        chosen C, NaN for NB).
+    """
+    name = name or system.key()
+    cache = _cache_path(system) if (use_cache and reviews is None) else None
+    if cache is not None and cache.is_file():
+        return pd.read_csv(cache).assign(system=name)
+    reviews = data.load_movie_reviews() if reviews is None else reviews
+    counts = ngram_counts(reviews, system.ngram, system.stemming)
+    labels, folds = reviews.label.to_numpy(), reviews.fold.to_numpy()
+    jobs = (delayed(_fold)(system, counts, labels, folds, fold) for fold in sorted(set(folds)))
+    parts = list(tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), total=len(set(folds)),
+                      desc=f"CV {name}", disable=not progress, leave=False))
+    found = pd.concat(parts).set_index("index").sort_index()
+    predictions = pd.DataFrame({
+        "doc_id": reviews.doc_id.to_numpy(), "fold": folds, "system": name,
+        "prediction": found.prediction.to_numpy(), "score": found.score.to_numpy(),
+        "correct": found.prediction.to_numpy() == labels, "C": found.C.to_numpy(),
+    }, columns=PREDICTION_COLUMNS)
+    if cache is not None:
+        data._atomic_write(cache, lambda tmp: predictions.to_csv(tmp, index=False))
+    return predictions
+
+
+def _cache_path(system: BowSystem) -> Path:
+    stamp = data.require("movie_reviews") / data.STAMP
+    digest = hashlib.sha256((system.key() + stamp.read_text()).encode()).hexdigest()[:16]
+    return settings.data_dir() / "results" / f"{digest}.csv"
+
+
+def fold_accuracies(predictions: pd.DataFrame) -> pd.Series:
+    """Accuracy of each fold."""
+    return predictions.groupby("fold")["correct"].mean()
+
+
+def summarize(predictions: pd.DataFrame) -> dict:
+    """Headline numbers of one system's CV predictions.
+
+    Returns
+    -------
+    dict
+        ``system``, ``accuracy`` (fraction of all reviews classified correctly; with equal
+        folds also the mean of fold accuracies), ``std`` (sample standard deviation of the
+        fold accuracies), ``n`` (number of reviews).
+    """
+    return {
+        "system": str(predictions.system.iloc[0]),
+        "accuracy": float(predictions.correct.mean()),
+        "std": float(fold_accuracies(predictions).std(ddof=1)),
+        "n": int(len(predictions)),
+    }
+
+
+# The kit's headline systems (`kit results`); later notebooks compare against these.
+SYSTEMS: dict[str, BowSystem] = {
+    "nb": BowSystem("nb"),
+    "nb-presence": BowSystem("nb", binary=True),
+    "svm-bow": BowSystem("svm", ngram="uni+bi", binary=True),
+}
+
+
+def system_predictions(name: str, progress: bool = True) -> pd.DataFrame:
+    """Cached CV predictions of a headline system by name (``nb``, ``nb-presence``, ``svm-bow``)."""
+    if name not in SYSTEMS:
+        raise KitError(f"Unknown system {name!r}; choose from {sorted(SYSTEMS)}.")
+    return cross_validate(SYSTEMS[name], name=name, progress=progress)
+
+
+def results_table(names: list[str] | None = None, progress: bool = True) -> pd.DataFrame:
+    """The headline table: system, CV accuracy, std and n, recomputing only what is not cached."""
+    return pd.DataFrame([summarize(system_predictions(n, progress)) for n in names or SYSTEMS])

@@ -1,0 +1,67 @@
+"""Bag-of-words features: unigrams, bigrams or both; counts, presence or tf-idf; stemming.
+
+Documents go in as lists of tokens (``helpers.text.tokenize``), so tokenising happens once
+per corpus and every feature setting agrees on what a word is. Built on scikit-learn's
+``CountVectorizer`` / ``TfidfVectorizer``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from nltk.stem import PorterStemmer
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+
+from helpers.errors import KitError
+
+NGRAMS = {"unigram": (1, 1), "bigram": (2, 2), "uni+bi": (1, 2)}
+_STEMMER = PorterStemmer()
+
+
+@lru_cache(maxsize=None)
+def stem(token: str) -> str:
+    """Porter-stem one token (cached: a corpus has far fewer types than tokens)."""
+    return _STEMMER.stem(token)
+
+
+def identity(tokens: list[str]) -> list[str]:
+    """Return the tokens unchanged (the vectorizer's input is already tokenised)."""
+    return tokens
+
+
+def stem_tokens(tokens: list[str]) -> list[str]:
+    """Porter-stem every token."""
+    return [stem(t) for t in tokens]
+
+
+def make_vectorizer(ngram: str = "unigram", binary: bool = False, stemming: bool = False,
+                    min_df: int = 1, max_features: int | None = None,
+                    tfidf: bool = False) -> CountVectorizer:
+    """Build a vectorizer over pre-tokenised documents.
+
+    Parameters
+    ----------
+    ngram : {"unigram", "bigram", "uni+bi"}
+        Which n-grams are features (``bigram`` means bigrams only).
+    binary : bool
+        Presence (1 if the feature occurs) instead of frequency (its count).
+    stemming : bool
+        Porter-stem tokens first (nltk).
+    min_df : int
+        Feature cut-off: keep features that occur in at least this many training documents.
+    max_features : int, optional
+        Keep only the most frequent features.
+    tfidf : bool
+        Weight by tf-idf (``TfidfVectorizer``; with ``binary`` the tf part is presence).
+
+    Returns
+    -------
+    CountVectorizer or TfidfVectorizer
+        Unfitted; ``fit_transform`` takes a list of token lists.
+    """
+    if ngram not in NGRAMS:
+        raise KitError(f"Unknown ngram setting {ngram!r}; choose one of {sorted(NGRAMS)}.")
+    kind = TfidfVectorizer if tfidf else CountVectorizer
+    return kind(tokenizer=stem_tokens if stemming else identity, preprocessor=identity,
+                lowercase=False, token_pattern=None, ngram_range=NGRAMS[ngram],
+                binary=binary, min_df=min_df, max_features=max_features)

@@ -1,0 +1,89 @@
+"""Multinomial Naive Bayes from scratch, in log space, with add-alpha smoothing.
+
+The reference for notebook 01's exercise. It follows the scikit-learn estimator API and
+matches ``sklearn.naive_bayes.MultinomialNB`` (tested to 1e-9 in log probabilities), but
+unlike it allows ``alpha=0``: unsmoothed NB, where a word never seen with a class gives that
+class log-probability -inf (the zero-probability problem the notebook shows).
+
+For a document d with word counts x_w, and class c::
+
+    log P(c | d) = log P(c) + sum_w x_w log P(w | c) + const
+    P(w | c) = (count(w, c) + alpha) / (sum_w' count(w', c) + alpha |V|)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.preprocessing import LabelBinarizer
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+
+class NaiveBayes(ClassifierMixin, BaseEstimator):
+    """Multinomial Naive Bayes on (sparse) count or presence features.
+
+    Parameters
+    ----------
+    alpha : float
+        Additive smoothing; 1 is add-one (Laplace), 0 is none.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_log_prior_ : ndarray of shape (n_classes,)
+        log P(c), from class frequencies.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Summed feature values per class.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        log P(w | c), smoothed.
+    """
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        self.alpha = alpha
+
+    def fit(self, X, y) -> NaiveBayes:
+        """Estimate class priors and per-class word distributions from ``X`` and labels ``y``."""
+        X, y = validate_data(self, X, y, accept_sparse="csr")
+        if self.alpha < 0:
+            raise ValueError(f"alpha must be >= 0, got {self.alpha}")
+        binarizer = LabelBinarizer()
+        Y = binarizer.fit_transform(y)
+        if Y.shape[1] == 1:  # two classes: LabelBinarizer gives one column
+            Y = np.hstack([1 - Y, Y])
+        self.classes_ = binarizer.classes_
+        self.class_log_prior_ = np.log(Y.sum(axis=0)) - np.log(Y.shape[0])
+        counts = sp.csr_matrix(Y.T, dtype=float) @ sp.csr_matrix(X, dtype=float)
+        self.feature_count_ = counts.toarray()
+        smoothed = self.feature_count_ + self.alpha
+        with np.errstate(divide="ignore"):
+            self.feature_log_prob_ = (np.log(smoothed)
+                                      - np.log(smoothed.sum(axis=1, keepdims=True)))
+        return self
+
+    def joint_log_likelihood(self, X) -> np.ndarray:
+        """Return log P(c) + sum_w x_w log P(w | c) for each document and class.
+
+        Only the words present in a document contribute (a sparse product), so an unseen
+        word's -inf reaches exactly the documents that contain it.
+        """
+        check_is_fitted(self)
+        X = sp.csr_matrix(validate_data(self, X, accept_sparse="csr", reset=False))
+        return np.asarray(X @ self.feature_log_prob_.T) + self.class_log_prior_
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Return log P(c | d), normalised over classes (NaN where every class is -inf)."""
+        jll = self.joint_log_likelihood(X)
+        with np.errstate(invalid="ignore"):
+            return jll - logsumexp(jll, axis=1, keepdims=True)
+
+    def decision_function(self, X) -> np.ndarray:
+        """For two classes, the log-odds log P(c1 | d) - log P(c0 | d) (positive: ``classes_[1]``)."""
+        jll = self.joint_log_likelihood(X)
+        with np.errstate(invalid="ignore"):
+            return jll[:, 1] - jll[:, 0]
+
+    def predict(self, X) -> np.ndarray:
+        """Return the most probable class; ties (e.g. all -inf) go to the first class."""
+        return self.classes_[np.argmax(self.joint_log_likelihood(X), axis=1)]

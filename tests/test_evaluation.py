@@ -1,0 +1,95 @@
+"""Round-robin cross-validation and the results store."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.feature_extraction.text import CountVectorizer
+
+from helpers import evaluation
+from helpers.cli import main
+from helpers.errors import KitError
+from helpers.evaluation import BowSystem
+
+
+@pytest.fixture
+def small_reviews() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    good, bad = ["great", "superb", "moving"], ["dull", "awful", "boring"]
+    rows = []
+    for i in range(60):
+        label = "pos" if i % 2 else "neg"
+        words = list(rng.choice(good if label == "pos" else bad, 5)) + list(
+            rng.choice(["film", "plot", "actor", "scene"], 5))
+        rows.append((f"cv{i:03d}_1", i % 10, label, " ".join(words)))
+    return pd.DataFrame(rows, columns=["doc_id", "fold", "label", "text"])
+
+
+def test_fold_features_equal_a_vectorizer_fitted_on_the_training_folds(small_reviews):
+    system = BowSystem("nb", min_df=2)
+    counts = evaluation.ngram_counts(small_reviews, "unigram", False)
+    train, test = np.arange(0, 50), np.arange(50, 60)
+    X_train, X_test = system.features(counts, train, test)
+    tokens = evaluation.tokenized(small_reviews.text)
+    reference = CountVectorizer(analyzer=lambda d: d, min_df=2).fit([tokens[i] for i in train])
+    assert (X_train != reference.transform([tokens[i] for i in train])).nnz == 0
+    assert (X_test != reference.transform([tokens[i] for i in test])).nnz == 0
+
+
+def test_cross_validate_predicts_every_review_once(small_reviews):
+    for system in (BowSystem("nb"), BowSystem("svm", binary=True, Cs=(0.1, 1.0))):
+        predictions = evaluation.cross_validate(system, "toy", reviews=small_reviews,
+                                                progress=False, n_jobs=1)
+        assert list(predictions.columns) == evaluation.PREDICTION_COLUMNS
+        assert predictions.doc_id.tolist() == small_reviews.doc_id.tolist()
+        assert predictions.correct.mean() == 1.0  # the classes are separable
+        assert ((predictions.score > 0) == (predictions.prediction == "pos")).all()
+        summary = evaluation.summarize(predictions)
+        assert summary == {"system": "toy", "accuracy": 1.0, "std": 0.0, "n": 60}
+
+
+def test_svm_chooses_c_on_training_folds_only(small_reviews, monkeypatch):
+    seen = []
+    real = evaluation.fit_svm
+
+    def spy(X, y, Cs, inner_folds=3):
+        seen.append(X.shape[0])
+        return real(X, y, Cs, inner_folds)
+
+    monkeypatch.setattr(evaluation, "fit_svm", spy)
+    evaluation.cross_validate(BowSystem("svm", Cs=(0.1, 1.0)), reviews=small_reviews,
+                              progress=False, n_jobs=1)
+    assert seen == [54] * 10  # nine training folds of six reviews each, never the test fold
+
+
+def test_unknown_settings_are_clear_errors():
+    with pytest.raises(KitError, match="classifier"):
+        BowSystem("knn")
+    with pytest.raises(KitError, match="Unknown system"):
+        evaluation.system_predictions("bert")
+
+
+def test_keys_differ_by_parameter():
+    assert BowSystem("nb").key() != BowSystem("nb", binary=True).key()
+    assert BowSystem("nb").key() == BowSystem("nb").key()
+
+
+def test_headline_nb_on_the_real_reviews_and_cache(corpora):
+    predictions = evaluation.system_predictions("nb", progress=False)
+    summary = evaluation.summarize(predictions)
+    assert 0.75 <= summary["accuracy"] <= 0.85
+    assert summary["n"] == 2000
+    assert predictions.groupby("fold").size().eq(200).all()
+    again = evaluation.system_predictions("nb", progress=False)
+    pd.testing.assert_frame_equal(predictions, again)
+
+
+def test_kit_results_json(corpora, capsys):
+    assert main(["results", "--systems", "nb,nb-presence", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["system"] for r in rows] == ["nb", "nb-presence"]
+    assert set(rows[0]) == {"system", "accuracy", "std", "n"}
+    assert all(0.75 <= r["accuracy"] <= 0.85 and r["n"] == 2000 for r in rows)

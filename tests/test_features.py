@@ -1,0 +1,39 @@
+"""Bag-of-words feature settings."""
+
+import pytest
+
+from helpers.errors import KitError
+from helpers.features import make_vectorizer, stem_tokens
+
+DOCS = [["a", "good", "good", "film"], ["a", "bad", "film", "film"]]
+
+
+def test_unigram_counts_and_presence():
+    counts = make_vectorizer("unigram")
+    X = counts.fit_transform(DOCS).toarray()
+    assert list(counts.get_feature_names_out()) == ["a", "bad", "film", "good"]
+    assert X.tolist() == [[1, 0, 1, 2], [1, 1, 2, 0]]
+    assert make_vectorizer("unigram", binary=True).fit_transform(DOCS).toarray().max() == 1
+
+
+def test_bigrams_only_and_both():
+    assert list(make_vectorizer("bigram").fit(DOCS).get_feature_names_out()) == [
+        "a bad", "a good", "bad film", "film film", "good film", "good good"]
+    assert len(make_vectorizer("uni+bi").fit(DOCS).get_feature_names_out()) == 4 + 6
+
+
+def test_cut_off_and_stemming():
+    assert list(make_vectorizer(min_df=2).fit(DOCS).get_feature_names_out()) == ["a", "film"]
+    assert stem_tokens(["films", "running", "loved"]) == ["film", "run", "love"]
+    stemmed = make_vectorizer(stemming=True).fit([["films", "film"]])
+    assert list(stemmed.get_feature_names_out()) == ["film"]
+
+
+def test_tfidf_rows_are_unit_length():
+    X = make_vectorizer(tfidf=True).fit_transform(DOCS)
+    assert abs((X.multiply(X)).sum(axis=1) - 1).max() < 1e-12
+
+
+def test_unknown_ngram_setting():
+    with pytest.raises(KitError, match="choose one of"):
+        make_vectorizer("trigram")
