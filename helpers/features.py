@@ -7,7 +7,7 @@ per corpus and every feature setting agrees on what a word is. Built on scikit-l
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from nltk.stem import PorterStemmer
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
@@ -18,7 +18,7 @@ NGRAMS = {"unigram": (1, 1), "bigram": (2, 2), "uni+bi": (1, 2)}
 _STEMMER = PorterStemmer()
 
 
-@lru_cache(maxsize=None)
+@cache
 def stem(token: str) -> str:
     """Porter-stem one token (cached: a corpus has far fewer types than tokens)."""
     return _STEMMER.stem(token)

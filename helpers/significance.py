@@ -1,15 +1,21 @@
 """Paired significance tests for comparing two systems on the same items.
 
 - ``sign_test``: the course's two-sided sign test with ties split evenly between the sides.
+- ``permutation_test``: the paired (approximate randomisation) permutation test, Monte Carlo
+  with R resamples or exact by enumerating all 2^n swap patterns.
+- ``compare``: both tests for several pairs of systems, as a table.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from scipy.stats import binom
+from tqdm.auto import tqdm
 
 from helpers.errors import KitError
 
@@ -67,3 +73,228 @@ def sign_test(correct_a, correct_b) -> SignTestResult:
     k = half_ties + min(plus, minus)
     p = min(1.0, 2 * float(binom.cdf(k, n, 0.5))) if n else 1.0
     return SignTestResult(p, plus, minus, ties)
+
+
+# --------------------------------------------------------------------------- permutation test
+
+MAX_EXACT_ITEMS = 24  # 2^24 patterns (16.7 M) is the most the exact test enumerates
+CHUNK_CELLS = 1 << 22  # swap-pattern matrix entries per chunk (about 32 MB as float64)
+MAX_BINOMIAL_GROUPS = 64  # distinct score differences up to which swaps are drawn per group
+TOLERANCE = 1e-9  # relative: resampled statistics this close to the observed one count as ties
+
+
+@dataclass(frozen=True)
+class PermutationTestResult:
+    """Outcome of ``permutation_test``.
+
+    Attributes
+    ----------
+    p_value : float
+        Monte Carlo: (s + 1) / (R + 1). Exact: s / 2^n.
+    statistic : float
+        The observed statistic (default: |mean(a) - mean(b)|).
+    s : int
+        Resamples (or swap patterns) whose statistic was at least the observed one.
+    n_resamples : int
+        R, or 2^n for the exact test.
+    exact : bool
+        Whether all 2^n swap patterns were enumerated.
+    null_distribution : ndarray
+        The statistic under each resample or pattern (for plotting).
+    """
+
+    p_value: float
+    statistic: float
+    s: int
+    n_resamples: int
+    exact: bool
+    null_distribution: np.ndarray = field(repr=False)
+
+
+def _check_scores(a, b, numeric: bool) -> tuple[np.ndarray, np.ndarray]:
+    a, b = _paired(a, b)
+    if numeric:
+        try:
+            a, b = a.astype(float), b.astype(float)
+        except ValueError as err:
+            raise KitError("Scores must be numbers (give a statistic= for labels).") from err
+        if np.isnan(a).any() or np.isnan(b).any():
+            raise KitError("The scores contain NaN: drop or fill those items first, in both systems.")
+    return a, b
+
+
+def _swap_patterns(rng: np.random.Generator | None, n: int, start: int, stop: int) -> np.ndarray:
+    """Rows of 0/1 swap indicators (1: swap the pair), one row per resample.
+
+    Random: one fair coin per item, drawn as packed random bits. Exact: the binary digits
+    of the pattern numbers start .. stop - 1.
+    """
+    if rng is not None:
+        packed = rng.integers(0, 256, size=(stop - start, (n + 7) // 8), dtype=np.uint8)
+        return np.unpackbits(packed, axis=1, count=n)
+    codes = np.arange(start, stop, dtype=np.int64)[:, None]
+    return ((codes >> np.arange(n, dtype=np.int64)) & 1).astype(np.uint8)
+
+
+def _mean_difference_null(diff: np.ndarray, rng: np.random.Generator | None
+                          ) -> tuple[Callable[[int, int], np.ndarray], int]:
+    """Sampler of |mean difference| under swapping, and the row width used per resample.
+
+    With random signs s_i, sum_i s_i d_i has the same distribution as sum_i s_i |d_i| (s_i
+    times the sign of d_i is again a fair coin), so the sampler works on |d_i|: the same
+    null distribution, and for a given seed the same draws whichever system is A.
+    sum_i s_i |d_i| = sum_i |d_i| - 2 * sum_{swapped} |d_i|, and pairs with d_i = 0 never
+    matter. When the |d_i| take few distinct values v (0/1 scores: only 1), the number of
+    swapped pairs among the k_v pairs with |d_i| = v is the sum of k_v fair coins,
+    Binomial(k_v, 1/2), so it is drawn directly: the same null distribution as a coin per
+    item, at a fraction of the cost. Otherwise (and for the exact test) each row is a swap
+    pattern and one matrix product gives the sums.
+    """
+    diff = np.abs(diff)
+    n, total = len(diff), diff.sum()
+    values, counts = np.unique(diff[diff != 0], return_counts=True)
+    if rng is not None and len(values) <= MAX_BINOMIAL_GROUPS:
+        def draw(start: int, stop: int) -> np.ndarray:
+            swapped = rng.binomial(counts, 0.5, size=(stop - start, len(values)))
+            return np.abs(total - 2.0 * (swapped @ values)) / n
+
+        return draw, max(1, len(values))
+    items = diff if rng is None else diff[diff != 0]
+
+    def enumerate_or_flip(start: int, stop: int) -> np.ndarray:
+        return np.abs(total - 2.0 * (_swap_patterns(rng, len(items), start, stop) @ items)) / n
+
+    return enumerate_or_flip, max(1, len(items))
+
+
+def permutation_test(a, b, n_resamples: int = 5000,
+                     statistic: Callable[[np.ndarray, np.ndarray], float] | None = None,
+                     seed: int | None = None, exact: bool | str = "auto",
+                     progress: bool = False) -> PermutationTestResult:
+    """Paired permutation test of two systems' per-item scores (two-sided).
+
+    Under H0 the two systems are exchangeable on every item, so each pair (a_i, b_i) may be
+    swapped: a fair coin per item decides. The default statistic is the absolute difference
+    of the means, |mean(a) - mean(b)|; for every swap pattern it equals |sum_i s_i d_i| / n,
+    with d_i = a_i - b_i and s_i = -1 where the pair is swapped (see
+    ``_mean_difference_null`` for how the resamples are drawn quickly).
+
+    A resampled statistic counts as "at least as extreme" when it is >= the observed one
+    minus a relative tolerance of 1e-9: sums taken in another order differ in the last bits,
+    and such float ties must count (the identity pattern always does).
+
+    Parameters
+    ----------
+    a, b : array-like of shape (n,)
+        Paired per-item scores of systems A and B (0/1 correctness, or any real metric).
+        With ``statistic``, any values the statistic understands (e.g. predicted labels).
+    n_resamples : int
+        R, the number of Monte Carlo resamples.
+    statistic : callable, optional
+        ``statistic(a, b) -> float`` on the (swapped) arrays, for a non-decomposable metric,
+        e.g. ``lambda a, b: abs(f1(y, a) - f1(y, b))``. Called once per resample.
+    seed : int, optional
+        Seed for ``numpy.random.default_rng``; the same seed gives the same p-value.
+    exact : {"auto", True, False}
+        Enumerate all 2^n swap patterns: when 2^n <= R ("auto"), always (True; n <= 24), or
+        never (False).
+    progress : bool
+        Show a progress bar over chunks.
+
+    Returns
+    -------
+    PermutationTestResult
+        Monte Carlo: p = (s + 1) / (R + 1). Exact: p = s / 2^n, the identity included.
+    """
+    a, b = _check_scores(a, b, numeric=statistic is None)
+    n = len(a)
+    if exact == "auto":
+        exact = n <= MAX_EXACT_ITEMS and 2 ** n <= n_resamples
+    if exact and n > MAX_EXACT_ITEMS:
+        raise KitError(f"The exact test enumerates 2^n patterns; n = {n} is too many "
+                       f"(at most {MAX_EXACT_ITEMS}). Use exact=False (Monte Carlo).")
+    if not exact and n_resamples < 1:
+        raise KitError("n_resamples must be at least 1.")
+    total = 2 ** n if exact else n_resamples
+    rng = None if exact else np.random.default_rng(seed)
+
+    if statistic is None:
+        observed = abs((a - b).mean())
+        null, width = _mean_difference_null(a - b, rng)
+    else:
+        observed = float(statistic(a, b))
+        width = n
+
+        def null(start: int, stop: int) -> np.ndarray:
+            return np.array([statistic(np.where(row == 1, b, a), np.where(row == 1, a, b))
+                             for row in _swap_patterns(rng, n, start, stop)])
+
+    chunk = max(1, CHUNK_CELLS // width)
+    starts = range(0, total, chunk)
+    distribution = np.concatenate([
+        null(start, min(start + chunk, total))
+        for start in tqdm(starts, desc="permutations", disable=not progress, leave=False)])
+    s = int(np.sum(distribution >= observed - TOLERANCE * max(1.0, abs(observed))))
+    p = s / total if exact else (s + 1) / (total + 1)
+    return PermutationTestResult(p, float(observed), s, total, bool(exact), distribution)
+
+
+def compare(correct: dict[str, np.ndarray], pairs: list[tuple[str, str]],
+            n_resamples: int = 5000, seed: int = 0, progress: bool = True) -> pd.DataFrame:
+    """Sign test and permutation test for each pair of systems, from per-item correctness.
+
+    Parameters
+    ----------
+    correct : dict
+        System name -> 0/1 (or bool) array, one entry per item, all in the same item order.
+    pairs : list of (name_a, name_b)
+    n_resamples, seed
+        For the permutation test (the same seed for every pair).
+
+    Returns
+    -------
+    DataFrame
+        One row per pair: a, b, acc_a, acc_b, plus (only A right), minus (only B right),
+        ties, sign_p, perm_p.
+    """
+    rows = []
+    for name_a, name_b in tqdm(pairs, desc="pairs", disable=not progress, leave=False):
+        a, b = np.asarray(correct[name_a], dtype=float), np.asarray(correct[name_b], dtype=float)
+        sign = sign_test(a, b)
+        perm = permutation_test(a, b, n_resamples=n_resamples, seed=seed)
+        rows.append({"a": name_a, "b": name_b, "acc_a": a.mean(), "acc_b": b.mean(),
+                     "plus": sign.plus, "minus": sign.minus, "ties": sign.ties,
+                     "sign_p": sign.p_value, "perm_p": perm.p_value})
+    return pd.DataFrame(rows)
+
+
+def simulate_power(n: int = 2000, accuracy: float = 0.8, difference: float = 0.02,
+                   discordance: float = 0.15, trials: int = 200, alpha: float = 0.05,
+                   n_resamples: int = 1000, seed: int = 0, progress: bool = True) -> dict[str, float]:
+    """How often each test rejects H0 when system B truly is ``difference`` more accurate.
+
+    Each simulated item is one of: only A right (probability q_a), only B right (q_b), both
+    right, both wrong, with q_a + q_b = ``discordance`` and q_b - q_a = ``difference``, and
+    A's accuracy ``accuracy``. With ``difference=0`` the rejection rate is the test's type I
+    error.
+
+    Returns
+    -------
+    dict
+        ``{"sign test": rate, "permutation test": rate}``: the share of ``trials`` with
+        p < ``alpha``.
+    """
+    q_a, q_b = (discordance - difference) / 2, (discordance + difference) / 2
+    if q_a < 0 or accuracy - q_a < 0 or accuracy - q_a + discordance > 1:
+        raise KitError("Impossible simulation settings: check accuracy, difference, discordance.")
+    outcome_probs = [q_a, q_b, accuracy - q_a, 1 - accuracy - q_b]  # A only, B only, both, neither
+    a_right, b_right = np.array([1, 0, 1, 0]), np.array([0, 1, 1, 0])
+    rng = np.random.default_rng(seed)
+    rejections = {"sign test": 0, "permutation test": 0}
+    for trial in tqdm(range(trials), desc="simulations", disable=not progress, leave=False):
+        outcome = rng.choice(4, size=n, p=outcome_probs)
+        a, b = a_right[outcome], b_right[outcome]
+        rejections["sign test"] += sign_test(a, b).p_value < alpha
+        rejections["permutation test"] += permutation_test(
+            a, b, n_resamples=n_resamples, seed=seed + trial).p_value < alpha
+    return {test: count / trials for test, count in rejections.items()}

@@ -1,11 +1,16 @@
 """Paired significance tests."""
 
+import itertools
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import binomtest
+from scipy.stats import permutation_test as scipy_permutation_test
 
 from helpers.errors import KitError
-from helpers.significance import sign_test
+from helpers.significance import compare, permutation_test, sign_test
 
 
 def _pairs(plus: int, minus: int, both_right: int, both_wrong: int):
@@ -45,3 +50,155 @@ def test_sign_test_bad_input():
         sign_test([1, 0], [1])
     with pytest.raises(KitError, match="empty"):
         sign_test([], [])
+
+
+# --------------------------------------------------------------------------- permutation test
+
+SLIDES_A = [0.01, 0.03, 0.05, 0.01, 0.04, 0.02]
+SLIDES_B = [0.1, 0.15, 0.2, 0.08, 0.3, 0.4]
+
+scores = st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=1, max_size=10)
+pairs_of_scores = st.integers(1, 10).flatmap(
+    lambda n: st.tuples(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=n, max_size=n),
+                        st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=n, max_size=n)))
+
+
+def brute_force_p(a, b):
+    """Every swap pattern, one by one, with plain Python (the definition of the exact test)."""
+    n = len(a)
+    observed = abs(sum(a) / n - sum(b) / n)
+    at_least = 0
+    for swaps in itertools.product([False, True], repeat=n):
+        x = [bi if s else ai for ai, bi, s in zip(a, b, swaps, strict=True)]
+        y = [ai if s else bi for ai, bi, s in zip(a, b, swaps, strict=True)]
+        if abs(sum(x) / n - sum(y) / n) >= observed - 1e-9:
+            at_least += 1
+    return at_least / 2 ** n
+
+
+def test_worked_example_from_the_slides():
+    result = permutation_test(SLIDES_A, SLIDES_B)
+    assert result.exact and result.n_resamples == 64
+    assert round(result.statistic, 4) == 0.1783
+    assert result.s == 2 and result.p_value == 2 / 64
+    assert round((result.s + 1) / (result.n_resamples + 1), 4) == 0.0462  # the slides' number
+
+
+@settings(max_examples=60, deadline=None)
+@given(pairs_of_scores)
+def test_exact_equals_brute_force_enumeration(pair):
+    a, b = pair
+    assert permutation_test(a, b, exact=True).p_value == pytest.approx(brute_force_p(a, b))
+
+
+@settings(max_examples=40, deadline=None)
+@given(pairs_of_scores, st.integers(0, 2**32 - 1))
+def test_p_in_unit_interval_and_symmetric(pair, seed):
+    a, b = pair
+    for exact in (True, False):
+        ab = permutation_test(a, b, n_resamples=200, seed=seed, exact=exact)
+        ba = permutation_test(b, a, n_resamples=200, seed=seed, exact=exact)
+        assert 0 < ab.p_value <= 1
+        assert ab.p_value == ba.p_value
+
+
+@settings(max_examples=30, deadline=None)
+@given(scores, st.integers(0, 1000))
+def test_identical_systems_give_one(a, seed):
+    assert permutation_test(a, a, n_resamples=100, seed=seed, exact=False).p_value == 1.0
+    assert permutation_test(a, a, exact=True).p_value == 1.0
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(8, 12), st.integers(0, 10_000))
+def test_monte_carlo_is_within_monte_carlo_error_of_exact(n, seed):
+    rng = np.random.default_rng(seed)
+    a, b = rng.random(n), rng.random(n) + 0.2
+    exact = permutation_test(a, b, exact=True).p_value
+    R = 20_000
+    mc = permutation_test(a, b, n_resamples=R, seed=seed, exact=False).p_value
+    assert abs(mc - exact) <= 5 * np.sqrt(exact * (1 - exact) / R) + 2 / R
+
+
+def test_same_seed_same_result_and_auto_switch():
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, 2, 500), rng.integers(0, 2, 500)
+    first, again = permutation_test(a, b, seed=7), permutation_test(a, b, seed=7)
+    assert first.p_value == again.p_value and not first.exact
+    np.testing.assert_array_equal(first.null_distribution, again.null_distribution)
+    assert len(first.null_distribution) == first.n_resamples == 5000
+    assert permutation_test(a[:12], b[:12], n_resamples=5000).exact  # 2^12 <= 5000
+    assert not permutation_test(a[:13], b[:13], n_resamples=5000).exact
+
+
+@pytest.mark.parametrize("seed,kind", [(0, "0/1"), (1, "0/1"), (2, "0/1"), (3, "real"), (4, "real")])
+def test_agrees_with_scipy_within_monte_carlo_error(seed, kind):
+    rng = np.random.default_rng(seed)
+    n, R = 300, 5000
+    if kind == "0/1":  # few distinct differences: swaps drawn per group
+        a = (rng.random(n) < 0.80).astype(float)
+        b = np.where(rng.random(n) < 0.15, 1 - a, a)
+    else:  # e.g. per-item average precision: a coin per item
+        a = rng.random(n)
+        b = np.clip(a + rng.normal(0.01, 0.1, n), 0, 1)
+
+    def abs_mean_difference(x, y, axis):
+        return np.abs(np.mean(x, axis=axis) - np.mean(y, axis=axis))
+
+    theirs = scipy_permutation_test((a, b), abs_mean_difference, permutation_type="samples",
+                                    vectorized=True, n_resamples=R, alternative="greater",
+                                    random_state=seed).pvalue
+    ours = permutation_test(a, b, n_resamples=R, seed=seed + 100).p_value
+    p = (ours + theirs) / 2
+    assert abs(ours - theirs) <= 5 * np.sqrt(2 * p * (1 - p) / R) + 2 / R
+
+
+def test_custom_statistic_macro_f1():
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(0)
+    gold = rng.choice(["neg", "pos"], 60)
+    good = np.where(rng.random(60) < 0.9, gold, "pos")
+    poor = np.where(rng.random(60) < 0.6, gold, "neg")
+
+    def macro_f1_gap(x, y):
+        return abs(f1_score(gold, x, average="macro") - f1_score(gold, y, average="macro"))
+
+    result = permutation_test(good, poor, n_resamples=300, statistic=macro_f1_gap, seed=0)
+    assert result.statistic == pytest.approx(macro_f1_gap(good, poor))
+    assert result.p_value < 0.05 and len(result.null_distribution) == 300
+    assert permutation_test(good, good, n_resamples=50, statistic=macro_f1_gap, seed=0).p_value == 1
+
+
+def test_permutation_test_bad_input():
+    with pytest.raises(KitError, match="equal length"):
+        permutation_test([1, 0, 1], [1, 0])
+    with pytest.raises(KitError, match="empty"):
+        permutation_test([], [])
+    with pytest.raises(KitError, match="NaN"):
+        permutation_test([1, np.nan], [0, 1])
+    with pytest.raises(KitError, match="too many"):
+        permutation_test(np.ones(30), np.zeros(30), exact=True)
+
+
+def test_compare_table():
+    rng = np.random.default_rng(0)
+    correct = {"x": rng.integers(0, 2, 200), "y": rng.integers(0, 2, 200)}
+    table = compare(correct, [("x", "y")], n_resamples=500, progress=False)
+    row = table.iloc[0]
+    assert (row.a, row.b) == ("x", "y")
+    assert row.plus + row.minus + row.ties == 200
+    assert row.perm_p == permutation_test(correct["x"], correct["y"], 500, seed=0).p_value
+    assert row.sign_p == sign_test(correct["x"], correct["y"]).p_value
+
+
+def test_power_simulation_rejects_more_for_larger_differences():
+    from helpers.significance import simulate_power
+
+    null = simulate_power(n=500, difference=0.0, trials=200, n_resamples=200, progress=False)
+    strong = simulate_power(n=500, difference=0.08, trials=50, n_resamples=200, progress=False)
+    assert null["permutation test"] <= 0.10 and null["sign test"] <= 0.10  # about alpha or less
+    assert strong["permutation test"] >= 0.9
+    assert strong["permutation test"] >= strong["sign test"]
+    with pytest.raises(KitError, match="Impossible"):
+        simulate_power(difference=0.5, discordance=0.1)
