@@ -14,7 +14,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from helpers import data, evaluation, grading, release, runner, settings
+from helpers import data, grading, release, runner, settings, systems
 from helpers.errors import KitError
 
 INFO_PACKAGES = ("nltk", "gensim", "scikit-learn", "scipy", "numpy", "pandas", "matplotlib",
@@ -80,12 +80,19 @@ def cmd_run(args: argparse.Namespace) -> None:
 
 def cmd_results(args: argparse.Namespace) -> None:
     names = args.systems.split(",") if args.systems else None
-    table = evaluation.results_table(names, progress=not args.json)
+    table = systems.results_table(names, progress=not args.json)
     if args.json:
         print(json.dumps(table.to_dict(orient="records"), indent=2))
     else:
         shown = table.assign(accuracy=(100 * table.accuracy).round(1), std=(100 * table.std).round(1))
         print(shown.rename(columns={"accuracy": "accuracy %", "std": "std %"}).to_string(index=False))
+
+
+def cmd_lab(args: argparse.Namespace) -> None:
+    # Kernels inherit the server's environment; gensim's initial vectors depend on Python's
+    # hash seed, so the reference outputs need it fixed before Jupyter starts.
+    os.environ["PYTHONHASHSEED"] = "0"
+    os.execvp("jupyter", ["jupyter", "lab", str(release.NOTEBOOKS_DIR), *args.jupyter_args])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -127,9 +134,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="seconds allowed per cell (default: none)")
     run.set_defaults(func=cmd_run)
 
+    lab = sub.add_parser("lab", help="open the notebooks in JupyterLab (with PYTHONHASHSEED=0)")
+    lab.add_argument("jupyter_args", nargs=argparse.REMAINDER, help="passed on to jupyter lab")
+    lab.set_defaults(func=cmd_lab)
+
     results = sub.add_parser("results", help="the headline table: CV accuracy of each system")
     results.add_argument("--systems", metavar="NAME,…",
-                         help=f"comma-separated, from {', '.join(evaluation.SYSTEMS)} (default all)")
+                         help=f"comma-separated, from {', '.join(systems.NAMES)} (default all)")
     results.add_argument("--json", action="store_true",
                          help="print a JSON list of {system, accuracy, std, n}")
     results.set_defaults(func=cmd_results)

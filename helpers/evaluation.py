@@ -78,6 +78,10 @@ class BowSystem:
         params = {**asdict(self), "version": CACHE_VERSION}
         return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
 
+    def represent(self, reviews: pd.DataFrame) -> sp.csr_matrix:
+        """The whole corpus's n-gram counts; ``features`` cuts them per fold."""
+        return ngram_counts(reviews, self.ngram, self.stemming)
+
     def features(self, counts: sp.csr_matrix, train: np.ndarray,
                  test: np.ndarray) -> tuple[sp.csr_matrix, sp.csr_matrix]:
         """Training and test matrices for one fold, from the corpus's n-gram counts."""
@@ -125,9 +129,9 @@ def ngram_counts(reviews: pd.DataFrame, ngram: str, stemming: bool) -> sp.csr_ma
     return vectorizer.fit_transform(tokenized(reviews.text)).tocsr()
 
 
-def _fold(system: BowSystem, counts, labels, folds, fold) -> pd.DataFrame:
+def _fold(system, matrix, labels, folds, fold) -> pd.DataFrame:
     train, test = np.flatnonzero(folds != fold), np.flatnonzero(folds == fold)
-    X_train, X_test = system.features(counts, train, test)
+    X_train, X_test = system.features(matrix, train, test)
     model, C = system.fit(X_train, labels[train])
     with np.errstate(invalid="ignore"):
         score = model.decision_function(X_test)
@@ -135,14 +139,15 @@ def _fold(system: BowSystem, counts, labels, folds, fold) -> pd.DataFrame:
                          "C": C})
 
 
-def cross_validate(system: BowSystem, name: str | None = None, reviews: pd.DataFrame | None = None,
+def cross_validate(system, name: str | None = None, reviews: pd.DataFrame | None = None,
                    use_cache: bool = True, progress: bool = True, n_jobs: int = -1) -> pd.DataFrame:
     """Per-review predictions of ``system`` under 10-fold round-robin CV on the 2,000 reviews.
 
     Parameters
     ----------
-    system : BowSystem
-        What to evaluate.
+    system : BowSystem or helpers.embeddings.Doc2VecSystem
+        What to evaluate: anything with ``key()``, ``represent(reviews)`` (a matrix for all
+        reviews), ``features(matrix, train, test)`` and ``fit(X, y) -> (model, C)``.
     name : str, optional
         The ``system`` column's value (default: the system's key).
     reviews : DataFrame, optional
@@ -167,9 +172,9 @@ def cross_validate(system: BowSystem, name: str | None = None, reviews: pd.DataF
     if cache is not None and cache.is_file():
         return pd.read_csv(cache).assign(system=name)
     reviews = data.load_movie_reviews() if reviews is None else reviews
-    counts = ngram_counts(reviews, system.ngram, system.stemming)
+    matrix = system.represent(reviews)
     labels, folds = reviews.label.to_numpy(), reviews.fold.to_numpy()
-    jobs = (delayed(_fold)(system, counts, labels, folds, fold) for fold in sorted(set(folds)))
+    jobs = (delayed(_fold)(system, matrix, labels, folds, fold) for fold in sorted(set(folds)))
     parts = list(tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), total=len(set(folds)),
                       desc=f"CV {name}", disable=not progress, leave=False))
     found = pd.concat(parts).set_index("index").sort_index()
@@ -183,7 +188,7 @@ def cross_validate(system: BowSystem, name: str | None = None, reviews: pd.DataF
     return predictions
 
 
-def _cache_path(system: BowSystem) -> Path:
+def _cache_path(system) -> Path:
     stamp = data.require("movie_reviews") / data.STAMP
     digest = hashlib.sha256((system.key() + stamp.read_text()).encode()).hexdigest()[:16]
     return settings.data_dir() / "results" / f"{digest}.csv"
@@ -210,24 +215,3 @@ def summarize(predictions: pd.DataFrame) -> dict:
         "std": float(fold_accuracies(predictions).std(ddof=1)),
         "n": int(len(predictions)),
     }
-
-
-# The kit's headline systems (`kit results`); later notebooks compare against these.
-SYSTEMS: dict[str, BowSystem] = {
-    "nb": BowSystem("nb"),
-    "nb-presence": BowSystem("nb", binary=True),
-    # C = 1 is left out of the grid: the inner CV never picks it for presence features.
-    "svm-bow": BowSystem("svm", ngram="uni+bi", binary=True, Cs=(0.001, 0.01, 0.1)),
-}
-
-
-def system_predictions(name: str, progress: bool = True) -> pd.DataFrame:
-    """Cached CV predictions of a headline system by name (``nb``, ``nb-presence``, ``svm-bow``)."""
-    if name not in SYSTEMS:
-        raise KitError(f"Unknown system {name!r}; choose from {sorted(SYSTEMS)}.")
-    return cross_validate(SYSTEMS[name], name=name, progress=progress)
-
-
-def results_table(names: list[str] | None = None, progress: bool = True) -> pd.DataFrame:
-    """The headline table: system, CV accuracy, std and n, recomputing only what is not cached."""
-    return pd.DataFrame([summarize(system_predictions(n, progress)) for n in names or SYSTEMS])

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 
-from helpers import evaluation
+from helpers import evaluation, systems
 from helpers.cli import main
 from helpers.errors import KitError
 from helpers.evaluation import BowSystem
@@ -69,7 +69,7 @@ def test_unknown_settings_are_clear_errors():
     with pytest.raises(KitError, match="classifier"):
         BowSystem("knn")
     with pytest.raises(KitError, match="Unknown system"):
-        evaluation.system_predictions("bert")
+        systems.predictions("bert")
 
 
 def test_keys_differ_by_parameter():
@@ -78,12 +78,12 @@ def test_keys_differ_by_parameter():
 
 
 def test_headline_nb_on_the_real_reviews_and_cache(corpora):
-    predictions = evaluation.system_predictions("nb", progress=False)
+    predictions = systems.predictions("nb", progress=False)
     summary = evaluation.summarize(predictions)
     assert 0.75 <= summary["accuracy"] <= 0.85
     assert summary["n"] == 2000
     assert predictions.groupby("fold").size().eq(200).all()
-    again = evaluation.system_predictions("nb", progress=False)
+    again = systems.predictions("nb", progress=False)
     pd.testing.assert_frame_equal(predictions, again)
 
 

@@ -34,7 +34,7 @@ def _readme_commands() -> list[str]:
 def test_readme_has_two_commands_and_ci_runs_the_test_one():
     commands = [c.strip() for c in _readme_commands()]
     assert len(commands) == 2
-    assert "kit fetch" in commands[0] and "jupyter lab notebooks/" in commands[0]
+    assert "kit fetch" in commands[0] and commands[0].endswith("kit lab")
     assert commands[1].endswith("pytest")
     ci = (REPO_ROOT / ".ci" / "run").read_text().splitlines()
     assert commands[1] in ci
@@ -43,5 +43,7 @@ def test_readme_has_two_commands_and_ci_runs_the_test_one():
 def test_binder_setup():
     post_build = (REPO_ROOT / "postBuild").read_text()
     assert "set -e" in post_build and "kit fetch" in post_build
+    start = (REPO_ROOT / "start").read_text()
+    assert "PYTHONHASHSEED=0" in start and start.rstrip().endswith('exec "$@"')
     assert not (REPO_ROOT / "binder").exists()
     assert "labpath=notebooks%2F00_" in (REPO_ROOT / "README.md").read_text()

@@ -1,0 +1,346 @@
+"""Doc2Vec document embeddings (Le & Mikolov's paragraph vectors) trained on IMDB reviews.
+
+Training data: the Large Movie Review Dataset's 100,000 review texts (train, test and
+unlabelled; no labels are used), tokenised with the kit's shared tokeniser, shuffled once
+(seeded) and written as a LineSentence file under ``data/corpora/`` for gensim's fast
+``corpus_file`` mode. The 2,000 Pang & Lee reviews are *not* in the training data by
+default: their vectors come from ``infer_vector``, so nothing of any test fold leaks into
+the embedding. ``transductive=True`` trains them in (texts only) for comparison.
+
+Two profiles (``KIT_PROFILE`` or a ``profile`` argument):
+
+- ``reference``: a seeded 10,000-review sample of the 100k, one worker: deterministic
+  (with ``PYTHONHASHSEED=0``) and fast enough for CI. Checked notebook outputs come from it.
+- ``full``: all 100,000 reviews, all cores (what students run for the real numbers).
+
+Trained models and inferred vectors are cached under ``data/models/``, keyed by every
+parameter, the data's checksum and gensim's version, each file with a sha256 sidecar: a
+corrupt cache file is detected and rebuilt, never used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import warnings
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import gensim
+import numpy as np
+import pandas as pd
+from gensim.models import Doc2Vec
+from gensim.models.callbacks import CallbackAny2Vec
+from joblib import Parallel, delayed
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from tqdm.auto import tqdm
+
+from helpers import data, settings
+from helpers.data import _atomic_write, sha256sum
+from helpers.errors import KitError
+from helpers.evaluation import fit_svm
+from helpers.text import tokenize
+
+CACHE_VERSION = 1
+REFERENCE_DOCS = 10_000
+
+
+@dataclass(frozen=True)
+class Doc2VecConfig:
+    """One Doc2Vec model: gensim's settings plus what it is trained on.
+
+    Defaults follow gensim's IMDB tutorial (vector_size 100, min_count 2, negative 5,
+    sample 0) except ``epochs``: 10 instead of 20 (measured on the full corpus: 20 epochs
+    are no better for the SVM and take twice as long).
+
+    Parameters
+    ----------
+    dm : {0, 1}
+        0: PV-DBOW (distributed bag of words); 1: PV-DM with the context vectors averaged.
+    vector_size, window, min_count, negative, sample, epochs
+        As in ``gensim.models.Doc2Vec``.
+    dbow_words : {0, 1}
+        PV-DBOW only: also train word vectors (skip-gram) in the same space (slower).
+    n_docs : int, optional
+        Train on a seeded sample of this many IMDB reviews; None: all 100,000.
+    transductive : bool
+        Also train on the 2,000 Pang & Lee review texts (no labels), and use their trained
+        vectors instead of inferring them.
+    shuffle : bool
+        Shuffle the training documents once (seeded). Leave on: see notebook 04.
+    seed : int
+        gensim's seed, the sample's and the shuffle's.
+    """
+
+    dm: int = 0
+    vector_size: int = 100
+    window: int = 10
+    min_count: int = 2
+    negative: int = 5
+    sample: float = 0.0
+    epochs: int = 10
+    dbow_words: int = 0
+    n_docs: int | None = None
+    transductive: bool = False
+    shuffle: bool = True
+    seed: int = 0
+
+    def key(self) -> str:
+        """Hash of every parameter, the data's checksums, gensim's version and the cache version."""
+        return _hash({**asdict(self), "gensim": gensim.__version__})
+
+    def corpus_key(self) -> str:
+        """Hash of what decides the training corpus (not the model's settings)."""
+        return _hash({k: getattr(self, k) for k in ("n_docs", "transductive", "shuffle", "seed")})
+
+    @property
+    def name(self) -> str:
+        kind = "PV-DM" if self.dm else ("PV-DBOW+words" if self.dbow_words else "PV-DBOW")
+        return f"{kind} {self.vector_size}d {self.epochs}ep"
+
+
+def _hash(params: dict) -> str:
+    stamps = [(data.require(n) / data.STAMP).read_text().strip() for n in ("imdb", "movie_reviews")]
+    blob = json.dumps({**params, "data": stamps, "version": CACHE_VERSION}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def config_for(profile: str | None = None, **params) -> Doc2VecConfig:
+    """A Doc2VecConfig sized for a profile: ``reference`` samples 10,000 reviews, ``full`` uses all."""
+    n_docs = REFERENCE_DOCS if settings.profile(profile) == "reference" else None
+    return Doc2VecConfig(**{"n_docs": n_docs, **params})
+
+
+def workers_for(profile: str | None = None) -> int:
+    """Worker threads: 1 in the reference profile (bit-for-bit reproducible), else all cores."""
+    return 1 if settings.profile(profile) == "reference" else (os.cpu_count() or 1)
+
+
+# --------------------------------------------------------------------------- training corpus
+
+
+def training_documents(config: Doc2VecConfig) -> list[str]:
+    """The doc ids of the training corpus, in training order (sampled, extended, shuffled)."""
+    ids = pd.concat([data.load_imdb(split).doc_id for split in data.IMDB_SPLITS], ignore_index=True)
+    rng = np.random.default_rng(config.seed)
+    if config.n_docs is not None:
+        if not 0 < config.n_docs <= len(ids):
+            raise KitError(f"n_docs must be between 1 and {len(ids)}, not {config.n_docs}.")
+        ids = ids.iloc[np.sort(rng.choice(len(ids), config.n_docs, replace=False))]
+    ids = ids.tolist()
+    if config.transductive:
+        ids += data.load_movie_reviews().doc_id.tolist()
+    if config.shuffle:
+        ids = [ids[i] for i in rng.permutation(len(ids))]
+    return ids
+
+
+def _texts_by_id() -> pd.Series:
+    imdb = pd.concat([data.load_imdb(split)[["doc_id", "text"]] for split in data.IMDB_SPLITS])
+    reviews = data.load_movie_reviews()[["doc_id", "text"]]
+    return pd.concat([imdb, reviews]).set_index("doc_id").text
+
+
+def corpus_file(config: Doc2VecConfig, progress: bool = True) -> tuple[Path, list[str]]:
+    """Write (once) the LineSentence file gensim trains on; return it and its doc ids by line.
+
+    Line i holds document ``ids[i]``'s tokens separated by spaces; in ``corpus_file`` mode
+    its tag is the line number i.
+    """
+    stem = f"d2v_{config.corpus_key()}"
+    folder = settings.data_dir() / "corpora"
+    path, id_path = folder / f"{stem}.txt", folder / f"{stem}.ids"
+    if path.is_file() and id_path.is_file():
+        return path, id_path.read_text().split()
+    ids = training_documents(config)
+    texts = _texts_by_id()
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8") as out:
+            for doc_id in tqdm(ids, desc="write training corpus", disable=not progress, leave=False):
+                out.write(" ".join(tokenize(texts[doc_id])) + "\n")
+
+    _atomic_write(path, write)
+    _atomic_write(id_path, lambda tmp: tmp.write_text("\n".join(ids) + "\n"))
+    return path, ids
+
+
+# --------------------------------------------------------------------------- models and vectors
+
+
+class EpochProgress(CallbackAny2Vec):
+    """A tqdm bar advanced by gensim at the end of every training epoch."""
+
+    def __init__(self, epochs: int, desc: str, enabled: bool = True) -> None:
+        self.bar = tqdm(total=epochs, desc=desc, unit="epoch", disable=not enabled, leave=False)
+
+    def on_epoch_end(self, model: Doc2Vec) -> None:
+        self.bar.update()
+
+    def on_train_end(self, model: Doc2Vec) -> None:
+        self.bar.close()
+
+
+def _cached(path: Path) -> bool:
+    """True if ``path`` and its sha256 sidecar exist and agree (a corrupt file is set aside)."""
+    sidecar = path.with_name(path.name + ".sha256")
+    if not (path.is_file() and sidecar.is_file()):
+        return False
+    if sidecar.read_text().strip() == sha256sum(path):
+        return True
+    path.rename(path.with_name(path.name + ".corrupt"))
+    tqdm.write(f"{path.name} failed its checksum; it was set aside and will be rebuilt.")
+    return False
+
+
+def _store(path: Path, write) -> None:
+    """Write a cache file atomically, then its sha256 sidecar."""
+    _atomic_write(path, write)
+    sidecar = path.with_name(path.name + ".sha256")
+    _atomic_write(sidecar, lambda tmp: tmp.write_text(sha256sum(path) + "\n"))
+
+
+def train(config: Doc2VecConfig, workers: int | None = None, progress: bool = True) -> Doc2Vec:
+    """Train (or load from the cache) one Doc2Vec model in ``corpus_file`` mode.
+
+    Parameters
+    ----------
+    config : Doc2VecConfig
+    workers : int, optional
+        Worker threads (default: ``workers_for()``; 1 is reproducible bit for bit).
+    progress : bool
+        A progress bar per epoch.
+    """
+    path = settings.data_dir() / "models" / f"d2v_{config.key()}.model"
+    if _cached(path):
+        return Doc2Vec.load(str(path))
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        warnings.warn("PYTHONHASHSEED is not 0: gensim's initial vectors (and so this model) will "
+                      "differ from the reference. Start Jupyter with `kit lab`.", stacklevel=2)
+    corpus, _ = corpus_file(config, progress)
+    bar = EpochProgress(config.epochs, f"train {config.name}", progress)
+    model = Doc2Vec(
+        corpus_file=str(corpus), dm=config.dm, dm_mean=1, vector_size=config.vector_size,
+        window=config.window, min_count=config.min_count, negative=config.negative, hs=0,
+        sample=config.sample, epochs=config.epochs, dbow_words=config.dbow_words,
+        seed=config.seed, workers=workers or workers_for(), callbacks=[bar])
+    model.callbacks = ()  # the bar is not worth pickling
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as handle:  # one file: gensim stores big arrays inline in a handle
+            model.save(handle)
+
+    _store(path, write)
+    return model
+
+
+def _vector_path(config: Doc2VecConfig, infer_epochs: int | None) -> Path:
+    return settings.data_dir() / "models" / f"vectors_{config.key()}_{infer_epochs or config.epochs}.npy"
+
+
+def review_vectors(config: Doc2VecConfig, workers: int | None = None, infer_epochs: int | None = None,
+                   progress: bool = True) -> np.ndarray:
+    """Vectors for the 2,000 Pang & Lee reviews, in ``load_movie_reviews()`` order.
+
+    Inferred with ``infer_vector`` (``infer_epochs``, default the model's epochs) from a model
+    that never saw them, or, for a transductive model, the vectors it trained. Inference
+    starts from the model's seed, so the same model gives the same vectors (with
+    ``PYTHONHASHSEED=0``, which gensim's initial vectors depend on).
+
+    Returns
+    -------
+    ndarray of shape (2000, vector_size)
+    """
+    path = _vector_path(config, infer_epochs)
+    if _cached(path):
+        return np.load(path)
+    model = train(config, workers, progress)
+    reviews = data.load_movie_reviews()
+    if config.transductive:
+        _, ids = corpus_file(config, progress)
+        line = {doc_id: i for i, doc_id in enumerate(ids)}
+        vectors = np.vstack([model.dv[line[d]] for d in reviews.doc_id])
+    else:
+        model.random = np.random.RandomState(config.seed)
+        vectors = np.vstack([
+            model.infer_vector(tokenize(text), epochs=infer_epochs or config.epochs)
+            for text in tqdm(reviews.text, desc=f"infer {config.name}", disable=not progress, leave=False)])
+    _store(path, lambda tmp: np.save(open(tmp, "wb"), vectors))
+    return vectors
+
+
+@dataclass(frozen=True)
+class Doc2VecSystem:
+    """A linear SVM on Doc2Vec vectors (one model's, or several models' concatenated).
+
+    Used with ``helpers.evaluation.cross_validate``: the vectors come from models trained
+    without the reviews (unless transductive); in each fold the features are standardised
+    with the training folds' means and deviations, and C is chosen by inner CV on the
+    training folds.
+    """
+
+    configs: tuple[Doc2VecConfig, ...]
+    infer_epochs: int | None = None
+    Cs: tuple[float, ...] = field(default=(0.001, 0.01, 0.1, 1.0))
+    inner_folds: int = 3
+    workers: int | None = None
+
+    def key(self) -> str:
+        return _hash({"configs": [c.key() for c in self.configs], "infer": self.infer_epochs,
+                      "Cs": self.Cs, "inner": self.inner_folds, "model": "svm"})
+
+    def represent(self, reviews: pd.DataFrame) -> np.ndarray:
+        if len(reviews) != 2000:
+            raise KitError("Doc2Vec systems are evaluated on the 2,000 movie reviews only.")
+        return np.hstack([review_vectors(c, self.workers, self.infer_epochs) for c in self.configs])
+
+    def features(self, matrix: np.ndarray, train: np.ndarray, test: np.ndarray):
+        scaler = StandardScaler().fit(matrix[train])
+        return scaler.transform(matrix[train]), scaler.transform(matrix[test])
+
+    def fit(self, X, y):
+        return fit_svm(X, y, self.Cs, self.inner_folds)
+
+
+
+def order_probe(vectors: np.ndarray, labels, seed: int = 0) -> float:
+    """How well document *position* can be read from vectors: a leakage check.
+
+    Within each class, documents are split into the first and second half of their order
+    in the corpus (NLTK's order for the 2,000 reviews); a logistic regression, 5-fold
+    cross-validated, tries to tell the halves apart. About 0.5 means the vectors carry no
+    trace of the order; clearly more means training order leaked into them.
+
+    Returns
+    -------
+    float
+        Mean cross-validated accuracy.
+    """
+    labels = pd.Series(np.asarray(labels))
+    rank = labels.groupby(labels).cumcount()
+    late = (rank >= labels.map(labels.value_counts()) / 2).to_numpy()
+    probe = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
+    folds = StratifiedKFold(5, shuffle=True, random_state=seed)
+    return float(cross_val_score(probe, vectors, late, cv=folds).mean())
+
+
+def prepare(configs, infer_epochs: int | None = None, profile: str | None = None,
+            progress: bool = True) -> None:
+    """Train and infer (into the cache) every config not cached yet.
+
+    In the reference profile each model is single-threaded, so independent models train
+    side by side, one process per core (each still bit-for-bit reproducible). In the full
+    profile each model already uses every core, so they train one after another.
+    """
+    missing = list(dict.fromkeys(c for c in configs if not _cached(_vector_path(c, infer_epochs))))
+    if not missing:
+        return
+    workers = workers_for(profile)
+    n_jobs = 1 if workers > 1 else min(len(missing), os.cpu_count() or 1)
+    jobs = (delayed(review_vectors)(c, workers, infer_epochs, False) for c in missing)
+    list(tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), total=len(missing),
+              desc="train and infer", unit="model", disable=not progress))

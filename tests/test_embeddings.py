@@ -1,0 +1,115 @@
+"""Doc2Vec training corpus, caching, determinism across processes, and the order probe."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers import embeddings, settings
+from helpers.embeddings import Doc2VecConfig
+from helpers.text import tokenize
+
+TINY = Doc2VecConfig(n_docs=300, epochs=2, vector_size=8, min_count=2)
+
+
+@pytest.fixture
+def private_data_dir(corpora, tmp_path, monkeypatch) -> Path:
+    """A data folder of its own (fresh models/ and corpora/) that links to the fetched data."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    for name in ("aclImdb", "aclImdb_v1.tar.gz", "nltk_data", "cache"):
+        (folder / name).symlink_to(corpora / name)
+    monkeypatch.setenv("KIT_DATA_DIR", str(folder))
+    return folder
+
+
+def test_profiles_size_the_corpus():
+    assert embeddings.config_for("reference").n_docs == embeddings.REFERENCE_DOCS
+    assert embeddings.config_for("full").n_docs is None
+    assert embeddings.workers_for("reference") == 1
+
+
+def test_keys_follow_parameters(corpora):
+    assert TINY.key() == Doc2VecConfig(n_docs=300, epochs=2, vector_size=8).key()
+    assert TINY.key() != Doc2VecConfig(n_docs=300, epochs=3, vector_size=8).key()
+    assert TINY.corpus_key() == Doc2VecConfig(n_docs=300, dm=1).corpus_key()
+
+
+def test_training_documents_sample_extend_and_shuffle(corpora):
+    ids = embeddings.training_documents(TINY)
+    assert len(ids) == 300 == len(set(ids))
+    assert ids == embeddings.training_documents(TINY)
+    transductive = embeddings.training_documents(Doc2VecConfig(n_docs=300, transductive=True))
+    assert len(transductive) == 2300 and "cv000_29416" in transductive
+    ordered = embeddings.training_documents(Doc2VecConfig(n_docs=300, transductive=True, shuffle=False))
+    assert ordered[-2000:][0] == "cv000_29416" and sorted(ordered) == sorted(transductive)
+    assert len(embeddings.training_documents(Doc2VecConfig())) == 100_000
+
+
+def test_corpus_file_lines_are_tokenised_documents(private_data_dir):
+    path, ids = embeddings.corpus_file(TINY, progress=False)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == len(ids) == 300
+    texts = embeddings._texts_by_id()
+    assert lines[0] == " ".join(tokenize(texts[ids[0]]))
+    assert embeddings.corpus_file(TINY, progress=False) == (path, ids)  # written once
+
+
+def test_model_cache_and_corrupt_file_is_rebuilt(private_data_dir):
+    model = embeddings.train(TINY, workers=1, progress=False)
+    cached = private_data_dir / "models" / f"d2v_{TINY.key()}.model"
+    assert cached.is_file()
+    again = embeddings.train(TINY, workers=1, progress=False)
+    np.testing.assert_array_equal(model.dv.vectors, again.dv.vectors)
+    cached.write_bytes(b"garbage")
+    rebuilt = embeddings.train(TINY, workers=1, progress=False)
+    np.testing.assert_array_equal(model.dv.vectors, rebuilt.dv.vectors)
+    assert (private_data_dir / "models" / f"{cached.name}.corrupt").is_file()
+
+
+SCRIPT = """
+import hashlib, sys
+from helpers import embeddings
+config = embeddings.Doc2VecConfig(n_docs=300, epochs=2, vector_size=8)
+vectors = embeddings.review_vectors(config, workers=1, progress=False)
+model = embeddings.train(config, workers=1, progress=False)
+print(hashlib.sha256(vectors.tobytes() + model.dv.vectors.tobytes()).hexdigest())
+"""
+
+
+def test_reference_training_is_identical_across_processes(corpora, tmp_path):
+    digests = []
+    for run in ("first", "second"):
+        folder = tmp_path / run
+        folder.mkdir()
+        for name in ("aclImdb", "aclImdb_v1.tar.gz", "nltk_data", "cache"):
+            (folder / name).symlink_to(corpora / name)
+        env = {"KIT_DATA_DIR": str(folder), "PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin"}
+        done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
+                              text=True, check=True)
+        digests.append(done.stdout.strip())
+        assert (folder / "models").is_dir()  # each process trained its own model
+    assert digests[0] == digests[1]
+
+
+def test_order_probe_detects_position_and_not_noise():
+    rng = np.random.default_rng(0)
+    labels = np.repeat(["neg", "pos"], 200)
+    noise = rng.normal(size=(400, 5))
+    assert 0.35 < embeddings.order_probe(noise, labels) < 0.65
+    position = np.tile(np.linspace(-1, 1, 200), 2)[:, None]
+    assert embeddings.order_probe(np.hstack([noise, position]), labels) > 0.9
+
+
+def test_doc2vec_system_in_cross_validation(private_data_dir):
+    from helpers import evaluation
+
+    system = embeddings.Doc2VecSystem((TINY,), workers=1, Cs=(0.01, 0.1))
+    predictions = evaluation.cross_validate(system, "tiny", progress=False, n_jobs=1)
+    assert len(predictions) == 2000 and predictions.groupby("fold").size().eq(200).all()
+    assert 0.5 < predictions.correct.mean() < 0.9
+    assert settings.data_dir() == private_data_dir
