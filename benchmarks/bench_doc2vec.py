@@ -16,13 +16,9 @@ Every training runs in its own process, so peak memory is measured per run.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
-import time
 
-import psutil
+from measure import run_child
 
 DRIVER = r"""
 import json, sys, time
@@ -49,18 +45,7 @@ print(json.dumps({"seconds": seconds, "words_per_second": words / seconds}))
 
 def run(mode: str, profile: str, epochs: int) -> dict:
     """Train in a child process; return its report plus its peak RSS in GB."""
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    child = subprocess.Popen([sys.executable, "-c", DRIVER, mode, profile, str(epochs)],
-                             stdout=subprocess.PIPE, text=True, env=env)
-    watched, peak = psutil.Process(child.pid), 0
-    while child.poll() is None:
-        try:
-            peak = max(peak, watched.memory_info().rss)
-        except psutil.Error:
-            break
-        time.sleep(0.1)
-    report = json.loads(child.stdout.read().strip().splitlines()[-1])
-    return {**report, "peak_gb": peak / 2**30}
+    return run_child(DRIVER, mode, profile, str(epochs))
 
 
 def main() -> None:

@@ -1,0 +1,176 @@
+"""Train–test overlap (Elangovan et al., "Memorization vs. Generalization") and stratified evaluation.
+
+For each test text, its overlap is the highest cosine similarity between its n-gram count
+vector and any training text's (the paper's Algorithm 1); the mean over the test set is
+the overlap score. Items can then be binned by overlap to see whether accuracy rises with
+similarity to the training data.
+
+The similarities are computed as sparse products of L2-normalised count matrices, a chunk
+of test rows at a time, keeping only each row's running maximum, so memory stays bounded
+(no test × train matrix is ever held whole); chunks run in parallel processes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from joblib import Parallel, delayed
+from scipy.stats import fisher_exact
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.preprocessing import normalize
+from tqdm.auto import tqdm
+
+from helpers.errors import KitError
+
+NGRAMS = {1: (1, 1), 2: (2, 2), 3: (3, 3)}
+EQUAL_BINS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def _count_vectors(train_texts, test_texts, ngram: int, stop_words) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """L2-normalised n-gram count vectors over the train ∪ test vocabulary.
+
+    The vocabulary includes test-only n-grams so that each test vector's norm is complete.
+    """
+    if ngram not in NGRAMS:
+        raise KitError(f"ngram must be 1 (unigrams), 2 (bigrams only) or 3 (trigrams only), not {ngram}.")
+    train_texts, test_texts = list(train_texts), list(test_texts)
+    if not train_texts or not test_texts:
+        raise KitError("Both the training and the test texts must be non-empty.")
+    vectorizer = CountVectorizer(ngram_range=NGRAMS[ngram], stop_words=stop_words, dtype=np.float32)
+    counts = vectorizer.fit_transform(train_texts + test_texts)
+    counts = normalize(counts, norm="l2", copy=False).tocsr()
+    return counts[: len(train_texts)], counts[len(train_texts):]
+
+
+def _chunk_max(test_chunk: sp.csr_matrix, train_t: sp.csc_matrix) -> tuple[np.ndarray, np.ndarray]:
+    similarity = (test_chunk @ train_t).toarray()
+    best = similarity.argmax(axis=1)
+    return similarity[np.arange(len(best)), best], best
+
+
+def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str | list | None = "english",
+                       chunk_size: int = 1000, n_jobs: int = -1, progress: bool = True) -> pd.DataFrame:
+    """For each test text, its highest cosine similarity to any training text, and which.
+
+    Parameters
+    ----------
+    train_texts, test_texts : sequences of str
+    ngram : {1, 2, 3}
+        Unigrams, bigrams only, or trigrams only.
+    stop_words : "english", a list, or None
+        Removed before counting (scikit-learn's English list by default, as in the paper).
+    chunk_size : int
+        Test rows per sparse product (memory: about chunk_size × n_train floats per worker).
+    n_jobs : int
+        Processes working on chunks (joblib; -1: all cores).
+    progress : bool
+        Show a progress bar over chunks.
+
+    Returns
+    -------
+    DataFrame
+        One row per test text: ``similarity`` (max cosine, 0 when nothing is shared) and
+        ``train_index`` (position of the most similar training text). Its
+        ``similarity.mean()`` is the overlap score.
+    """
+    train, test = _count_vectors(train_texts, test_texts, ngram, stop_words)
+    train_t = train.T.tocsc()
+    starts = range(0, test.shape[0], chunk_size)
+    jobs = (delayed(_chunk_max)(test[s:s + chunk_size], train_t) for s in starts)
+    parts = list(tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), total=len(starts),
+                      desc=f"overlap {ngram}-grams", disable=not progress, leave=False))
+    return pd.DataFrame({"similarity": np.concatenate([p[0] for p in parts]).astype(float),
+                         "train_index": np.concatenate([p[1] for p in parts])})
+
+
+def fold_overlap(reviews: pd.DataFrame, ngram: int = 1, **kwargs) -> pd.DataFrame:
+    """Overlap of every review with the training folds of its own CV fold (round-robin folds).
+
+    Returns
+    -------
+    DataFrame
+        In the reviews' order: ``doc_id``, ``fold``, ``similarity``, ``nearest`` (doc_id of
+        the most similar review in the training folds).
+    """
+    folds = reviews.fold.to_numpy()
+    similarity, nearest = np.zeros(len(reviews)), np.empty(len(reviews), dtype=object)
+    for fold in np.unique(folds):
+        train, test = np.flatnonzero(folds != fold), np.flatnonzero(folds == fold)
+        found = train_test_overlap(reviews.text.iloc[train], reviews.text.iloc[test], ngram,
+                                   progress=False, **kwargs)
+        similarity[test] = found.similarity.to_numpy()
+        nearest[test] = reviews.doc_id.to_numpy()[train[found.train_index.to_numpy()]]
+    return pd.DataFrame({"doc_id": reviews.doc_id.to_numpy(), "fold": folds,
+                         "similarity": similarity, "nearest": nearest})
+
+
+def bin_codes(similarity: np.ndarray, bins: str = "equal") -> tuple[np.ndarray, list[str]]:
+    """Assign each item to one of four similarity bins; return the codes (0–3) and bin labels.
+
+    ``equal``: [0, 0.25), [0.25, 0.5), [0.5, 0.75), [0.75, 1]; ``quartiles``: four bins with
+    a quarter of the items each (ties broken by position).
+    """
+    if bins == "equal":
+        # The top bin is closed ([0.75, 1]); clip guards against 1.0000001 from float sums.
+        codes = np.minimum(np.digitize(np.clip(similarity, 0, 1), EQUAL_BINS[1:-1]), 3)
+        return codes, ["[0, 0.25)", "[0.25, 0.5)", "[0.5, 0.75)", "[0.75, 1]"]
+    if bins == "quartiles":
+        codes = pd.qcut(pd.Series(similarity).rank(method="first"), 4, labels=False).to_numpy()
+        return codes, ["Q1", "Q2", "Q3", "Q4"]
+    raise KitError(f"bins must be 'equal' or 'quartiles', not {bins!r}.")
+
+
+def binned_accuracy(similarity, correct, bins="equal") -> pd.DataFrame:
+    """Accuracy per similarity bin, like the paper's Tables 4 and 5.
+
+    Parameters
+    ----------
+    similarity : array-like
+        Each test item's overlap with the training data.
+    correct : array-like of bool
+        Whether a system got each item right.
+    bins : "equal" or "quartiles"
+        ``equal``: [0, 0.25), [0.25, 0.5), [0.5, 0.75), [0.75, 1]; ``quartiles``: four bins
+        with a quarter of the items each.
+
+    Returns
+    -------
+    DataFrame
+        One row per bin: ``bin``, ``count``, ``share``, ``accuracy``, ``min`` and ``max``
+        similarity (empty bins are kept, with NaN accuracy).
+    """
+    similarity, correct = np.asarray(similarity, dtype=float), np.asarray(correct, dtype=float)
+    if len(similarity) != len(correct) or len(similarity) == 0:
+        raise KitError("similarity and correct must be non-empty and of equal length.")
+    codes, labels = bin_codes(similarity, bins)
+    frame = pd.DataFrame({"code": codes, "similarity": similarity, "correct": correct})
+    table = frame.groupby("code").agg(count=("correct", "size"), accuracy=("correct", "mean"),
+                                      min=("similarity", "min"), max=("similarity", "max"))
+    table = table.reindex(range(4))
+    table["count"] = table["count"].fillna(0).astype(int)
+    table.insert(0, "bin", labels)
+    table.insert(2, "share", table["count"] / len(similarity))
+    return table.reset_index(drop=True)
+
+
+def lowest_vs_highest(similarity, correct, bins="equal") -> dict:
+    """Fisher's exact test of accuracy in the lowest vs the highest non-empty bin.
+
+    The two bins hold different items, so this is an unpaired comparison of two
+    proportions.
+
+    Returns
+    -------
+    dict
+        ``low``, ``high`` (bin labels), ``accuracy_low``, ``accuracy_high``, ``n_low``,
+        ``n_high`` and ``p_value``.
+    """
+    similarity, correct = np.asarray(similarity, dtype=float), np.asarray(correct, dtype=bool)
+    codes, labels = bin_codes(similarity, bins)
+    filled = sorted(set(codes.tolist()))
+    low, high = codes == filled[0], codes == filled[-1]
+    counts = [[correct[low].sum(), (~correct[low]).sum()], [correct[high].sum(), (~correct[high]).sum()]]
+    return {"low": labels[filled[0]], "high": labels[filled[-1]],
+            "accuracy_low": float(correct[low].mean()), "accuracy_high": float(correct[high].mean()),
+            "n_low": int(low.sum()), "n_high": int(high.sum()), "p_value": float(fisher_exact(counts)[1])}

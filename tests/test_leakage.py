@@ -1,0 +1,90 @@
+"""Train–test overlap against a brute-force loop, and stratified evaluation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.feature_extraction.text import CountVectorizer
+
+from helpers import data
+from helpers.errors import KitError
+from helpers.leakage import binned_accuracy, fold_overlap, lowest_vs_highest, train_test_overlap
+
+
+def brute_force(train, test, ngram):
+    """Every test × train pair, one at a time, straight from the definition of cosine."""
+    vec = CountVectorizer(ngram_range=(ngram, ngram), stop_words="english").fit(list(train) + list(test))
+    A, B = vec.transform(train).toarray().astype(float), vec.transform(test).toarray().astype(float)
+    best = []
+    for b in B:
+        sims = [a @ b / (np.linalg.norm(a) * np.linalg.norm(b)) if a.any() and b.any() else 0.0
+                for a in A]
+        best.append((max(sims), int(np.argmax(sims))))
+    return best
+
+
+@pytest.mark.parametrize("ngram", [1, 2, 3])
+def test_matches_brute_force_on_real_reviews(corpora, ngram):
+    imdb = data.load_imdb("test")
+    train, test = imdb.text.iloc[:120].tolist(), imdb.text.iloc[12500:12540].tolist()
+    test.append(train[7])  # an exact duplicate must score 1 and point at its twin
+    found = train_test_overlap(train, test, ngram, chunk_size=7, n_jobs=2, progress=False)
+    expected = brute_force(train, test, ngram)
+    np.testing.assert_allclose(found.similarity, [s for s, _ in expected], atol=1e-5)
+    assert found.similarity.iloc[-1] == pytest.approx(1.0, abs=1e-5)
+    assert found.train_index.iloc[-1] == 7
+    distinct = [i for i, (s, _) in enumerate(expected) if s > 0]
+    assert (found.train_index.iloc[distinct] == [expected[i][1] for i in distinct]).mean() > 0.95
+
+
+def test_nothing_shared_gives_zero():
+    found = train_test_overlap(["red apples"], ["blue skies", "red apples"], progress=False, n_jobs=1)
+    assert found.similarity.round(6).tolist() == [0.0, 1.0]
+
+
+def test_bad_arguments():
+    with pytest.raises(KitError, match="ngram"):
+        train_test_overlap(["a b"], ["a b"], ngram=4)
+    with pytest.raises(KitError, match="non-empty"):
+        train_test_overlap([], ["a b"])
+
+
+def test_fold_overlap_uses_only_training_folds(corpora):
+    reviews = data.load_movie_reviews()
+    small = pd.concat([reviews[reviews.fold == f].head(15) for f in range(3)])
+    small = pd.concat([small, small.iloc[[0]].assign(doc_id="copy", fold=1)], ignore_index=True)
+    found = fold_overlap(small, n_jobs=1)  # "copy" is a twin of the first review, in another fold
+    assert found.doc_id.tolist() == small.doc_id.tolist()
+    fold_of = small.set_index("doc_id").fold
+    assert (found.fold.to_numpy() != fold_of.loc[found.nearest].to_numpy()).all()
+    assert found.set_index("doc_id").similarity["copy"] == pytest.approx(1.0, abs=1e-5)
+
+
+def test_binned_accuracy_equal_bins_and_quartiles():
+    similarity = np.array([0.1, 0.2, 0.3, 0.6, 0.75, 1.0, 0.8, 0.9])
+    correct = np.array([0, 1, 1, 1, 1, 1, 0, 1])
+    table = binned_accuracy(similarity, correct)
+    assert table["bin"].tolist() == ["[0, 0.25)", "[0.25, 0.5)", "[0.5, 0.75)", "[0.75, 1]"]
+    assert table["count"].tolist() == [2, 1, 1, 4]
+    assert table.accuracy.tolist() == [0.5, 1.0, 1.0, 0.75]
+    assert table.share.sum() == pytest.approx(1.0)
+    quartiles = binned_accuracy(similarity, correct, "quartiles")
+    assert quartiles["count"].tolist() == [2, 2, 2, 2]
+    assert quartiles["min"].tolist() == [0.1, 0.3, 0.75, 0.9]
+    empty = binned_accuracy([0.1, 0.2], [1, 0])
+    assert empty["count"].tolist() == [2, 0, 0, 0] and np.isnan(empty.accuracy.iloc[3])
+
+
+def test_lowest_vs_highest_uses_fisher_exact():
+    from scipy.stats import fisher_exact
+
+    similarity = np.r_[np.full(30, 0.1), np.full(30, 0.9)]
+    correct = np.r_[np.ones(15), np.zeros(15), np.ones(29), np.zeros(1)].astype(bool)
+    result = lowest_vs_highest(similarity, correct)
+    summary = (result["low"], result["high"], result["n_low"], result["n_high"])
+    assert summary == ("[0, 0.25)", "[0.75, 1]", 30, 30)
+    assert result["accuracy_low"] == 0.5 and result["accuracy_high"] == pytest.approx(29 / 30)
+    assert result["p_value"] == pytest.approx(fisher_exact([[15, 15], [29, 1]])[1])
+    with pytest.raises(KitError, match="bins"):
+        binned_accuracy(similarity, correct, "deciles")
