@@ -364,7 +364,7 @@ def load_imdb(split: str) -> pd.DataFrame:
     if cache.is_file():
         return pd.read_pickle(cache)
     table = _read_imdb(root, split)
-    _atomic_write(cache, table.to_pickle)
+    atomic_write(cache, table.to_pickle)
     return table
 
 
@@ -387,7 +387,7 @@ def _read_imdb(root: Path, split: str) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
     """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)

@@ -40,7 +40,7 @@ from sklearn.preprocessing import StandardScaler
 from tqdm.auto import tqdm
 
 from helpers import data, settings
-from helpers.data import _atomic_write, sha256sum
+from helpers.data import atomic_write, sha256sum
 from helpers.errors import KitError
 from helpers.evaluation import fit_svm
 from helpers.text import tokenize
@@ -164,8 +164,8 @@ def corpus_file(config: Doc2VecConfig, progress: bool = True) -> tuple[Path, lis
             for doc_id in tqdm(ids, desc="write training corpus", disable=not progress, leave=False):
                 out.write(" ".join(tokenize(texts[doc_id])) + "\n")
 
-    _atomic_write(path, write)
-    _atomic_write(id_path, lambda tmp: tmp.write_text("\n".join(ids) + "\n"))
+    atomic_write(path, write)
+    atomic_write(id_path, lambda tmp: tmp.write_text("\n".join(ids) + "\n"))
     return path, ids
 
 
@@ -199,9 +199,9 @@ def _cached(path: Path) -> bool:
 
 def _store(path: Path, write) -> None:
     """Write a cache file atomically, then its sha256 sidecar."""
-    _atomic_write(path, write)
+    atomic_write(path, write)
     sidecar = path.with_name(path.name + ".sha256")
-    _atomic_write(sidecar, lambda tmp: tmp.write_text(sha256sum(path) + "\n"))
+    atomic_write(sidecar, lambda tmp: tmp.write_text(sha256sum(path) + "\n"))
 
 
 def train(config: Doc2VecConfig, workers: int | None = None, progress: bool = True) -> Doc2Vec:
@@ -269,7 +269,11 @@ def review_vectors(config: Doc2VecConfig, workers: int | None = None, infer_epoc
         vectors = np.vstack([
             model.infer_vector(tokenize(text), epochs=infer_epochs or config.epochs)
             for text in tqdm(reviews.text, desc=f"infer {config.name}", disable=not progress, leave=False)])
-    _store(path, lambda tmp: np.save(open(tmp, "wb"), vectors))
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as handle:  # a handle: np.save would add ".npy" to a name
+            np.save(handle, vectors)
+
+    _store(path, write)
     return vectors
 
 

@@ -184,7 +184,7 @@ def cross_validate(system, name: str | None = None, reviews: pd.DataFrame | None
         "correct": found.prediction.to_numpy() == labels, "C": found.C.to_numpy(),
     }, columns=PREDICTION_COLUMNS)
     if cache is not None:
-        data._atomic_write(cache, lambda tmp: predictions.to_csv(tmp, index=False))
+        data.atomic_write(cache, lambda tmp: predictions.to_csv(tmp, index=False))
     return predictions
 
 

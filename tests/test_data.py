@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -212,3 +213,17 @@ def test_stale_extraction_is_replaced(source, empty_data_dir):
     assert data.fetch([SMALL], source=source, progress=False) == {SMALL: "fetched"}
     assert not (folder / "half-written.txt").exists()
     assert (folder / "positive-words.txt").is_file()
+
+
+def test_atomic_write_leaves_nothing_on_failure(tmp_path):
+    target = tmp_path / "sub" / "table.csv"
+
+    def half_then_fail(tmp: Path) -> None:
+        tmp.write_text("half a tab")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError):
+        data.atomic_write(target, half_then_fail)
+    assert list(target.parent.iterdir()) == []
+    data.atomic_write(target, lambda tmp: tmp.write_text("whole"))
+    assert target.read_text() == "whole" and len(list(target.parent.iterdir())) == 1
