@@ -27,7 +27,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pandas as pd
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from helpers import settings
 from helpers.errors import KitError

@@ -37,7 +37,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from helpers import data, settings
 from helpers.data import atomic_write, sha256sum

@@ -30,7 +30,7 @@ from joblib import Parallel, delayed
 from sklearn.feature_extraction.text import TfidfTransformer
 from sklearn.model_selection import GridSearchCV, PredefinedSplit
 from sklearn.svm import LinearSVC
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from helpers import data, settings
 from helpers.errors import KitError

@@ -19,7 +19,7 @@ from joblib import Parallel, delayed
 from scipy.stats import fisher_exact
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.preprocessing import normalize
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from helpers.errors import KitError
 

@@ -19,7 +19,7 @@ import pandas as pd
 import psutil
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from helpers.errors import KitError
 from helpers.release import NOTEBOOKS_DIR, SOLUTIONS_DIR

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from scipy.stats import binom
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from helpers.errors import KitError
 

@@ -116,3 +116,14 @@ def test_fixture_folder_is_copyable(tmp_path):
     # Guard for the grading tests: the fixture has exactly one solution notebook.
     shutil.copytree(FIXTURES, tmp_path / "s")
     assert [p.name for p in (tmp_path / "s").glob("*.ipynb")] == ["00_fixture.ipynb"]
+
+
+def test_checked_cells_store_only_stable_text_outputs():
+    """A progress bar or warning in a checked cell would make its reference output flaky."""
+    for path in sorted(SOLUTIONS_DIR.glob("[0-9][0-9]_*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "code" or not release.is_checked(cell):
+                continue
+            for output in cell.outputs:
+                assert output.output_type in ("stream", "execute_result"), (path.name, cell.id)
+                assert output.get("name", "stdout") == "stdout", (path.name, cell.id)
