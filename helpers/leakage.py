@@ -7,7 +7,7 @@ similarity to the training data.
 
 The similarities are computed as sparse products of L2-normalised count matrices, a chunk
 of test rows at a time, keeping only each row's running maximum, so memory stays bounded
-(no test × train matrix is ever held whole); chunks run in parallel processes.
+(no test × train matrix is ever held whole); chunks run in parallel threads.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def _count_vectors(train_texts, test_texts, ngram: int, stop_words) -> tuple[sp.
     return counts[: len(train_texts)], counts[len(train_texts):]
 
 
-def _chunk_max(test_chunk: sp.csr_matrix, train_t: sp.csc_matrix) -> tuple[np.ndarray, np.ndarray]:
+def _chunk_max(test_chunk: sp.csr_matrix, train_t: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
     similarity = (test_chunk @ train_t).toarray()
     best = similarity.argmax(axis=1)
     return similarity[np.arange(len(best)), best], best
@@ -63,7 +63,7 @@ def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str 
     chunk_size : int
         Test rows per sparse product (memory: about chunk_size × n_train floats per worker).
     n_jobs : int
-        Processes working on chunks (joblib; -1: all cores).
+        Threads working on chunks (joblib; -1: all cores).
     progress : bool
         Show a progress bar over chunks.
 
@@ -75,11 +75,13 @@ def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str 
         ``similarity.mean()`` is the overlap score.
     """
     train, test = _count_vectors(train_texts, test_texts, ngram, stop_words)
-    train_t = train.T.tocsc()
+    train_t = train.T.tocsr()  # CSR × CSR is the faster sparse product here
     starts = range(0, test.shape[0], chunk_size)
     jobs = (delayed(_chunk_max)(test[s:s + chunk_size], train_t) for s in starts)
-    parts = list(tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), total=len(starts),
-                      desc=f"overlap {ngram}-grams", disable=not progress, leave=False))
+    # scipy's sparse product releases the GIL, so threads share the matrices without copies.
+    chunks = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(jobs)
+    parts = list(tqdm(chunks, total=len(starts), desc=f"overlap {ngram}-grams", disable=not progress,
+                      leave=False))
     return pd.DataFrame({"similarity": np.concatenate([p[0] for p in parts]).astype(float),
                          "train_index": np.concatenate([p[1] for p in parts])})
 
