@@ -84,7 +84,7 @@ def cmd_results(args: argparse.Namespace) -> None:
     if args.json:
         print(json.dumps(table.to_dict(orient="records"), indent=2))
     else:
-        shown = table.assign(accuracy=(100 * table.accuracy).round(1), std=(100 * table.std).round(1))
+        shown = table.assign(accuracy=(100 * table["accuracy"]).round(1), std=(100 * table["std"]).round(1))
         print(shown.rename(columns={"accuracy": "accuracy %", "std": "std %"}).to_string(index=False))
 
 

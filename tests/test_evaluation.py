@@ -93,3 +93,10 @@ def test_kit_results_json(corpora, capsys):
     assert [r["system"] for r in rows] == ["nb", "nb-presence"]
     assert set(rows[0]) == {"system", "accuracy", "std", "n"}
     assert all(0.75 <= r["accuracy"] <= 0.85 and r["n"] == 2000 for r in rows)
+
+
+def test_kit_results_table(corpora, capsys):
+    assert main(["results", "--systems", "nb"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["system", "accuracy", "%", "std", "%", "n"]
+    assert lines[1].split() == ["nb", "81.3", "3.0", "2000"]
