@@ -311,6 +311,11 @@ def require(name: str) -> Path:
     return folder
 
 
+def stamp(name: str) -> str:
+    """The sha256 of data set ``name``'s verified archive (for keying caches derived from it)."""
+    return (require(name) / STAMP).read_text().strip()
+
+
 def load_movie_reviews() -> pd.DataFrame:
     """Load the 2,000 Pang & Lee movie reviews (polarity dataset v2.0).
 
@@ -359,8 +364,7 @@ def load_imdb(split: str) -> pd.DataFrame:
     if split not in IMDB_SPLITS:
         raise KitError(f"Unknown IMDB split {split!r}; choose one of {IMDB_SPLITS}.")
     root = require("imdb")
-    digest = (root / STAMP).read_text().strip()
-    cache = settings.data_dir() / "cache" / f"imdb_{split}_{digest[:12]}.pkl"
+    cache = settings.data_dir() / "cache" / f"imdb_{split}_{stamp('imdb')[:12]}.pkl"
     if cache.is_file():
         return pd.read_pickle(cache)
     table = _read_imdb(root, split)

@@ -104,7 +104,7 @@ class Doc2VecConfig:
 
 
 def _hash(params: dict) -> str:
-    stamps = [(data.require(n) / data.STAMP).read_text().strip() for n in ("imdb", "movie_reviews")]
+    stamps = [data.stamp(n) for n in ("imdb", "movie_reviews")]
     blob = json.dumps({**params, "data": stamps, "version": CACHE_VERSION}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
@@ -269,6 +269,7 @@ def review_vectors(config: Doc2VecConfig, workers: int | None = None, infer_epoc
         vectors = np.vstack([
             model.infer_vector(tokenize(text), epochs=infer_epochs or config.epochs)
             for text in tqdm(reviews.text, desc=f"infer {config.name}", disable=not progress, leave=False)])
+
     def write(tmp: Path) -> None:
         with open(tmp, "wb") as handle:  # a handle: np.save would add ".npy" to a name
             np.save(handle, vectors)
@@ -308,7 +309,6 @@ class Doc2VecSystem:
 
     def fit(self, X, y):
         return fit_svm(X, y, self.Cs, self.inner_folds)
-
 
 
 def order_probe(vectors: np.ndarray, labels, seed: int = 0) -> float:

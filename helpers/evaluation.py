@@ -189,8 +189,7 @@ def cross_validate(system, name: str | None = None, reviews: pd.DataFrame | None
 
 
 def _cache_path(system) -> Path:
-    stamp = data.require("movie_reviews") / data.STAMP
-    digest = hashlib.sha256((system.key() + stamp.read_text()).encode()).hexdigest()[:16]
+    digest = hashlib.sha256((system.key() + data.stamp("movie_reviews")).encode()).hexdigest()[:16]
     return settings.data_dir() / "results" / f"{digest}.csv"
 
 

@@ -227,3 +227,9 @@ def test_atomic_write_leaves_nothing_on_failure(tmp_path):
     assert list(target.parent.iterdir()) == []
     data.atomic_write(target, lambda tmp: tmp.write_text("whole"))
     assert target.read_text() == "whole" and len(list(target.parent.iterdir())) == 1
+
+
+def test_stamp_is_the_verified_archive_checksum(corpora):
+    archive = corpora / data.DATASETS["movie_reviews"].archive
+    assert data.stamp("movie_reviews") == data.sha256sum(archive)
+    assert data.stamp("movie_reviews") in data.DATASETS["movie_reviews"].sha256
