@@ -14,7 +14,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from helpers import data, grading, release, runner, settings, systems
+from helpers import analysis, data, grading, release, runner, settings, systems
 from helpers.errors import KitError
 
 INFO_PACKAGES = ("nltk", "gensim", "scikit-learn", "scipy", "numpy", "pandas", "matplotlib",
@@ -88,6 +88,17 @@ def cmd_results(args: argparse.Namespace) -> None:
         print(shown.rename(columns={"accuracy": "accuracy %", "std": "std %"}).to_string(index=False))
 
 
+def cmd_annotate(args: argparse.Namespace) -> None:
+    if args.system not in systems.NAMES:
+        raise KitError(f"Unknown system {args.system!r}; choose from {', '.join(systems.NAMES)}.")
+    if args.n < 1:
+        raise KitError("-n must be at least 1.")
+    path = analysis.write_annotation_sheet(analysis.annotation_sheet(args.system, args.n), args.out)
+    print(f"wrote {path}: the {args.n} most confident errors of {args.system}. Fill in category, "
+          f"fixability ({'/'.join(analysis.FIXABILITY)}), source ({'/'.join(analysis.SOURCES)}) "
+          "and note, then read it back in notebook 05.")
+
+
 def cmd_lab(args: argparse.Namespace) -> None:
     # Kernels inherit the server's environment; gensim's initial vectors depend on Python's
     # hash seed, so the reference outputs need it fixed before Jupyter starts.
@@ -137,6 +148,14 @@ def build_parser() -> argparse.ArgumentParser:
     lab = sub.add_parser("lab", help="open the notebooks in JupyterLab (with PYTHONHASHSEED=0)")
     lab.add_argument("jupyter_args", nargs=argparse.REMAINDER, help="passed on to jupyter lab")
     lab.set_defaults(func=cmd_lab)
+
+    annotate = sub.add_parser("annotate", help="write the error-annotation sheet for notebook 05")
+    annotate.add_argument("--system", default="svm-bow", help="headline system (default svm-bow)")
+    annotate.add_argument("-n", type=int, default=50, help="how many errors, most confident first "
+                          "(default 50)")
+    annotate.add_argument("--out", help="CSV file to write (default data/annotations/errors.csv); "
+                          "a sheet with annotations in it is never overwritten")
+    annotate.set_defaults(func=cmd_annotate)
 
     results = sub.add_parser("results", help="the headline table: CV accuracy of each system")
     results.add_argument("--systems", metavar="NAME,…",

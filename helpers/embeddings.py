@@ -246,10 +246,8 @@ def review_vectors(config: Doc2VecConfig, workers: int | None = None, infer_epoc
                    progress: bool = True) -> np.ndarray:
     """Vectors for the 2,000 Pang & Lee reviews, in ``load_movie_reviews()`` order.
 
-    Inferred with ``infer_vector`` (``infer_epochs``, default the model's epochs) from a model
-    that never saw them, or, for a transductive model, the vectors it trained. Inference
-    starts from the model's seed, so the same model gives the same vectors (with
-    ``PYTHONHASHSEED=0``, which gensim's initial vectors depend on).
+    Inferred with ``infer_vectors`` from a model that never saw them, or, for a transductive
+    model, the vectors it trained. Cached under ``data/models/``.
 
     Returns
     -------
@@ -258,17 +256,14 @@ def review_vectors(config: Doc2VecConfig, workers: int | None = None, infer_epoc
     path = _vector_path(config, infer_epochs)
     if _cached(path):
         return np.load(path)
-    model = train(config, workers, progress)
     reviews = data.load_movie_reviews()
     if config.transductive:
+        model = train(config, workers, progress)
         _, ids = corpus_file(config, progress)
         line = {doc_id: i for i, doc_id in enumerate(ids)}
         vectors = np.vstack([model.dv[line[d]] for d in reviews.doc_id])
     else:
-        model.random = np.random.RandomState(config.seed)
-        vectors = np.vstack([
-            model.infer_vector(tokenize(text), epochs=infer_epochs or config.epochs)
-            for text in tqdm(reviews.text, desc=f"infer {config.name}", disable=not progress, leave=False)])
+        vectors = infer_vectors(config, reviews.text, workers, infer_epochs, progress)
 
     def write(tmp: Path) -> None:
         with open(tmp, "wb") as handle:  # a handle: np.save would add ".npy" to a name
@@ -276,6 +271,34 @@ def review_vectors(config: Doc2VecConfig, workers: int | None = None, infer_epoc
 
     _store(path, write)
     return vectors
+
+
+def infer_vectors(config: Doc2VecConfig, texts, workers: int | None = None,
+                  infer_epochs: int | None = None, progress: bool = True) -> np.ndarray:
+    """Infer document vectors for any texts from ``config``'s model (trained if not cached).
+
+    Inference starts from the model's seed and goes through the texts in order, so the same
+    model and texts give the same vectors (with ``PYTHONHASHSEED=0``, which gensim's initial
+    vectors depend on).
+
+    Parameters
+    ----------
+    texts : iterable of str
+        Raw texts; tokenised with ``helpers.text.tokenize``.
+    infer_epochs : int, optional
+        Passes of ``infer_vector`` per text (default: the model's epochs).
+
+    Returns
+    -------
+    ndarray of shape (n_texts, vector_size)
+    """
+    model = train(config, workers, progress)
+    model.random = np.random.RandomState(config.seed)
+    texts = list(texts)
+    return np.vstack([
+        model.infer_vector(tokenize(text), epochs=infer_epochs or config.epochs)
+        for text in tqdm(texts, desc=f"infer {config.name}", disable=not progress, leave=False)
+    ]).reshape(len(texts), config.vector_size)
 
 
 @dataclass(frozen=True)
@@ -299,9 +322,22 @@ class Doc2VecSystem:
                       "Cs": self.Cs, "inner": self.inner_folds, "model": "svm"})
 
     def represent(self, reviews: pd.DataFrame) -> np.ndarray:
-        if len(reviews) != 2000:
-            raise KitError("Doc2Vec systems are evaluated on the 2,000 movie reviews only.")
-        return np.hstack([review_vectors(c, self.workers, self.infer_epochs) for c in self.configs])
+        """Document vectors: cached for the 2,000 reviews; inferred for any other texts.
+
+        For a table that starts with the 2,000 reviews (in order) and continues with new
+        texts, the two parts are joined: what ``helpers.evaluation.fit_predict`` passes.
+        """
+        ours = data.load_movie_reviews().doc_id.to_numpy()
+        known = len(reviews) >= len(ours) and np.array_equal(reviews.doc_id.to_numpy()[:len(ours)], ours)
+        parts = []
+        for config in self.configs:
+            vectors = review_vectors(config, self.workers, self.infer_epochs) if known else np.empty(
+                (0, config.vector_size))
+            rest = reviews.text.iloc[len(vectors):]
+            if len(rest):
+                vectors = np.vstack([vectors, infer_vectors(config, rest, self.workers, self.infer_epochs)])
+            parts.append(vectors)
+        return np.hstack(parts)
 
     def features(self, matrix: np.ndarray, train: np.ndarray, test: np.ndarray):
         scaler = StandardScaler().fit(matrix[train])

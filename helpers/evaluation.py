@@ -188,6 +188,46 @@ def cross_validate(system, name: str | None = None, reviews: pd.DataFrame | None
     return predictions
 
 
+def fit_predict(system, train: pd.DataFrame | None = None, test: pd.DataFrame | None = None,
+                name: str | None = None) -> pd.DataFrame:
+    """Train ``system`` on ``train`` (default: all 2,000 reviews) and label new reviews.
+
+    The deployment setting: one final model, with the SVM's C chosen by inner CV on the
+    training reviews, applied to reviews it has never seen.
+
+    Parameters
+    ----------
+    system : BowSystem or helpers.embeddings.Doc2VecSystem
+    train : DataFrame, optional
+        Training reviews with ``doc_id``, ``label`` and ``text`` (default
+        ``helpers.data.load_movie_reviews()``).
+    test : DataFrame
+        New reviews with ``doc_id`` and ``text``, and ``label`` for scoring.
+    name : str, optional
+        The ``system`` column's value (default: the system's key).
+
+    Returns
+    -------
+    DataFrame
+        One row per test review: doc_id, system, label, prediction, score (positive means
+        ``pos``), correct, C.
+    """
+    if test is None or len(test) == 0:
+        raise KitError("fit_predict needs a non-empty table of test reviews.")
+    train = data.load_movie_reviews() if train is None else train
+    both = pd.concat([train[["doc_id", "text"]], test[["doc_id", "text"]]], ignore_index=True)
+    matrix = system.represent(both)
+    train_rows, test_rows = np.arange(len(train)), np.arange(len(train), len(both))
+    X_train, X_test = system.features(matrix, train_rows, test_rows)
+    model, C = system.fit(X_train, train.label.to_numpy())
+    prediction = model.predict(X_test)
+    label = test.label.to_numpy() if "label" in test else np.full(len(test), None)
+    return pd.DataFrame({"doc_id": test.doc_id.to_numpy(), "system": name or system.key(),
+                         "label": label, "prediction": prediction,
+                         "score": model.decision_function(X_test), "correct": prediction == label,
+                         "C": C})
+
+
 def _cache_path(system) -> Path:
     digest = hashlib.sha256((system.key() + data.stamp("movie_reviews")).encode()).hexdigest()[:16]
     return settings.data_dir() / "results" / f"{digest}.csv"

@@ -38,3 +38,16 @@ def tokenize(text: str) -> list[str]:
     ["don't", 'miss', 'it', '!', 'a', 'sci-fi', '10/10', 'film', '...']
     """
     return _TOKEN.findall(_HTML_BREAK.sub(" ", text).lower())
+
+
+def token_spans(text: str) -> list[tuple[int, int, str]]:
+    """Where each of ``tokenize(text)``'s tokens sits in ``text``.
+
+    Returns
+    -------
+    list of (start, end, token)
+        Character offsets into the original ``text`` and the lowercase token, in order;
+        the tokens are exactly ``tokenize(text)``.
+    """
+    blanked = _HTML_BREAK.sub(lambda m: " " * len(m.group()), text)
+    return [(m.start(), m.end(), m.group().lower()) for m in _TOKEN.finditer(blanked)]

@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from helpers import embeddings, settings
+from helpers import data, embeddings, settings
 from helpers.embeddings import Doc2VecConfig
 from helpers.text import tokenize
 
@@ -113,3 +114,14 @@ def test_doc2vec_system_in_cross_validation(private_data_dir):
     assert len(predictions) == 2000 and predictions.groupby("fold").size().eq(200).all()
     assert 0.5 < predictions.correct.mean() < 0.9
     assert settings.data_dir() == private_data_dir
+
+
+def test_doc2vec_system_represents_new_texts_after_the_reviews(private_data_dir):
+    system = embeddings.Doc2VecSystem((TINY,), workers=1)
+    reviews = data.load_movie_reviews()
+    new = pd.DataFrame({"doc_id": ["n1", "n2"], "text": ["a truly great film", "dull and awful"]})
+    both = system.represent(pd.concat([reviews, new], ignore_index=True))
+    assert both.shape == (2002, 8)
+    assert np.array_equal(both[:2000], embeddings.review_vectors(TINY, workers=1))
+    assert np.array_equal(both[2000:], embeddings.infer_vectors(TINY, new.text, workers=1))
+    assert np.array_equal(system.represent(new), both[2000:])

@@ -100,3 +100,19 @@ def test_kit_results_table(corpora, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["system", "accuracy", "%", "std", "%", "n"]
     assert lines[1].split() == ["nb", "81.3", "3.0", "2000"]
+
+
+def test_fit_predict_trains_once_on_all_training_reviews(small_reviews):
+    train, test = small_reviews.iloc[:50], small_reviews.iloc[50:]
+    result = evaluation.fit_predict(BowSystem("nb"), train, test, name="nb")
+    vectorizer = CountVectorizer(analyzer=lambda d: d).fit(evaluation.tokenized(train.text))
+    from helpers.naive_bayes import NaiveBayes
+    model = NaiveBayes().fit(vectorizer.transform(evaluation.tokenized(train.text)), train.label)
+    expected = model.decision_function(vectorizer.transform(evaluation.tokenized(test.text)))
+    assert np.allclose(result.score, expected)
+    assert result.correct.tolist() == (result.prediction == test.label.to_numpy()).tolist()
+    assert list(result.columns) == ["doc_id", "system", "label", "prediction", "score", "correct", "C"]
+    svm = evaluation.fit_predict(BowSystem("svm", Cs=(0.1, 1.0)), train, test)
+    assert svm.C.iloc[0] in (0.1, 1.0) and svm.correct.mean() > 0.8
+    with pytest.raises(KitError, match="non-empty"):
+        evaluation.fit_predict(BowSystem("nb"), train, test.iloc[:0])

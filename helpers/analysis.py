@@ -1,0 +1,518 @@
+"""Error analysis: which reviews a system gets most confidently wrong, and why.
+
+- ``ranked_errors``: misclassified reviews by how far on the wrong side of the decision
+  boundary they fall (SVM margin, NB log-odds), from cached CV predictions.
+- ``Explainer``: a bag-of-words model refitted as in one CV fold, with each feature's
+  contribution to a review's decision (NB log-probability ratios, SVM weight × feature
+  value) and the text highlighted word by word (``highlight``).
+- ``nearest_reviews``: a review's most similar training reviews (tf-idf or Doc2Vec vectors).
+- Error cues and a rule-based first guess at an error's category (``error_cues``,
+  ``suggest_categories``), and the annotation sheet a student fills in
+  (``annotation_sheet``, ``write_annotation_sheet``, ``read_annotations``).
+- ``error_rate_by``: error rate in bins of a review property (length, opinion words);
+  ``accuracy_interval``: accuracy with a Wilson interval, for the deployment test.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from scipy.stats import binomtest
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.preprocessing import normalize
+from sklearn.svm import LinearSVC
+
+from helpers import data, settings, systems
+from helpers.errors import KitError
+from helpers.evaluation import BowSystem, tokenized
+from helpers.features import make_vectorizer
+from helpers.naive_bayes import NaiveBayes
+from helpers.text import token_spans, tokenize
+
+# --------------------------------------------------------------------------- ranking errors
+
+
+def ranked_errors(predictions: pd.DataFrame, reviews: pd.DataFrame | None = None,
+                  n: int | None = None) -> pd.DataFrame:
+    """Misclassified reviews, most confidently wrong first.
+
+    Parameters
+    ----------
+    predictions : DataFrame
+        One system's CV predictions (``helpers.evaluation.cross_validate``).
+    reviews : DataFrame, optional
+        Review texts with ``doc_id``, ``label``, ``text`` (default the 2,000 reviews).
+    n : int, optional
+        Keep only the top ``n``.
+
+    Returns
+    -------
+    DataFrame
+        doc_id, system, label, prediction, score, margin (``|score|``: distance on the
+        wrong side of the boundary; NB log-odds or SVM margin), fold, C, text; ordered by
+        margin, largest first (ties by doc_id).
+    """
+    reviews = data.load_movie_reviews() if reviews is None else reviews
+    wrong = predictions[~predictions.correct.astype(bool)].copy()
+    wrong["margin"] = wrong.score.abs()
+    wrong = wrong.merge(reviews[["doc_id", "label", "text"]], on="doc_id", validate="one_to_one")
+    wrong = wrong.sort_values(["margin", "doc_id"], ascending=[False, True], ignore_index=True)
+    columns = ["doc_id", "system", "label", "prediction", "score", "margin", "fold", "C", "text"]
+    return wrong[columns].head(n) if n is not None else wrong[columns]
+
+
+def snippet(text: str, n_words: int = 40) -> str:
+    """The first ``n_words`` words of ``text`` (with "…" if cut)."""
+    words = text.split()
+    return " ".join(words[:n_words]) + (" …" if len(words) > n_words else "")
+
+
+# --------------------------------------------------------------------------- explanations
+
+
+class Explainer:
+    """A bag-of-words system refitted on given reviews, whose decisions can be taken apart.
+
+    A linear model's decision for a review is a sum over its features,
+    ``score = intercept + sum_j x_j w_j``: for NB, ``w_j = log P(w_j | pos) - log P(w_j | neg)``
+    and the intercept is the log prior ratio; for the SVM, ``w`` is its weight vector.
+
+    Parameters
+    ----------
+    system : BowSystem
+        The features and classifier (tf-idf weighting is not supported).
+    C : float, optional
+        The SVM's C; default: chosen by inner CV, as ``system.fit`` does.
+    """
+
+    def __init__(self, system: BowSystem, C: float | None = None) -> None:
+        if not isinstance(system, BowSystem) or system.tfidf:
+            raise KitError("Explanations need a bag-of-words system without tf-idf "
+                           "(nb, nb-presence, svm-bow).")
+        self.system, self.C = system, C
+
+    def fit(self, reviews: pd.DataFrame) -> Explainer:
+        """Fit the vocabulary and classifier on ``reviews`` (doc_id, label, text)."""
+        s = self.system
+        self.vectorizer_ = make_vectorizer(s.ngram, binary=s.binary, stemming=s.stemming, min_df=s.min_df)
+        X = self.vectorizer_.fit_transform(tokenized(reviews.text))
+        y = reviews.label.to_numpy()
+        if s.classifier == "nb":
+            model = NaiveBayes(alpha=s.alpha).fit(X, y)
+            self.weights_ = model.feature_log_prob_[1] - model.feature_log_prob_[0]
+            self.intercept_ = float(model.class_log_prior_[1] - model.class_log_prior_[0])
+        else:
+            if self.C is None:
+                model, self.C = s.fit(X, y)
+            else:
+                model = LinearSVC(C=self.C, random_state=0, max_iter=10000).fit(X, y)
+            self.weights_, self.intercept_ = model.coef_[0], float(model.intercept_[0])
+        self.features_ = self.vectorizer_.get_feature_names_out()
+        return self
+
+    def contributions(self, text: str) -> pd.DataFrame:
+        """Each feature of ``text`` with its value, weight and contribution (value × weight).
+
+        Returns
+        -------
+        DataFrame
+            feature, value, weight, contribution; strongest (by |contribution|) first.
+            ``intercept_ + contribution.sum()`` is the model's score for the text.
+        """
+        x = self.vectorizer_.transform([tokenize(text)]).tocsr()
+        columns = x.indices
+        frame = pd.DataFrame({"feature": self.features_[columns], "value": x.data,
+                              "weight": self.weights_[columns]})
+        frame["contribution"] = frame.value * frame.weight
+        order = np.lexsort((frame.feature, -frame.contribution.abs()))
+        return frame.iloc[order].reset_index(drop=True)
+
+    def score(self, text: str) -> float:
+        """The model's score for ``text`` (positive means ``pos``)."""
+        return self.intercept_ + float(self.contributions(text).contribution.sum())
+
+    def token_weights(self, text: str) -> list[tuple[int, int, float]]:
+        """A weight per token of ``text`` for highlighting: (start, end, weight).
+
+        A token's weight is its unigram's weight plus half the weight of each bigram it is
+        part of (so a bigram's weight is shared by its two words). Features unseen in
+        training weigh 0.
+        """
+        spans = token_spans(text)
+        words = self.vectorizer_.build_tokenizer()([t for *_, t in spans])
+        vocabulary = self.vectorizer_.vocabulary_
+
+        def weight(feature: str) -> float:
+            column = vocabulary.get(feature)
+            return 0.0 if column is None else float(self.weights_[column])
+
+        result = np.array([weight(w) for w in words])
+        for i in range(len(words) - 1):  # bigram lookups find nothing in a unigram vocabulary
+            shared = weight(f"{words[i]} {words[i + 1]}") / 2
+            result[i] += shared
+            result[i + 1] += shared
+        return [(start, end, float(w)) for (start, end, _), w in zip(spans, result, strict=True)]
+
+    def highlight(self, text: str, n_marked: int = 15) -> Highlighted:
+        """``text`` with every word coloured by its weight (see ``Highlighted``)."""
+        return Highlighted(text, self.token_weights(text), n_marked)
+
+
+@dataclass(frozen=True)
+class Highlighted:
+    """A text with a weight per token: HTML in a notebook, plain text elsewhere.
+
+    In HTML, words pushing towards ``pos`` are green and towards ``neg`` red, the stronger
+    the darker (hover to see the weight). As plain text, the ``n_marked`` strongest
+    distinct words are marked ``[+word]`` or ``[-word]``.
+    """
+
+    text: str
+    weights: list[tuple[int, int, float]]
+    n_marked: int = 15
+
+    def _pieces(self):
+        position = 0
+        for start, end, weight in self.weights:
+            yield self.text[position:start], None
+            yield self.text[start:end], weight
+            position = end
+        yield self.text[position:], None
+
+    def _repr_html_(self) -> str:
+        scale = max((abs(w) for *_, w in self.weights), default=0.0) or 1.0
+        parts = []
+        for piece, weight in self._pieces():
+            if weight is None or weight == 0:
+                parts.append(html.escape(piece))
+                continue
+            colour = "0, 140, 60" if weight > 0 else "210, 30, 30"
+            parts.append(f'<span style="background: rgba({colour}, {abs(weight) / scale:.2f})" '
+                         f'title="{weight:+.3f}">{html.escape(piece)}</span>')
+        return f'<div style="line-height: 1.8">{"".join(parts)}</div>'
+
+    def __str__(self) -> str:
+        strongest = {}
+        for start, end, weight in self.weights:
+            word = self.text[start:end].lower()
+            if abs(weight) > abs(strongest.get(word, 0.0)):
+                strongest[word] = weight
+        marked = set(sorted(strongest, key=lambda w: (-abs(strongest[w]), w))[:self.n_marked])
+        return "".join(f"[{'+' if weight > 0 else '-'}{piece}]"
+                       if weight is not None and piece.lower() in marked else piece
+                       for piece, weight in self._pieces())
+
+    __repr__ = __str__
+
+
+def fold_explainer(doc_id: str, name: str = "svm-bow") -> Explainer:
+    """The model that made the CV prediction for ``doc_id``: refitted on that review's
+    training folds, with the C its fold chose (a headline bag-of-words system)."""
+    reviews = data.load_movie_reviews()
+    row = reviews.loc[reviews.doc_id == doc_id]
+    if row.empty:
+        raise KitError(f"No review {doc_id!r} among the 2,000 movie reviews.")
+    fold = int(row.fold.iloc[0])
+    predictions = systems.predictions(name, progress=False)
+    C = predictions.loc[predictions.doc_id == doc_id, "C"].iloc[0]
+    return Explainer(systems.system(name), C=None if np.isnan(C) else float(C)).fit(
+        reviews[reviews.fold != fold])
+
+
+def nearest_reviews(doc_id: str, k: int = 3, vectors: np.ndarray | None = None,
+                    reviews: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The ``k`` training reviews most similar to ``doc_id`` (those outside its CV fold).
+
+    Parameters
+    ----------
+    vectors : ndarray, optional
+        One row per review (e.g. Doc2Vec vectors, in the reviews' order); default tf-idf
+        of unigrams with English stop words removed.
+
+    Returns
+    -------
+    DataFrame
+        doc_id, label, similarity (cosine), snippet; most similar first.
+    """
+    reviews = data.load_movie_reviews() if reviews is None else reviews
+    where = np.flatnonzero(reviews.doc_id.to_numpy() == doc_id)
+    if len(where) != 1:
+        raise KitError(f"No review {doc_id!r} in the table.")
+    if vectors is None:
+        vectors = TfidfVectorizer(stop_words="english").fit_transform(reviews.text)
+    if vectors.shape[0] != len(reviews):
+        raise KitError(f"vectors has {vectors.shape[0]} rows for {len(reviews)} reviews.")
+    unit = normalize(vectors)
+    product = unit @ unit[where[0]].T
+    similarity = (product.toarray() if sp.issparse(product) else np.asarray(product)).ravel()
+    candidates = np.flatnonzero(reviews.fold.to_numpy() != reviews.fold.iloc[where[0]])
+    best = candidates[np.argsort(-similarity[candidates], kind="stable")[:k]]
+    return pd.DataFrame({"doc_id": reviews.doc_id.to_numpy()[best], "label": reviews.label.to_numpy()[best],
+                         "similarity": similarity[best],
+                         "snippet": [snippet(t, 25) for t in reviews.text.to_numpy()[best]]})
+
+
+# --------------------------------------------------------------------------- error cues
+
+NEGATORS = frozenset({"not", "no", "never", "nothing", "nobody", "none", "neither", "nor",
+                      "hardly", "barely", "without", "cannot"})
+CONTRASTS = frozenset({"but", "however", "although", "though", "yet", "nevertheless", "nonetheless"})
+COMPARISONS = frozenset({"than", "unlike", "compared", "comparison", "sequel", "remake",
+                         "original", "predecessor", "previous", "similar"})
+CATEGORIES = ("rating_mismatch", "late_contrast", "negation", "comparison", "plot_summary", "other")
+_RATING = re.compile(r"\b(\d+(?:\.\d+)?) ?(?:/|out of) ?(4|5|10)\b")
+
+
+def _negated(tokens: list[str], i: int, window: int = 3) -> bool:
+    return any(t in NEGATORS or t.endswith("n't") for t in tokens[max(0, i - window):i])
+
+
+def _polarity(tokens: list[str], lexicon: dict[str, frozenset[str]]) -> int:
+    return sum(t in lexicon["pos"] for t in tokens) - sum(t in lexicon["neg"] for t in tokens)
+
+
+def explicit_rating(text: str) -> float:
+    """The mean of the ratings written in ``text`` ("7/10", "3 out of 4"), scaled to [0, 1];
+    NaN if there are none."""
+    found = [float(a) / float(b) for a, b in _RATING.findall(text.lower()) if float(a) <= float(b)]
+    return float(np.mean(found)) if found else float("nan")
+
+
+def error_cues(text: str, lexicon: dict[str, frozenset[str]]) -> dict[str, float]:
+    """Measurable hints at why a review is hard to classify.
+
+    Parameters
+    ----------
+    lexicon : dict
+        ``{"pos": words, "neg": words}`` (``helpers.data.load_opinion_lexicon()``).
+
+    Returns
+    -------
+    dict
+        ``negated``: share of opinion words with a negator ("not", "n't", "never", …) up to
+        3 tokens before; ``late_contrast``: 1 if a contrast word ("but", "however", …) in the
+        last quarter of the review turns the lexicon polarity (sign of #pos − #neg words) of
+        what follows against what precedes it, else 0; ``opinion_density``: opinion words per
+        token (low in plot summaries); ``comparison``: comparison words ("than", "sequel",
+        "original", …) per 100 tokens; ``rating``: ``explicit_rating(text)``.
+    """
+    tokens = tokenize(text)
+    opinion = [i for i, t in enumerate(tokens) if t in lexicon["pos"] or t in lexicon["neg"]]
+    late = [i for i, t in enumerate(tokens) if t in CONTRASTS and i >= 0.75 * len(tokens)]
+    turn = 0.0
+    if late:
+        before, after = _polarity(tokens[:late[-1]], lexicon), _polarity(tokens[late[-1]:], lexicon)
+        turn = float(np.sign(before) * np.sign(after) < 0)
+    n = max(len(tokens), 1)
+    return {
+        "negated": float(np.mean([_negated(tokens, i) for i in opinion])) if opinion else 0.0,
+        "late_contrast": turn,
+        "opinion_density": len(opinion) / n,
+        "comparison": 100 * sum(t in COMPARISONS for t in tokens) / n,
+        "rating": explicit_rating(text),
+    }
+
+
+def cue_table(reviews: pd.DataFrame, lexicon: dict[str, frozenset[str]] | None = None) -> pd.DataFrame:
+    """``error_cues`` for every review (index: doc_id)."""
+    lexicon = data.load_opinion_lexicon() if lexicon is None else lexicon
+    return pd.DataFrame([error_cues(t, lexicon) for t in reviews.text], index=pd.Index(reviews.doc_id))
+
+
+def cue_thresholds(cues: pd.DataFrame, share: float = 0.25) -> dict[str, float]:
+    """Cut-offs marking a cue as unusual: the top ``share`` of reviews for negation and
+    comparison, the bottom ``share`` for opinion density (computed on a reference corpus)."""
+    return {"negated": float(cues.negated.quantile(1 - share)),
+            "comparison": float(cues.comparison.quantile(1 - share)),
+            "opinion_density": float(cues.opinion_density.quantile(share))}
+
+
+def suggest_categories(cues: pd.DataFrame, labels, thresholds: dict[str, float]) -> pd.Series:
+    """A rule-based first guess at each error's category (the first rule that fires).
+
+    In order: ``rating_mismatch`` (the ratings written in the text point the other way
+    from the label: ≥ 0.6 for a negative review, ≤ 0.4 for a positive one; often they rate
+    *other* films), ``late_contrast``, ``negation``, ``comparison``, ``plot_summary``
+    (few opinion words), else ``other``.
+    """
+    labels = np.asarray(labels)
+    rules = [
+        ("rating_mismatch", ((cues.rating >= 0.6) & (labels == "neg"))
+         | ((cues.rating <= 0.4) & (labels == "pos"))),
+        ("late_contrast", cues.late_contrast > 0),
+        ("negation", cues.negated >= thresholds["negated"]),
+        ("comparison", cues.comparison >= thresholds["comparison"]),
+        ("plot_summary", cues.opinion_density <= thresholds["opinion_density"]),
+    ]
+    suggestion = pd.Series("other", index=cues.index, name="suggested_category")
+    for name, fires in reversed(rules):  # earlier rules overwrite later ones
+        suggestion[fires.to_numpy()] = name
+    return suggestion
+
+
+def opinion_word_counts(texts, lexicon: dict[str, frozenset[str]] | None = None) -> np.ndarray:
+    """How many opinion-lexicon words (positive or negative, with repeats) each text has."""
+    lexicon = data.load_opinion_lexicon() if lexicon is None else lexicon
+    words = lexicon["pos"] | lexicon["neg"]
+    return np.array([sum(t in words for t in tokenize(text)) for text in texts])
+
+
+# --------------------------------------------------------------------------- annotation sheet
+
+ENTRY_COLUMNS = ("category", "fixability", "source", "note")
+SHEET_COLUMNS = ("doc_id", "system", "label", "margin", "snippet", "suggested_category", *ENTRY_COLUMNS)
+FIXABILITY = ("easy", "hard", "unfixable")
+SOURCES = ("features", "model", "data", "label")
+
+
+def sheet_path() -> Path:
+    """Where the annotation sheet lives: ``data/annotations/errors.csv``."""
+    return settings.data_dir() / "annotations" / "errors.csv"
+
+
+def annotation_sheet(name: str = "svm-bow", n: int = 50) -> pd.DataFrame:
+    """The ``n`` most confident CV errors of headline system ``name``, ready to annotate.
+
+    Returns
+    -------
+    DataFrame
+        doc_id, system, label, margin, snippet, suggested_category, and the empty columns
+        category, fixability, source, note for the student.
+    """
+    reviews = data.load_movie_reviews()
+    errors = ranked_errors(systems.predictions(name, progress=False), reviews, n)
+    cues = cue_table(reviews)
+    guesses = suggest_categories(cues, reviews.label, cue_thresholds(cues))
+    sheet = pd.DataFrame({"doc_id": errors.doc_id, "system": name, "label": errors.label,
+                          "margin": errors.margin.round(4),
+                          "snippet": [snippet(t, 30) for t in errors.text],
+                          "suggested_category": guesses.loc[errors.doc_id].to_numpy()})
+    for column in ENTRY_COLUMNS:
+        sheet[column] = ""
+    return sheet
+
+
+def _entries(sheet: pd.DataFrame) -> pd.Series:
+    """Whether each row has anything in the student's columns."""
+    present = [c for c in ENTRY_COLUMNS if c in sheet]
+    return sheet[present].fillna("").astype(str).apply(lambda c: c.str.strip() != "").any(axis=1)
+
+
+def has_annotations(path: str | Path | None = None) -> bool:
+    """Whether the sheet at ``path`` exists and has an entry in any student column."""
+    path = Path(path) if path is not None else sheet_path()
+    return path.is_file() and bool(_entries(_read_sheet(path)).any())
+
+
+def write_annotation_sheet(sheet: pd.DataFrame, path: str | Path | None = None) -> Path:
+    """Write ``sheet`` as CSV (default ``data/annotations/errors.csv``); never over annotations.
+
+    Raises
+    ------
+    KitError
+        If ``path`` already holds a sheet with entries: nothing is written.
+    """
+    path = Path(path) if path is not None else sheet_path()
+    if has_annotations(path):
+        count = int(_entries(_read_sheet(path)).sum())
+        raise KitError(f"{path} already holds annotations in {count} row(s); nothing was written. "
+                       "Move it away, or write the new sheet elsewhere (kit annotate --out FILE).")
+    data.atomic_write(path, lambda tmp: sheet[list(SHEET_COLUMNS)].to_csv(tmp, index=False))
+    return path
+
+
+def _read_sheet(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+    except UnicodeDecodeError:
+        raise KitError(f"{path} is not UTF-8: save it from your spreadsheet as CSV UTF-8.") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+        raise KitError(f"{path} is not a readable CSV ({err}).") from None
+
+
+def read_annotations(path: str | Path | None = None) -> pd.DataFrame:
+    """Read the annotation sheet back, normalised (lowercase, trimmed) and checked.
+
+    Returns
+    -------
+    DataFrame
+        The sheet with ``margin`` as float and an ``annotated`` column (any entry given).
+
+    Raises
+    ------
+    KitError
+        No sheet (run ``kit annotate``), missing columns, or fixability/source values
+        outside ``FIXABILITY``/``SOURCES`` (with their line numbers).
+    """
+    path = Path(path) if path is not None else sheet_path()
+    if not path.is_file():
+        raise KitError(f"No annotation sheet at {path}: write one with `kit annotate`.")
+    sheet = _read_sheet(path)
+    missing = [c for c in SHEET_COLUMNS if c not in sheet]
+    if missing:
+        raise KitError(f"{path} lacks the column(s) {', '.join(missing)}: "
+                       "keep the header kit annotate wrote.")
+    for column in ("category", "fixability", "source"):
+        sheet[column] = sheet[column].str.strip().str.lower()
+    for column, allowed in (("fixability", FIXABILITY), ("source", SOURCES)):
+        bad = sheet.index[~sheet[column].isin(("", *allowed))]
+        if len(bad):
+            lines = ", ".join(f"line {i + 2}: {sheet[column][i]!r}" for i in bad[:5])
+            raise KitError(f"{path}: {column} must be one of {', '.join(allowed)} or empty ({lines}).")
+    sheet["margin"] = pd.to_numeric(sheet.margin, errors="coerce")
+    sheet["annotated"] = _entries(sheet)
+    return sheet
+
+
+def annotation_counts(sheet: pd.DataFrame) -> dict[str, pd.Series]:
+    """Frequency of each category, fixability and source among the annotated rows."""
+    done = sheet[sheet.annotated]
+    return {c: done[c].replace("", "(blank)").value_counts() for c in ("category", "fixability", "source")}
+
+
+def suggestion_agreement(sheet: pd.DataFrame) -> float:
+    """Share of annotated rows (with a category) whose category is the rule-based guess."""
+    done = sheet[sheet.annotated & (sheet.category != "")]
+    if done.empty:
+        raise KitError("No annotated categories yet: fill in the category column first.")
+    return float((done.category == done.suggested_category).mean())
+
+
+# --------------------------------------------------------------------------- reporting
+
+
+def error_rate_by(values, correct, bins: int = 5) -> pd.DataFrame:
+    """Error rate in ``bins`` quantile bins of a per-review value (e.g. length).
+
+    Returns
+    -------
+    DataFrame
+        One row per bin: low, high (the bin's value range), count, error_rate.
+    """
+    values, correct = np.asarray(values, dtype=float), np.asarray(correct, dtype=bool)
+    if len(values) != len(correct) or len(values) == 0:
+        raise KitError("values and correct must be non-empty and of equal length.")
+    codes = pd.qcut(values, bins, labels=False, duplicates="drop")
+    frame = pd.DataFrame({"bin": codes, "value": values, "error": ~correct})
+    return frame.groupby("bin").agg(low=("value", "min"), high=("value", "max"),
+                                    count=("error", "size"), error_rate=("error", "mean")).reset_index()
+
+
+def accuracy_interval(correct, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Accuracy and its Wilson score interval (``scipy.stats.binomtest``).
+
+    Returns
+    -------
+    (accuracy, low, high)
+    """
+    correct = np.asarray(correct, dtype=bool)
+    if len(correct) == 0:
+        raise KitError("No predictions to score.")
+    interval = binomtest(int(correct.sum()), len(correct)).proportion_ci(confidence, method="wilson")
+    return float(correct.mean()), float(interval.low), float(interval.high)

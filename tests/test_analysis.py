@@ -1,0 +1,248 @@
+"""Error analysis helpers: ranking, explanations, cues, the annotation sheet, reporting."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import norm
+from sklearn.svm import LinearSVC
+
+from helpers import analysis, data, systems
+from helpers.cli import main
+from helpers.errors import KitError
+from helpers.evaluation import BowSystem, tokenized
+from helpers.features import make_vectorizer
+from helpers.naive_bayes import NaiveBayes
+
+LEXICON = {"pos": frozenset({"good", "great", "fun"}), "neg": frozenset({"bad", "dull", "awful"})}
+
+
+@pytest.fixture
+def reviews() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    rows = []
+    for i in range(40):
+        label = "pos" if i % 2 else "neg"
+        words = rng.choice(["great", "fun", "good"] if label == "pos" else ["dull", "awful", "bad"], 4)
+        rows.append((f"d{i}", i % 4, label, " ".join([*words, "the", "film", "not", "plot"])))
+    return pd.DataFrame(rows, columns=["doc_id", "fold", "label", "text"])
+
+
+def test_ranked_errors_most_confident_first(reviews):
+    predictions = pd.DataFrame({"doc_id": ["d0", "d1", "d2", "d3"], "fold": 0, "system": "x",
+                                "prediction": ["pos", "neg", "neg", "neg"], "score": [0.5, -2.0, -1.0, -3.0],
+                                "correct": [False, False, True, False], "C": 0.1})
+    errors = analysis.ranked_errors(predictions, reviews)
+    assert errors.doc_id.tolist() == ["d3", "d1", "d0"]
+    assert errors.margin.tolist() == [3.0, 2.0, 0.5]
+    assert errors.label.tolist() == ["pos", "pos", "neg"]
+    assert analysis.ranked_errors(predictions, reviews, n=1).doc_id.tolist() == ["d3"]
+
+
+@pytest.mark.parametrize("system", [BowSystem("nb"), BowSystem("nb", ngram="uni+bi", binary=True),
+                                    BowSystem("svm", ngram="uni+bi", binary=True)])
+def test_contributions_add_up_to_the_models_score(reviews, system):
+    explainer = analysis.Explainer(system, C=0.1).fit(reviews)
+    vectorizer = make_vectorizer(system.ngram, binary=system.binary)
+    X = vectorizer.fit_transform(tokenized(reviews.text))
+    if system.classifier == "nb":
+        model = NaiveBayes().fit(X, reviews.label)
+    else:
+        model = LinearSVC(C=0.1, random_state=0, max_iter=10000).fit(X, reviews.label)
+    text = "a great film , not bad , fun fun"
+    expected = model.decision_function(vectorizer.transform([text.split()]))[0]
+    assert explainer.score(text) == pytest.approx(expected)
+    table = explainer.contributions(text)
+    assert (table.contribution.abs().diff().dropna() <= 1e-12).all()
+    if not system.binary:
+        assert table.set_index("feature").value["fun"] == 2
+
+
+def test_token_weights_share_bigram_weights_and_keep_offsets(reviews):
+    explainer = analysis.Explainer(BowSystem("nb", ngram="uni+bi", binary=True)).fit(reviews)
+    weight = dict(zip(explainer.features_, explainer.weights_, strict=True))
+    text = "Great<br />FILM unseen"
+    spans = explainer.token_weights(text)
+    assert [text[s:e] for s, e, _ in spans] == ["Great", "FILM", "unseen"]
+    bigram = weight.get("great film", 0.0)
+    assert spans[0][2] == pytest.approx(weight["great"] + bigram / 2)
+    assert spans[1][2] == pytest.approx(weight["film"] + bigram / 2)
+    assert spans[2][2] == 0.0
+
+
+def test_highlighted_html_and_plain_text():
+    weights = [(3, 7, 1.0), (12, 15, 0.0), (16, 20, -0.5)]
+    shown = analysis.Highlighted("<b>good</b> but dull", weights, n_marked=1)
+    page = shown._repr_html_()
+    assert "&lt;b&gt;" in page and "<b>" not in page
+    assert "rgba(0, 140, 60, 1.00)" in page and "rgba(210, 30, 30, 0.50)" in page
+    assert str(shown) == "<b>[+good]</b> but dull"
+    assert str(analysis.Highlighted("good but dull", [(0, 4, 1.0), (9, 13, -2.0)])) == "[+good] but [-dull]"
+
+
+def test_explainer_refuses_what_it_cannot_take_apart():
+    with pytest.raises(KitError, match="bag-of-words system without tf-idf"):
+        analysis.Explainer(BowSystem("svm", tfidf=True))
+
+
+def test_fold_explainer_reproduces_the_cached_cv_score(corpora):
+    predictions = systems.predictions("nb", progress=False)
+    wrong = analysis.ranked_errors(predictions).iloc[0]
+    explainer = analysis.fold_explainer(wrong.doc_id, "nb")
+    assert explainer.score(wrong.text) == pytest.approx(wrong.score)
+    with pytest.raises(KitError, match="No review 'cv999_0'"):
+        analysis.fold_explainer("cv999_0", "nb")
+
+
+def test_nearest_reviews_come_from_other_folds(reviews):
+    vectors = np.eye(5)[np.arange(len(reviews)) % 5]  # d0, d5, d10, ... point the same way
+    found = analysis.nearest_reviews("d0", k=3, vectors=vectors, reviews=reviews)
+    assert found.doc_id.tolist() == ["d5", "d10", "d15"]  # d20 is in d0's fold
+    assert found.similarity.tolist() == [1.0, 1.0, 1.0]
+    by_text = analysis.nearest_reviews("d0", k=2, reviews=reviews)
+    assert list(by_text.columns) == ["doc_id", "label", "similarity", "snippet"]
+    with pytest.raises(KitError, match="No review"):
+        analysis.nearest_reviews("nope", reviews=reviews)
+
+
+def test_error_cues():
+    cues = analysis.error_cues("not good , not bad and never dull . the plot is fun", LEXICON)
+    assert cues["negated"] == pytest.approx(3 / 4)
+    assert cues["opinion_density"] == pytest.approx(4 / 13)
+    turned = "good good great fun and good . " * 6 + "but dull , awful , bad , bad"
+    turn = analysis.error_cues(turned, LEXICON)
+    assert turn["late_contrast"] == 1.0
+    no_turn = analysis.error_cues("but dull , awful . " + "good great fun . " * 5, LEXICON)
+    assert no_turn["late_contrast"] == 0.0
+    assert analysis.error_cues("worse than the original sequel", LEXICON)["comparison"] == pytest.approx(60)
+    rated = "memento ( 10/10 ) and this : 3 out of 4 , or 11/10"
+    assert analysis.explicit_rating(rated) == pytest.approx(0.875)
+    assert np.isnan(analysis.explicit_rating("no rating here , 1986"))
+
+
+def test_suggest_categories_first_rule_wins():
+    cues = pd.DataFrame({"negated": [0.5, 0.5, 0.5, 0.0, 0.0, 0.0], "late_contrast": [0, 1, 0, 0, 0, 0],
+                         "opinion_density": [0.1, 0.1, 0.1, 0.1, 0.01, 0.1], "comparison": [0, 0, 0, 5, 0, 0],
+                         "rating": [0.9, np.nan, 0.9, np.nan, np.nan, 0.2]})
+    labels = ["neg", "neg", "pos", "pos", "pos", "neg"]
+    thresholds = {"negated": 0.3, "comparison": 1.0, "opinion_density": 0.05}
+    assert analysis.suggest_categories(cues, labels, thresholds).tolist() == [
+        "rating_mismatch", "late_contrast", "negation", "comparison", "plot_summary", "other"]
+    ramp = [0, 1, 2, 3, 4.0]
+    ramps = pd.DataFrame({"negated": ramp, "comparison": ramp, "opinion_density": ramp})
+    assert analysis.cue_thresholds(ramps) == {
+        "negated": 3.0, "comparison": 3.0, "opinion_density": 1.0}
+
+
+def _sheet(n=3) -> pd.DataFrame:
+    sheet = pd.DataFrame({"doc_id": [f"cv{i}" for i in range(n)], "system": "svm-bow", "label": "pos",
+                          "margin": np.linspace(1, 0.5, n), "snippet": "a, \"quoted\" snippet",
+                          "suggested_category": "negation"})
+    for column in analysis.ENTRY_COLUMNS:
+        sheet[column] = ""
+    return sheet
+
+
+def test_annotation_sheet_round_trip(tmp_path):
+    path = analysis.write_annotation_sheet(_sheet(), tmp_path / "errors.csv")
+    assert not analysis.has_annotations(path)
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    table.loc[0, ["category", "fixability", "source"]] = [" Negation", "Hard ", "features"]
+    table.loc[1, ["category", "note"]] = ["sarcasm", "ironic praise"]
+    table.to_csv(path, index=False)
+    sheet = analysis.read_annotations(path)
+    assert sheet.annotated.tolist() == [True, True, False]
+    assert sheet.snippet[0] == 'a, "quoted" snippet'
+    counts = analysis.annotation_counts(sheet)
+    assert counts["category"].to_dict() == {"negation": 1, "sarcasm": 1}
+    assert counts["fixability"].to_dict() == {"hard": 1, "(blank)": 1}
+    assert analysis.suggestion_agreement(sheet) == 0.5
+
+
+def test_annotated_sheet_is_never_overwritten(tmp_path):
+    path = analysis.write_annotation_sheet(_sheet(), tmp_path / "errors.csv")
+    analysis.write_annotation_sheet(_sheet(5), path)  # blank: replaced
+    assert len(pd.read_csv(path)) == 5
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    table.loc[4, "note"] = "my note"
+    table.to_csv(path, index=False)
+    before = path.read_bytes()
+    with pytest.raises(KitError, match=r"already holds annotations in 1 row\(s\); nothing was written"):
+        analysis.write_annotation_sheet(_sheet(), path)
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda t: t.assign(fixability=["maybe", "", ""]),
+     r"fixability must be one of easy, hard, unfixable .*line 2: 'maybe'"),
+    (lambda t: t.drop(columns="source"), "lacks the column"),
+])
+def test_bad_annotations_are_clear_errors(tmp_path, edit, message):
+    path = tmp_path / "errors.csv"
+    edit(_sheet()).to_csv(path, index=False)
+    with pytest.raises(KitError, match=message):
+        analysis.read_annotations(path)
+
+
+def test_unreadable_or_missing_sheet(tmp_path):
+    with pytest.raises(KitError, match="kit annotate"):
+        analysis.read_annotations(tmp_path / "none.csv")
+    path = tmp_path / "latin.csv"
+    path.write_bytes("doc_id,note\ncv1,caf\u00e9\n".encode("latin-1"))
+    with pytest.raises(KitError, match="not UTF-8"):
+        analysis.read_annotations(path)
+    with pytest.raises(KitError, match="not UTF-8"):  # an unreadable sheet is not overwritten either
+        analysis.write_annotation_sheet(_sheet(), path)
+    blank = analysis.write_annotation_sheet(_sheet(), tmp_path / "blank.csv")
+    with pytest.raises(KitError, match="No annotated categories"):
+        analysis.suggestion_agreement(analysis.read_annotations(blank))
+
+
+def test_kit_annotate_writes_then_protects_the_sheet(corpora, tmp_path, capsys):
+    path = tmp_path / "errors.csv"
+    assert main(["annotate", "--system", "nb", "-n", "7", "--out", str(path)]) == 0
+    sheet = analysis.read_annotations(path)
+    assert len(sheet) == 7 and sheet.margin.is_monotonic_decreasing
+    assert set(sheet.suggested_category) <= set(analysis.CATEGORIES)
+    sheet.loc[0, "category"] = "other"
+    sheet.drop(columns="annotated").to_csv(path, index=False)
+    assert main(["annotate", "--system", "nb", "--out", str(path)]) == 1
+    assert "nothing was written" in capsys.readouterr().err
+    assert main(["annotate", "--system", "bert"]) == 1
+
+
+def test_error_rate_by_quantile_bins():
+    values = np.arange(10.0)
+    correct = np.array([0, 0, 1, 1, 1, 1, 1, 1, 1, 0], dtype=bool)
+    table = analysis.error_rate_by(values, correct, bins=5)
+    assert table.error_rate.tolist() == [1.0, 0.0, 0.0, 0.0, 0.5]
+    assert table["count"].tolist() == [2] * 5 and table.low.tolist() == [0, 2, 4, 6, 8]
+
+
+def test_accuracy_interval_is_wilsons():
+    correct = np.array([True] * 81 + [False] * 19)
+    accuracy, low, high = analysis.accuracy_interval(correct)
+    p, n, z = 0.81, 100, norm.ppf(0.975)
+    centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
+    half = z / (1 + z**2 / n) * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2))
+    assert accuracy == 0.81
+    assert (low, high) == pytest.approx((centre - half, centre + half))
+    with pytest.raises(KitError):
+        analysis.accuracy_interval([])
+
+
+def test_opinion_word_counts():
+    assert analysis.opinion_word_counts(["good , bad and good", "plain"], LEXICON).tolist() == [3, 0]
+
+
+def test_snippet():
+    assert analysis.snippet("a b c", 2) == "a b …" and analysis.snippet("a b", 2) == "a b"
+
+
+def test_annotation_sheet_lists_the_top_errors(corpora):
+    sheet = analysis.annotation_sheet("nb", n=5)
+    errors = analysis.ranked_errors(systems.predictions("nb", progress=False), data.load_movie_reviews(), 5)
+    assert sheet.doc_id.tolist() == errors.doc_id.tolist()
+    assert list(sheet.columns) == list(analysis.SHEET_COLUMNS)
+    assert (sheet[list(analysis.ENTRY_COLUMNS)] == "").all().all()
