@@ -14,7 +14,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from helpers import analysis, data, grading, release, runner, settings, systems
+from helpers import analysis, data, embeddings, grading, projector, release, runner, settings, systems
 from helpers.errors import KitError
 
 INFO_PACKAGES = ("nltk", "gensim", "scikit-learn", "scipy", "numpy", "pandas", "matplotlib",
@@ -99,6 +99,20 @@ def cmd_annotate(args: argparse.Namespace) -> None:
           "and note, then read it back in notebook 05.")
 
 
+def cmd_export_projector(args: argparse.Namespace) -> None:
+    if args.docs < 0 or args.words < 0:
+        raise KitError("--docs and --words must not be negative.")
+    config = embeddings.config_for(dm=1) if args.model == "dm" else embeddings.config_for()
+    exported = projector.export_kit_embeddings(config, args.docs, args.words, args.out)
+    for kind, paths in exported.items():
+        print(f"{kind}: {paths['vectors']}\n{' ' * len(kind)}  {paths['metadata']}")
+    if "words" not in exported:
+        print("(no word vectors: this model trained none; use --model dm)")
+    folder = Path(next(iter(exported.values()))["config"]).parent
+    print(f"Load each pair at https://projector.tensorflow.org (Load > Choose file), or run "
+          f"`tensorboard --logdir {folder}` (pip install tensorboard).")
+
+
 def cmd_lab(args: argparse.Namespace) -> None:
     # Kernels inherit the server's environment; gensim's initial vectors depend on Python's
     # hash seed, so the reference outputs need it fixed before Jupyter starts.
@@ -156,6 +170,18 @@ def build_parser() -> argparse.ArgumentParser:
     annotate.add_argument("--out", help="CSV file to write (default data/annotations/errors.csv); "
                           "a sheet with annotations in it is never overwritten")
     annotate.set_defaults(func=cmd_annotate)
+
+    export = sub.add_parser("export-projector",
+                            help="write document and word vectors for the Embedding Projector")
+    export.add_argument("--model", choices=("dm", "dbow"), default="dm",
+                        help="PV-DM (has word vectors; default) or the PV-DBOW of svm-doc2vec "
+                        "(sized by KIT_PROFILE)")
+    export.add_argument("--docs", type=int, default=2000, metavar="N",
+                        help="IMDB reviews added to the 2,000 movie reviews (default 2000)")
+    export.add_argument("--words", type=int, default=5000, metavar="N",
+                        help="most frequent words to export (default 5000)")
+    export.add_argument("--out", help="folder (default data/projector)")
+    export.set_defaults(func=cmd_export_projector)
 
     results = sub.add_parser("results", help="the headline table: CV accuracy of each system")
     results.add_argument("--systems", metavar="NAME,…",

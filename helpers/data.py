@@ -399,6 +399,7 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
     os.close(fd)
     try:
         write(Path(tmp_name))
+        os.chmod(tmp_name, 0o644)  # mkstemp makes files private; these are ordinary data files
         os.replace(tmp_name, path)
     finally:
         Path(tmp_name).unlink(missing_ok=True)

@@ -1,0 +1,166 @@
+"""Export vectors for the TensorFlow Embedding Projector (projector.tensorflow.org) and TensorBoard.
+
+The projector reads two TSV files: vectors (tab-separated floats, one row per point, no
+header) and metadata (one label per line without a header when there is a single column;
+with several columns the first line names them). It skips blank lines, so an empty label
+would shift every later row: empty values are written as ``(none)``. Tabs, newlines and
+backslashes inside labels are escaped (``\\t``, ``\\n``, ``\\r``, ``\\\\``), which keeps one
+row per point; ``read_projector`` undoes the escaping.
+
+``projector_config.pbtxt`` in the same folder lists every exported embedding, so
+``tensorboard --logdir DIR`` shows them too (TensorBoard is optional:
+``pip install tensorboard``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from helpers.data import atomic_write
+from helpers.errors import KitError
+
+EMPTY = "(none)"
+CONFIG = "projector_config.pbtxt"
+_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_UNESCAPES = {v: k for k, v in _ESCAPES.items()}
+_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+def escape(value) -> str:
+    """One metadata cell as the projector needs it: escaped, never empty."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return EMPTY
+    text = str(value)
+    return "".join(_ESCAPES.get(c, c) for c in text) if text else EMPTY
+
+
+def unescape(cell: str) -> str:
+    """Undo ``escape`` (``(none)`` stays as it is)."""
+    return re.sub(r"\\[\\tnr]", lambda m: _UNESCAPES[m.group()], cell)
+
+
+def export_projector(vectors, metadata, out_dir: str | Path, name: str) -> dict[str, Path]:
+    """Write ``<name>_vectors.tsv``, ``<name>_metadata.tsv`` and the TensorBoard config.
+
+    Parameters
+    ----------
+    vectors : array-like of shape (n, d), d >= 2
+        Finite numbers, one row per point.
+    metadata : DataFrame, Series or list
+        One entry (or row) per point. A DataFrame with several columns gets a header row;
+        a single column (Series, list or one-column DataFrame) is written without one.
+    out_dir : str or Path
+        Created if needed. Files of the same ``name`` are replaced; nothing else is touched
+        except ``projector_config.pbtxt``, rewritten to list every export in the folder.
+    name : str
+        Letters, digits, ``_``, ``.``, ``-``.
+
+    Returns
+    -------
+    dict
+        Paths of ``vectors``, ``metadata`` and ``config``.
+
+    Raises
+    ------
+    KitError
+        Mismatched lengths, fewer than 2 dimensions, non-finite values, or a bad name.
+    """
+    if not _NAME.match(name):
+        raise KitError(f"Projector name {name!r}: use letters, digits, _, . or - only.")
+    vectors = np.asarray(vectors, dtype=float)
+    if vectors.ndim != 2 or vectors.shape[1] < 2:
+        raise KitError(f"vectors must be a 2-D array with at least 2 columns, not shape {vectors.shape}.")
+    if not np.isfinite(vectors).all():
+        raise KitError("vectors contain NaN or infinite values; the projector cannot show them.")
+    table = metadata.to_frame() if isinstance(metadata, pd.Series) else pd.DataFrame(metadata)
+    if len(table) != len(vectors):
+        raise KitError(f"{len(vectors)} vectors but {len(table)} metadata rows: give one row per vector.")
+    out_dir = Path(out_dir)
+    paths = {"vectors": out_dir / f"{name}_vectors.tsv", "metadata": out_dir / f"{name}_metadata.tsv"}
+    atomic_write(paths["vectors"], lambda tmp: np.savetxt(tmp, vectors, delimiter="\t", fmt="%.6g"))
+    lines = [[escape(v) for v in row] for row in table.itertuples(index=False)]
+    if table.shape[1] > 1:
+        lines.insert(0, [escape(c) for c in table.columns])
+    text = "".join("\t".join(cells) + "\n" for cells in lines)
+    atomic_write(paths["metadata"], lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    paths["config"] = write_config(out_dir)
+    return paths
+
+
+def write_config(out_dir: str | Path) -> Path:
+    """(Re)write ``projector_config.pbtxt`` listing every ``*_vectors.tsv`` in ``out_dir``."""
+    out_dir = Path(out_dir)
+    blocks = []
+    for vectors in sorted(out_dir.glob("*_vectors.tsv")):
+        name = vectors.name[: -len("_vectors.tsv")]
+        block = f'embeddings {{\n  tensor_name: "{name}"\n  tensor_path: "{vectors.name}"\n'
+        if (out_dir / f"{name}_metadata.tsv").is_file():
+            block += f'  metadata_path: "{name}_metadata.tsv"\n'
+        blocks.append(block + "}\n")
+    path = out_dir / CONFIG
+    atomic_write(path, lambda tmp: tmp.write_text("".join(blocks), encoding="utf-8"))
+    return path
+
+
+def read_projector(out_dir: str | Path, name: str) -> tuple[np.ndarray, pd.DataFrame]:
+    """Read an export back: the vectors, and the metadata (unescaped; one column is ``label``)."""
+    out_dir = Path(out_dir)
+    vectors = np.loadtxt(out_dir / f"{name}_vectors.tsv", delimiter="\t", ndmin=2)
+    lines = (out_dir / f"{name}_metadata.tsv").read_text(encoding="utf-8").split("\n")[:-1]
+    rows = [[unescape(c) for c in line.split("\t")] for line in lines]
+    if "\t" in lines[0]:
+        return vectors, pd.DataFrame(rows[1:], columns=rows[0])
+    return vectors, pd.DataFrame({"label": [r[0] for r in rows]})
+
+
+def export_kit_embeddings(config, n_docs: int = 2000, n_words: int = 5000, out_dir: str | Path | None = None,
+                          seed: int = 0, progress: bool = True) -> dict[str, dict[str, Path]]:
+    """Export a Doc2Vec model's document and word vectors (what ``kit export-projector`` does).
+
+    ``documents``: the 2,000 Pang & Lee reviews (vectors inferred) plus ``n_docs`` IMDB reviews
+    sampled (seeded) from the model's training corpus (their trained vectors); metadata id,
+    source, label, rating, movie_id, first words. ``words``: the ``n_words`` most frequent
+    words of the model's vocabulary, if it trained word vectors (dm=1 or dbow_words=1);
+    metadata word, frequency, lexicon (pos/neg/none).
+
+    Returns
+    -------
+    dict
+        ``{"documents": paths, "words": paths}`` (``words`` missing without word vectors).
+    """
+    from helpers import analysis, data, embeddings, settings
+
+    out_dir = Path(out_dir) if out_dir is not None else settings.data_dir() / "projector"
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", config.name)
+    reviews = data.load_movie_reviews()
+    ours = embeddings.review_vectors(config, progress=progress)
+    table, imdb = embeddings.imdb_vectors(config, progress)
+    rng = np.random.default_rng(seed)
+    pick = np.sort(rng.choice(len(table), min(n_docs, len(table)), replace=False))
+    imdb_texts = pd.concat([data.load_imdb(s)[["doc_id", "text"]] for s in data.IMDB_SPLITS])
+    picked_texts = imdb_texts.set_index("doc_id").text[table.doc_id.iloc[pick]]
+    documents = pd.DataFrame({
+        "id": [*reviews.doc_id, *table.doc_id.iloc[pick]],
+        "source": ["pang_lee"] * len(reviews) + ["imdb_" + s for s in table.split.iloc[pick]],
+        "label": [*reviews.label, *table.label.iloc[pick]],
+        "rating": [None] * len(reviews) + [r or None for r in table.rating.iloc[pick]],
+        "movie_id": [None] * len(reviews) + list(table.movie_id.iloc[pick]),
+        "first_words": [analysis.snippet(t, 12) for t in [*reviews.text, *picked_texts]],
+    })
+    exported = {"documents": export_projector(np.vstack([ours, imdb[pick]]), documents, out_dir,
+                                              f"{slug}_documents")}
+    model = embeddings.train(config, progress=progress)
+    if model.dm or model.dbow_words:
+        lexicon = data.load_opinion_lexicon()
+        words = model.wv.index_to_key[:n_words]
+        metadata = pd.DataFrame({
+            "word": words, "frequency": [model.wv.get_vecattr(w, "count") for w in words],
+            "lexicon": ["pos" if w in lexicon["pos"] else "neg" if w in lexicon["neg"] else "none"
+                        for w in words]})
+        exported["words"] = export_projector(model.wv[words], metadata, out_dir,
+                                             f"{slug}_words")
+    return exported
