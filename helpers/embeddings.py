@@ -414,7 +414,7 @@ def unit_rows(vectors: np.ndarray) -> np.ndarray:
 
 
 def grouping_similarity(vectors: np.ndarray, groups, n_anchors: int | None = None,
-                        seed: int = 0) -> pd.DataFrame:
+                        center: bool = False, seed: int = 0) -> pd.DataFrame:
     """Cosine similarity of items to a random member of their own group and of another group.
 
     For each anchor item that shares its group with at least one other item, draw (seeded)
@@ -429,6 +429,9 @@ def grouping_similarity(vectors: np.ndarray, groups, n_anchors: int | None = Non
         A group label per item (film id, polarity, …); missing values (None/NaN) are left out.
     n_anchors : int, optional
         Use a random sample of this many anchors (default: all eligible items).
+    center : bool
+        Subtract the mean vector first: cosines then measure directions relative to the
+        average document, not to the origin (see ``centered``).
 
     Returns
     -------
@@ -450,7 +453,7 @@ def grouping_similarity(vectors: np.ndarray, groups, n_anchors: int | None = Non
         eligible = np.sort(rng.choice(eligible, n_anchors, replace=False))
     members = {g: np.flatnonzero(codes == g) for g in np.unique(codes[eligible])}
     labelled = np.flatnonzero(known)
-    unit = unit_rows(vectors)
+    unit = unit_rows(centered(vectors) if center else vectors)
     within, across = [], []
     for i in eligible:
         mates = members[codes[i]]
@@ -462,12 +465,24 @@ def grouping_similarity(vectors: np.ndarray, groups, n_anchors: int | None = Non
     return pd.DataFrame({"anchor": eligible, "within": within, "across": across})
 
 
-def random_pair_similarity(vectors: np.ndarray, n_pairs: int = 5000, seed: int = 0) -> np.ndarray:
-    """Cosine similarities of ``n_pairs`` random pairs of distinct items: the baseline."""
+def centered(vectors: np.ndarray) -> np.ndarray:
+    """``vectors`` minus their mean vector.
+
+    Doc2Vec vectors share a large common component, so raw cosines between any two
+    documents are high; after centring, a cosine compares how two documents *differ from
+    the average* document.
+    """
+    return vectors - vectors.mean(axis=0)
+
+
+def random_pair_similarity(vectors: np.ndarray, n_pairs: int = 5000, center: bool = False,
+                           seed: int = 0) -> np.ndarray:
+    """Cosine similarities of ``n_pairs`` random pairs of distinct items: the baseline
+    (``center``: after subtracting the mean vector)."""
     rng = np.random.default_rng(seed)
     first = rng.integers(len(vectors), size=n_pairs)
     second = (first + rng.integers(1, len(vectors), size=n_pairs)) % len(vectors)
-    unit = unit_rows(vectors)
+    unit = unit_rows(centered(vectors) if center else vectors)
     return np.einsum("ij,ij->i", unit[first], unit[second])
 
 
