@@ -1,0 +1,403 @@
+"""Adversarial evaluation (Smith, "Adversarial Evaluation for Models of Natural Language").
+
+A corrupter, *Zellig*, turns a real sentence x into a fake y; a model of language, *Claude*,
+is shown the pair in random order and says which one is fake. Claude's score is the share
+of pairs it gets right, S = mean 1{z_n = y_n}: 0.5 is chance, and better models of
+language should score higher, with no human labels needed.
+
+- Zelligs (seeded, deterministic): ``SwapAdjacent``, ``ShuffleWindow``,
+  ``BigramSubstitute`` (samples replacements from a bigram model of the corpus),
+  ``FlipSentiment`` (replaces opinion words with opposite-polarity ones).
+- ``NgramLM``: count-based n-gram language model with interpolated Witten-Bell smoothing
+  over an add-one unigram base, nltk.lm-like (``score``, ``logscore``), vectorised with numpy
+  so that it fits IMDB's 25,000 training reviews in seconds.
+- Claudes: ``LMClaude`` (per-token log-probability) and ``ClassifierClaude`` (a sentiment
+  classifier, told the review's polarity).
+- ``adversarial_score``: S with a 95 % Wilson interval and a binomial test against 0.5.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.stats import binomtest
+
+from helpers import data
+from helpers.errors import KitError
+from helpers.text import tokenize
+
+BOS, EOS, UNK = "<s>", "</s>", "<unk>"
+_SENTENCE_END = re.compile(r"^(?:[.!?]|\.{2,})$")
+
+
+# --------------------------------------------------------------------------- sentences
+
+
+def split_sentences(tokens: list[str]) -> list[list[str]]:
+    """Split a token list after each ".", "!", "?" or "..." (kept with its sentence)."""
+    sentences, current = [], []
+    for token in tokens:
+        current.append(token)
+        if _SENTENCE_END.match(token):
+            sentences.append(current)
+            current = []
+    if current:
+        sentences.append(current)
+    return sentences
+
+
+def imdb_sentences(split: str, min_tokens: int = 8, max_tokens: int = 30) -> pd.DataFrame:
+    """Every sentence of an IMDB split with ``min_tokens``–``max_tokens`` tokens.
+
+    Returns
+    -------
+    DataFrame
+        doc_id, label (the review's), tokens (a list of lowercase tokens).
+    """
+    reviews = data.load_imdb(split)
+    rows = [(doc_id, label, sentence)
+            for doc_id, label, text in zip(reviews.doc_id, reviews.label, reviews.text, strict=True)
+            for sentence in split_sentences(tokenize(text))
+            if min_tokens <= len(sentence) <= max_tokens]
+    return pd.DataFrame(rows, columns=["doc_id", "label", "tokens"])
+
+
+# --------------------------------------------------------------------------- language model
+
+
+class NgramLM:
+    """An n-gram language model with interpolated Witten-Bell smoothing.
+
+    P(w | h) = (c(h w) + N1+(h) P(w | h')) / (c(h) + N1+(h)), where h' drops the oldest
+    word of the history h, c(h) = sum_w c(h w), and N1+(h) is the number of distinct words
+    seen after h; a history never seen falls back to P(w | h') entirely. The base is
+    add-one: P(w) = (c(w) + 1) / (N + |V|). Sentences are padded with ``order - 1`` ``<s>``
+    on the left and one ``</s>``; words seen fewer than ``min_count`` times become ``<unk>``.
+
+    Parameters
+    ----------
+    order : int
+        The highest n (1 unigram, 2 bigram, 3 trigram, …); lower orders can be used when
+        scoring (``order=`` arguments).
+    min_count : int
+        Vocabulary cut-off.
+    """
+
+    def __init__(self, order: int = 3, min_count: int = 2) -> None:
+        if order < 1 or min_count < 1:
+            raise KitError("order and min_count must be at least 1.")
+        self.order, self.min_count = order, min_count
+
+    def fit(self, sentences) -> NgramLM:
+        """Count every n-gram up to ``order`` in ``sentences`` (lists of tokens)."""
+        sentences = list(sentences)
+        counts = Counter(w for s in sentences for w in s)
+        words = sorted(w for w, c in counts.items() if c >= self.min_count and w not in (BOS, EOS, UNK))
+        self.vocab_ = [BOS, EOS, UNK, *words]
+        self.index_ = {w: i for i, w in enumerate(self.vocab_)}
+        flat = self._padded(sentences)
+        predicted = np.flatnonzero(flat != 0)
+        self.unigram_ = np.bincount(flat[predicted], minlength=len(self.vocab_)).astype(float)
+        self.tables_ = {n: self._table(self._keys(flat, predicted, n)) for n in range(2, self.order + 1)}
+        return self
+
+    # -- internals: an n-gram is one int64 key, sum_j id(w_{t-j}) * V^j (base-V digits)
+
+    def _encode(self, tokens) -> list[int]:
+        unk = self.index_[UNK]
+        return [self.index_.get(w, unk) for w in tokens]
+
+    def _padded(self, sentences) -> np.ndarray:
+        pad = [0] * (self.order - 1)
+        flat = []
+        for s in sentences:
+            flat += pad + self._encode(s) + [1]
+        return np.array(flat, dtype=np.int64)
+
+    def _keys(self, flat: np.ndarray, positions: np.ndarray, n: int) -> np.ndarray:
+        base = len(self.vocab_)
+        if base ** n >= 2**62:
+            raise KitError(f"Vocabulary of {base} words too large for {n}-gram keys; raise min_count.")
+        keys = np.zeros(len(positions), dtype=np.int64)
+        for j in range(n - 1, -1, -1):
+            keys = keys * base + flat[positions - j]
+        return keys
+
+    def _table(self, keys: np.ndarray) -> dict[str, np.ndarray]:
+        grams, counts = np.unique(keys, return_counts=True)
+        contexts, starts, followers = np.unique(grams // len(self.vocab_), return_index=True,
+                                                return_counts=True)
+        return {"grams": grams, "counts": counts.astype(float), "contexts": contexts,
+                "totals": np.add.reduceat(counts, starts).astype(float), "followers": followers.astype(float)}
+
+    @staticmethod
+    def _lookup(sorted_keys: np.ndarray, values: np.ndarray, queries: np.ndarray) -> np.ndarray:
+        where = np.minimum(np.searchsorted(sorted_keys, queries), len(sorted_keys) - 1)
+        return np.where(sorted_keys[where] == queries, values[where], 0.0)
+
+    def _probabilities(self, flat: np.ndarray, positions: np.ndarray, order: int) -> np.ndarray:
+        ids = flat[positions]
+        p = (self.unigram_[ids] + 1) / (self.unigram_.sum() + len(self.vocab_) - 1)  # <s> is never predicted
+        for n in range(2, order + 1):
+            table, keys = self.tables_[n], self._keys(flat, positions, n)
+            contexts = keys // len(self.vocab_)
+            gram = self._lookup(table["grams"], table["counts"], keys)
+            total = self._lookup(table["contexts"], table["totals"], contexts)
+            followers = self._lookup(table["contexts"], table["followers"], contexts)
+            p = np.where(total > 0, (gram + followers * p) / np.maximum(total + followers, 1), p)
+        return p
+
+    def _order(self, order: int | None) -> int:
+        order = self.order if order is None else order
+        if not 1 <= order <= self.order:
+            raise KitError(f"order must be between 1 and {self.order}, not {order}.")
+        return order
+
+    # -- nltk.lm-like interface
+
+    def score(self, word: str, context=(), order: int | None = None) -> float:
+        """P(word | context) (the last ``order - 1`` context words are used)."""
+        order = self._order(order)
+        tail = self.order - 1
+        history = ([BOS] * tail + list(context))[-tail:] if tail else []
+        flat = np.array(self._encode([*history, word]), dtype=np.int64)
+        return float(self._probabilities(flat, np.array([len(flat) - 1]), order)[0])
+
+    def logscore(self, word: str, context=(), order: int | None = None) -> float:
+        """log2 P(word | context), as nltk.lm's ``logscore``."""
+        return float(np.log2(self.score(word, context, order)))
+
+    def mean_logprob(self, sentences, order: int | None = None) -> np.ndarray:
+        """Each sentence's mean log2-probability per predicted token (``</s>`` included)."""
+        order = self._order(order)
+        sentences = list(sentences)
+        flat = self._padded(sentences)
+        positions = np.flatnonzero(flat != 0)
+        logp = np.log2(self._probabilities(flat, positions, order))
+        lengths = np.array([len(s) + 1 for s in sentences])
+        return np.add.reduceat(logp, np.concatenate([[0], np.cumsum(lengths)[:-1]])) / lengths
+
+    def followers(self, word: str) -> tuple[list[str], np.ndarray]:
+        """Words seen right after ``word`` and how often (the bigram counts)."""
+        if self.order < 2:
+            raise KitError("A unigram model has no bigram counts.")
+        table, base = self.tables_[2], len(self.vocab_)
+        context = self.index_.get(word, self.index_[UNK])
+        lo, hi = np.searchsorted(table["grams"], [context * base, (context + 1) * base])
+        return [self.vocab_[k % base] for k in table["grams"][lo:hi]], table["counts"][lo:hi]
+
+
+# --------------------------------------------------------------------------- Zelligs
+
+
+class SwapAdjacent:
+    """Swap one random pair of adjacent, different tokens."""
+
+    name = "swap adjacent words"
+
+    def corrupt(self, tokens: list[str], rng: np.random.Generator) -> list[str] | None:
+        candidates = [i for i in range(len(tokens) - 1) if tokens[i] != tokens[i + 1]]
+        if not candidates:
+            return None
+        i = candidates[rng.integers(len(candidates))]
+        fake = list(tokens)
+        fake[i], fake[i + 1] = fake[i + 1], fake[i]
+        return fake
+
+
+@dataclass(frozen=True)
+class ShuffleWindow:
+    """Shuffle the tokens inside one random window of ``window`` consecutive tokens."""
+
+    window: int = 4
+
+    @property
+    def name(self) -> str:
+        return f"shuffle a {self.window}-word window"
+
+    def corrupt(self, tokens: list[str], rng: np.random.Generator) -> list[str] | None:
+        starts = [i for i in range(len(tokens) - self.window + 1) if len(set(tokens[i:i + self.window])) > 1]
+        if not starts:
+            return None
+        start = starts[rng.integers(len(starts))]
+        part = tokens[start:start + self.window]
+        shuffled = part
+        while shuffled == part:  # a window with two distinct tokens has a different order
+            shuffled = [part[j] for j in rng.permutation(self.window)]
+        return tokens[:start] + shuffled + tokens[start + self.window:]
+
+
+@dataclass(frozen=True)
+class BigramSubstitute:
+    """Replace ``k`` random, non-adjacent words with words sampled from a bigram model: each
+    replacement is drawn in proportion to how often it followed the preceding word in the
+    corpus (never the original word, never ``<unk>``/``</s>``). The edit distance is exactly k."""
+
+    lm: NgramLM
+    k: int = 1
+
+    @property
+    def name(self) -> str:
+        return f"bigram substitution (k={self.k})"
+
+    def corrupt(self, tokens: list[str], rng: np.random.Generator) -> list[str] | None:
+        fake, changed = list(tokens), set()
+        for i in rng.permutation(len(tokens)):
+            if i - 1 in changed or i + 1 in changed:  # keep every left neighbour original
+                continue
+            words, counts = self.lm.followers(tokens[i - 1] if i > 0 else BOS)
+            allowed = np.array([w not in (tokens[i], UNK, EOS) for w in words])
+            if not allowed.any():
+                continue
+            weights = counts[allowed] / counts[allowed].sum()
+            fake[i] = str(np.array(words)[allowed][rng.choice(allowed.sum(), p=weights)])
+            changed.add(i)
+            if len(changed) == self.k:
+                return fake
+        return None
+
+
+@dataclass(frozen=True)
+class FlipSentiment:
+    """Replace ``k`` opinion words with opinion words of the opposite polarity.
+
+    Each replacement is drawn from the ``nearest`` opposite-polarity words closest in corpus
+    frequency to the word it replaces (log counts), so that a fake is not given away by a
+    rare word: what changes is the sentiment, as far as possible.
+
+    Parameters
+    ----------
+    lexicon : dict
+        ``{"pos": words, "neg": words}`` (the opinion lexicon).
+    counts : dict
+        Corpus frequency of each word; replacements come from words seen at least
+        ``min_count`` times.
+    """
+
+    lexicon: dict
+    counts: dict
+    k: int = 1
+    nearest: int = 20
+    min_count: int = 50
+
+    @property
+    def name(self) -> str:
+        return f"flip opinion words (k={self.k})"
+
+    def _replacements(self, word: str, polarity: str) -> list[str]:
+        other = "neg" if polarity == "pos" else "pos"
+        pool = sorted(w for w in self.lexicon[other] if self.counts.get(w, 0) >= self.min_count)
+        target = np.log(self.counts.get(word, 1))
+        return sorted(pool, key=lambda w: (abs(np.log(self.counts[w]) - target), w))[:self.nearest]
+
+    def corrupt(self, tokens: list[str], rng: np.random.Generator) -> list[str] | None:
+        polarity = {i: p for i, t in enumerate(tokens) for p in ("pos", "neg") if t in self.lexicon[p]}
+        if len(polarity) < self.k:
+            return None
+        fake = list(tokens)
+        for i in sorted(rng.choice(sorted(polarity), self.k, replace=False)):
+            choices = self._replacements(tokens[i], polarity[i])
+            if not choices:
+                return None
+            fake[i] = choices[rng.integers(len(choices))]
+        return fake
+
+
+def make_pairs(sentences: pd.DataFrame, zellig, seed: int = 0) -> pd.DataFrame:
+    """Corrupt every sentence with ``zellig``; keep those it applies to.
+
+    Sentence i uses its own generator, seeded by (seed, i): the result for a sentence does
+    not depend on the others.
+
+    Returns
+    -------
+    DataFrame
+        doc_id, label, real, fake (token lists).
+    """
+    rows = []
+    for i, (doc_id, label, tokens) in enumerate(zip(sentences.doc_id, sentences.label, sentences.tokens,
+                                                    strict=True)):
+        fake = zellig.corrupt(list(tokens), np.random.default_rng([seed, i]))
+        if fake is not None:
+            rows.append((doc_id, label, list(tokens), fake))
+    if not rows:
+        raise KitError(f"{zellig.name}: no sentence could be corrupted.")
+    return pd.DataFrame(rows, columns=["doc_id", "label", "real", "fake"])
+
+
+# --------------------------------------------------------------------------- Claudes and the score
+
+
+@dataclass(frozen=True)
+class LMClaude:
+    """Calls the sentence with the lower per-token log-probability the fake."""
+
+    lm: NgramLM
+    order: int | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.order or self.lm.order}-gram LM"
+
+    def plausibility(self, sentences, labels=None) -> np.ndarray:
+        return self.lm.mean_logprob(sentences, self.order)
+
+
+@dataclass(frozen=True)
+class ClassifierClaude:
+    """A sentiment classifier as Claude, told the polarity of the review each pair came from:
+    the sentence whose score points *less* towards that polarity is called the fake.
+
+    ``model`` has ``decision_function`` (positive means ``pos``) over ``vectorizer``'s features
+    (a vectorizer taking token lists).
+    """
+
+    model: object
+    vectorizer: object
+    name: str = "sentiment classifier"
+
+    def plausibility(self, sentences, labels) -> np.ndarray:
+        scores = self.model.decision_function(self.vectorizer.transform(list(sentences)))
+        return np.where(np.asarray(labels) == "pos", scores, -scores)
+
+
+@dataclass(frozen=True)
+class AdversarialResult:
+    """Claude's score S over n pairs, with its 95 % Wilson interval and the two-sided
+    binomial test of S = 0.5; ``ties``: pairs Claude could not separate (decided by a coin)."""
+
+    S: float
+    low: float
+    high: float
+    p_value: float
+    n: int
+    ties: int
+
+
+def adversarial_score(claude, pairs: pd.DataFrame, seed: int = 0) -> AdversarialResult:
+    """Show Claude each (real, fake) pair in a random (seeded) order and score its guesses.
+
+    Claude calls the less plausible sentence of a pair the fake; exact ties are decided
+    by a fair coin (seeded), so a Claude that cannot tell scores 0.5 in expectation.
+    """
+    if len(pairs) == 0:
+        raise KitError("No pairs to score.")
+    rng = np.random.default_rng(seed)
+    n = len(pairs)
+    real_first = rng.random(n) < 0.5
+    coin = rng.random(n) < 0.5
+    first = [r if f else z for r, z, f in zip(pairs.real, pairs.fake, real_first, strict=True)]
+    second = [z if f else r for r, z, f in zip(pairs.real, pairs.fake, real_first, strict=True)]
+    p_first, p_second = claude.plausibility(first, pairs.label), claude.plausibility(second, pairs.label)
+    tie = np.isclose(p_first, p_second, rtol=1e-9, atol=0)  # equal up to summation order
+    says_first_fake = np.where(tie, coin, p_first < p_second)
+    correct = says_first_fake == ~real_first
+    k = int(correct.sum())
+    test = binomtest(k, n, 0.5)
+    interval = test.proportion_ci(0.95, method="wilson")
+    return AdversarialResult(S=k / n, low=float(interval.low), high=float(interval.high),
+                             p_value=float(test.pvalue), n=n, ties=int(tie.sum()))

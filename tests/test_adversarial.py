@@ -1,0 +1,195 @@
+"""Adversarial evaluation: sentences, the n-gram LM, every Zellig, the Claudes, the score."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from helpers import adversarial as adv
+from helpers.errors import KitError
+
+CORPUS = [s.split() for s in [
+    "the film was great .", "the film was awful .", "the cast was great and the film was fun .",
+    "a dull film .", "the plot was dull but the cast was great .", "great fun !",
+]]
+LEXICON = {"pos": frozenset({"great", "fun"}), "neg": frozenset({"awful", "dull"})}
+
+
+@pytest.fixture(scope="module")
+def lm() -> adv.NgramLM:
+    return adv.NgramLM(order=3, min_count=1).fit(CORPUS)
+
+
+def test_split_sentences_keeps_the_end_mark():
+    expected = [["a", "b", "."], ["c", "!"], ["d", "..."], ["e"]]
+    assert adv.split_sentences("a b . c ! d ... e".split()) == expected
+
+
+def test_distributions_sum_to_one(lm):
+    words = [w for w in lm.vocab_ if w != adv.BOS]
+    for context in [(), ("the",), ("the", "film"), ("never", "seen"), ("was",)]:
+        for order in (1, 2, 3):
+            assert sum(lm.score(w, context, order) for w in words) == pytest.approx(1.0)
+
+
+def test_witten_bell_by_hand(lm):
+    counts = Counter(w for s in CORPUS for w in s + [adv.EOS])
+    n, v = sum(counts.values()), len(lm.vocab_) - 1  # <s> is never predicted
+    unigram = (counts["great"] + 1) / (n + v)
+    assert lm.score("great", order=1) == pytest.approx(unigram)
+    after_was = Counter(s[i + 1] for s in CORPUS for i in range(len(s) - 1) if s[i] == "was")
+    total, distinct = sum(after_was.values()), len(after_was)
+    bigram = (after_was["great"] + distinct * unigram) / (total + distinct)
+    assert lm.score("great", ("was",), order=2) == pytest.approx(bigram)
+    after = Counter(s[i + 2] for s in CORPUS for i in range(len(s) - 2) if s[i:i + 2] == ["film", "was"])
+    trigram = (after["great"] + len(after) * bigram) / (sum(after.values()) + len(after))
+    assert lm.score("great", ("film", "was")) == pytest.approx(trigram)
+    assert lm.score("great", ("unseen", "history"), order=3) == pytest.approx(lm.score("great", order=1))
+    assert lm.logscore("great", ("film", "was")) == pytest.approx(np.log2(trigram))
+
+
+def test_mean_logprob_matches_token_scores(lm):
+    sentence = "the film was fun .".split()
+    expected = np.mean([lm.logscore(w, sentence[:i]) for i, w in enumerate(sentence + [adv.EOS])])
+    assert lm.mean_logprob([sentence, ["a"]])[0] == pytest.approx(expected)
+    assert lm.mean_logprob([["zzz", "qqq"]]).shape == (1,)  # unknown words are <unk>, not errors
+    with pytest.raises(KitError, match="order must be between 1 and 3"):
+        lm.mean_logprob([sentence], order=4)
+
+
+def test_followers(lm):
+    words, counts = lm.followers("was")
+    found = dict(zip(words, counts, strict=True))
+    expected = Counter(s[i + 1] for s in CORPUS for i in range(len(s) - 1) if s[i] == "was")
+    assert found == dict(expected)
+
+
+SENTENCE = "the plot was dull but the cast was great and fun .".split()
+
+
+def _check_reproducible(zellig, tokens=SENTENCE):
+    first = zellig.corrupt(list(tokens), np.random.default_rng(3))
+    assert first == zellig.corrupt(list(tokens), np.random.default_rng(3))
+    assert first != tokens
+    others = {tuple(zellig.corrupt(list(tokens), np.random.default_rng(s))) for s in range(20)}
+    assert len(others) > 1
+    return first
+
+
+def test_swap_adjacent_swaps_exactly_one_pair():
+    fake = _check_reproducible(adv.SwapAdjacent())
+    changed = [i for i, (a, b) in enumerate(zip(SENTENCE, fake, strict=True)) if a != b]
+    assert len(changed) == 2 and changed[1] == changed[0] + 1
+    assert fake[changed[0]] == SENTENCE[changed[1]] and fake[changed[1]] == SENTENCE[changed[0]]
+    assert adv.SwapAdjacent().corrupt(["a", "a", "a"], np.random.default_rng(0)) is None
+
+
+def test_shuffle_window_permutes_inside_one_window():
+    zellig = adv.ShuffleWindow(window=4)
+    fake = _check_reproducible(zellig)
+    changed = [i for i, (a, b) in enumerate(zip(SENTENCE, fake, strict=True)) if a != b]
+    assert changed[-1] - changed[0] < 4 and sorted(fake) == sorted(SENTENCE)
+    assert zellig.corrupt(["a", "b"], np.random.default_rng(0)) is None
+
+
+def test_bigram_substitute_replaces_k_words_with_observed_followers(lm):
+    for k in (1, 2):
+        zellig = adv.BigramSubstitute(lm, k=k)
+        fake = _check_reproducible(zellig)
+        changed = [i for i, (a, b) in enumerate(zip(SENTENCE, fake, strict=True)) if a != b]
+        assert len(changed) == k and len(fake) == len(SENTENCE)
+        for i in changed:
+            followers, _ = lm.followers(fake[i - 1] if i else adv.BOS)
+            assert fake[i] in followers and fake[i] not in (adv.UNK, adv.EOS)
+
+
+def test_flip_sentiment_replaces_opinion_words_with_the_opposite_polarity():
+    counts = {"great": 100, "fun": 60, "awful": 90, "dull": 70, "superb": 5}
+    lexicon = {"pos": LEXICON["pos"] | {"superb"}, "neg": LEXICON["neg"]}
+    zellig = adv.FlipSentiment(lexicon, counts, k=2, nearest=1, min_count=50)
+    fake = _check_reproducible(zellig)
+    changed = [i for i, (a, b) in enumerate(zip(SENTENCE, fake, strict=True)) if a != b]
+    assert len(changed) == 2
+    for i in changed:
+        before = "pos" if SENTENCE[i] in lexicon["pos"] else "neg"
+        assert fake[i] in lexicon["neg" if before == "pos" else "pos"] and fake[i] != "superb"
+    # nearest=1: the opposite word closest in frequency ("great" 100 -> "awful" 90)
+    nearest = adv.FlipSentiment(lexicon, counts, k=1, nearest=1)
+    one = nearest.corrupt(["great", "film"], np.random.default_rng(0))
+    assert one == ["awful", "film"]
+    assert adv.FlipSentiment(lexicon, counts).corrupt(["a", "film"], np.random.default_rng(0)) is None
+
+
+def test_make_pairs_is_per_sentence_reproducible():
+    sentences = pd.DataFrame({"doc_id": ["d1", "d2", "d3"], "label": ["pos", "neg", "pos"],
+                              "tokens": [SENTENCE, ["a", "a"], "the film was great .".split()]})
+    pairs = adv.make_pairs(sentences, adv.SwapAdjacent(), seed=0)
+    assert pairs.doc_id.tolist() == ["d1", "d3"]  # "a a" cannot be swapped
+    alone = adv.make_pairs(sentences.iloc[[0]], adv.SwapAdjacent(), seed=0)
+    assert alone.fake[0] == pairs.fake[0]
+    with pytest.raises(KitError, match="no sentence could be corrupted"):
+        adv.make_pairs(sentences.iloc[[1]], adv.SwapAdjacent())
+
+
+class _Oracle:
+    """Knows which is fake: plausibility 1 for real sentences."""
+
+    name = "oracle"
+
+    def __init__(self, real):
+        self.real = {tuple(r) for r in real}
+
+    def plausibility(self, sentences, labels=None):
+        return np.array([float(tuple(s) in self.real) for s in sentences])
+
+
+class _Blind:
+    name = "blind"
+
+    def plausibility(self, sentences, labels=None):
+        return np.zeros(len(sentences))
+
+
+def test_adversarial_score_oracle_blind_and_interval():
+    real = [[f"w{i}", "x"] for i in range(400)]
+    pairs = pd.DataFrame({"doc_id": range(400), "label": "pos", "real": real,
+                          "fake": [list(reversed(r)) for r in real]})
+    best = adv.adversarial_score(_Oracle(real), pairs)
+    assert (best.S, best.ties, best.n) == (1.0, 0, 400) and best.p_value < 1e-100 and best.high == 1.0
+    blind = adv.adversarial_score(_Blind(), pairs, seed=1)
+    assert blind.ties == 400 and 0.4 < blind.S < 0.6 and blind.low < 0.5 < blind.high
+    assert blind == adv.adversarial_score(_Blind(), pairs, seed=1)
+    with pytest.raises(KitError, match="No pairs"):
+        adv.adversarial_score(_Blind(), pairs.iloc[:0])
+
+
+def test_lm_claude_prefers_fluent_order(lm):
+    claude = adv.LMClaude(lm, order=3)
+    fluent, scrambled = "the film was great .".split(), ". great was film the".split()
+    assert claude.plausibility([fluent])[0] > claude.plausibility([scrambled])[0]
+    unigram = adv.LMClaude(lm, order=1).plausibility([fluent, scrambled])
+    assert unigram[0] == pytest.approx(unigram[1])  # a unigram model cannot see word order
+    assert claude.name == "3-gram LM"
+
+
+def test_classifier_claude_uses_the_review_polarity():
+    class Scores:
+        def decision_function(self, X):
+            return np.asarray(X, dtype=float)
+
+    class Lengths:
+        def transform(self, sentences):
+            return [len(s) for s in sentences]
+
+    claude = adv.ClassifierClaude(Scores(), Lengths())
+    assert claude.plausibility([["a", "b"], ["a"]], ["pos", "neg"]).tolist() == [2.0, -1.0]
+
+
+def test_imdb_sentences_are_held_out_test_sentences(corpora):
+    sentences = adv.imdb_sentences("test", min_tokens=8, max_tokens=30)
+    lengths = sentences.tokens.map(len)
+    assert lengths.between(8, 30).all() and len(sentences) > 100_000
+    assert set(sentences.label) == {"pos", "neg"} and sentences.doc_id.str.startswith("test_").all()
