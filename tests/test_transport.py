@@ -1,0 +1,101 @@
+"""Transportability measures, domain similarity, the regression, and the lab's targets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import entropy, variation
+
+from helpers import transport
+from helpers.errors import KitError
+from helpers.evaluation import BowSystem
+
+
+def test_tau_p_and_its_mean():
+    assert transport.tau_p(0.8, [0.8, 0.4]).tolist() == [1.0, 0.5]
+    assert transport.mean_tau_p(0.8, [0.8, 0.4]) == 0.75
+    with pytest.raises(KitError, match="source score must be positive"):
+        transport.tau_p(0, [0.5])
+    with pytest.raises(KitError, match="at least one target"):
+        transport.mean_tau_p(0.8, [])
+
+
+def test_tau_var_with_and_without_the_small_sample_correction():
+    values = np.array([0.95, 0.8, 0.7, 0.9])
+    plain = transport.tau_var(values, bias_correction=False)
+    assert plain == pytest.approx(variation(values, ddof=1))
+    assert plain == pytest.approx(values.std(ddof=1) / values.mean())
+    assert transport.tau_var(values) == pytest.approx(plain * (1 + 1 / 16))
+    assert transport.tau_var([0.9, 0.9, 0.9]) == 0.0
+    with pytest.raises(KitError, match="at least two"):
+        transport.tau_var([0.9])
+
+
+def test_lexical_difference_counts_target_types_unseen_in_the_source():
+    source = ["A great film !", "a dull plot"]
+    assert transport.lexical_difference(source, ["great battery , dull screen"]) == pytest.approx(0.5)
+    assert transport.lexical_difference(source, ["Great FILM"]) == 0.0
+    assert transport.vocabulary(["a , b !"]) == {"a", "b"}
+    with pytest.raises(KitError, match="no words"):
+        transport.lexical_difference(source, ["! ?"])
+
+
+def test_domain_vector_weighs_documents_equally():
+    vectors = np.array([[1.0, 0.0], [0.0, 1.0]])
+    expected = np.array([1.0, 1.0]) / np.sqrt(2)
+    assert np.allclose(transport.domain_vector(vectors), expected)
+    assert np.allclose(transport.domain_vector(vectors * [[100.0], [0.01]]), expected)
+    with pytest.raises(KitError):
+        transport.domain_vector(np.empty((0, 3)))
+
+
+def test_cosine_distance():
+    u = np.array([1.0, 2.0])
+    assert transport.cosine_distance(u, 3 * u) == pytest.approx(0.0)
+    assert transport.cosine_distance(u, -u) == pytest.approx(2.0)
+
+
+def test_kl_divergence_is_finite_shift_smoothed_and_asymmetric():
+    a, b = np.array([0.6, -0.8, 0.0]), np.array([-0.6, 0.8, 0.0])
+    assert transport.kl_divergence(a, a) == pytest.approx(0.0)
+    value = transport.kl_divergence(a, b)
+    shift, eps = -0.8, 1e-3
+    p, q = b - shift + eps, a - shift + eps
+    assert value == pytest.approx(entropy(p / p.sum(), q / q.sum()))
+    assert np.isfinite(value) and value > 0
+    c = np.array([0.9, 0.1, -0.8])
+    assert transport.kl_divergence(a, c) != pytest.approx(transport.kl_divergence(c, a))
+    with pytest.raises(KitError, match="different sizes"):
+        transport.kl_divergence(a, a[:2])
+
+
+def test_fit_decay_recovers_a_known_curve():
+    x = np.linspace(0, 1, 12)
+    y = transport.decay(x, 0.3, 4.0, 0.55)
+    assert np.allclose(transport.fit_decay(x, y), [0.3, 4.0, 0.55], atol=1e-4)
+    assert transport.loo_mae(x, y) < 1e-4
+    noisy = y + np.random.default_rng(0).normal(0, 0.01, size=len(x))
+    assert 0.001 < transport.loo_mae(x, noisy) < 0.05
+    with pytest.raises(KitError, match="at least 4"):
+        transport.fit_decay(x[:3], y[:3])
+
+
+def test_targets_are_the_real_domains(corpora):
+    table = transport.targets(imdb_n=100, rt_n=200, min_product=300)
+    sizes = table.groupby("target").size()
+    assert sizes["imdb"] == 100 and sizes["rotten_tomatoes"] == 200 and sizes["products"] == 3786
+    per_product = [t for t in sizes.index if t.startswith("product:")]
+    assert per_product and all(sizes[t] >= 300 for t in per_product)
+    assert set(table.label) == {"pos", "neg"}
+    assert not table.drop_duplicates(["target", "doc_id"]).duplicated(["target", "doc_id"]).any()
+
+
+def test_scores_train_once_and_group_by_target(corpora):
+    table = pd.DataFrame({"target": ["a", "a", "b", "b"], "doc_id": ["x1", "x2", "x1", "x3"],
+                          "label": ["pos", "neg", "pos", "pos"],
+                          "text": ["a superb , moving film", "dull , boring , awful",
+                                   "a superb , moving film", "the worst film of the year"]})
+    found = transport.scores(BowSystem("nb"), table, "nb").set_index("target")
+    assert found["n"].to_dict() == {"a": 2, "b": 2}
+    assert found.accuracy["a"] == 1.0 and found.accuracy["b"] == 0.5
