@@ -47,3 +47,9 @@ def test_binder_setup():
     assert "PYTHONHASHSEED=0" in start and start.rstrip().endswith('exec "$@"')
     assert not (REPO_ROOT / "binder").exists()
     assert "labpath=notebooks%2F00_" in (REPO_ROOT / "README.md").read_text()
+
+
+def test_readme_maps_every_notebook():
+    readme = (REPO_ROOT / "README.md").read_text()
+    for notebook in sorted((REPO_ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
+        assert f"| `{notebook.stem}` |" in readme, notebook.name
