@@ -200,6 +200,7 @@ class SwapAdjacent:
     name = "swap adjacent words"
 
     def corrupt(self, tokens: list[str], rng: np.random.Generator) -> list[str] | None:
+        """The fake sentence, or None when every adjacent pair is identical."""
         candidates = [i for i in range(len(tokens) - 1) if tokens[i] != tokens[i + 1]]
         if not candidates:
             return None
@@ -220,6 +221,7 @@ class ShuffleWindow:
         return f"shuffle a {self.window}-word window"
 
     def corrupt(self, tokens: list[str], rng: np.random.Generator) -> list[str] | None:
+        """The fake sentence (always a different order), or None if no window has two distinct tokens."""
         starts = [i for i in range(len(tokens) - self.window + 1) if len(set(tokens[i:i + self.window])) > 1]
         if not starts:
             return None
@@ -245,6 +247,7 @@ class BigramSubstitute:
         return f"bigram substitution (k={self.k})"
 
     def corrupt(self, tokens: list[str], rng: np.random.Generator) -> list[str] | None:
+        """The fake sentence, or None if fewer than k positions have a possible replacement."""
         fake, changed = list(tokens), set()
         for i in rng.permutation(len(tokens)):
             if i - 1 in changed or i + 1 in changed:  # keep every left neighbour original
@@ -295,6 +298,7 @@ class FlipSentiment:
         return sorted(pool, key=lambda w: (abs(np.log(self.counts[w]) - target), w))[:self.nearest]
 
     def corrupt(self, tokens: list[str], rng: np.random.Generator) -> list[str] | None:
+        """The fake sentence, or None if it has fewer than k opinion words."""
         polarity = {i: p for i, t in enumerate(tokens) for p in ("pos", "neg") if t in self.lexicon[p]}
         if len(polarity) < self.k:
             return None
@@ -344,6 +348,7 @@ class LMClaude:
         return f"{self.order or self.lm.order}-gram LM"
 
     def plausibility(self, sentences, labels=None) -> np.ndarray:
+        """Mean log2-probability per token of each sentence (``labels`` are ignored)."""
         return self.lm.mean_logprob(sentences, self.order)
 
 
@@ -361,6 +366,7 @@ class ClassifierClaude:
     name: str = "sentiment classifier"
 
     def plausibility(self, sentences, labels) -> np.ndarray:
+        """The classifier's score signed towards each sentence's review polarity."""
         scores = self.model.decision_function(self.vectorizer.transform(list(sentences)))
         return np.where(np.asarray(labels) == "pos", scores, -scores)
 

@@ -210,3 +210,27 @@ def test_document_word_similarity_picks_decisive_words(toy_model):
     dbow = Doc2Vec(documents, dm=0, vector_size=10, min_count=1, epochs=1, workers=1, seed=0)
     with pytest.raises(KitError, match="no trained word vectors"):
         embeddings.word_polarity_probe(dbow, {"pos": frozenset(GOOD), "neg": frozenset(BAD)})
+
+
+def test_centering_removes_the_shared_direction():
+    rng = np.random.default_rng(0)
+    vectors = np.array([5.0, 5.0]) + rng.normal(size=(200, 2))
+    assert np.allclose(embeddings.centered(vectors).mean(axis=0), 0)
+    assert embeddings.random_pair_similarity(vectors).mean() > 0.9  # all point the same way
+    assert abs(embeddings.random_pair_similarity(vectors, center=True).mean()) < 0.15
+    groups = np.arange(200) % 2
+    raw = embeddings.grouping_similarity(vectors, groups)
+    centred = embeddings.grouping_similarity(vectors, groups, center=True)
+    assert raw.within.mean() > 0.9 and abs(centred.within.mean() - centred.across.mean()) < 0.2
+
+
+def test_imdb_vectors_are_the_trained_ones_with_their_metadata(private_data_dir):
+    table, vectors = embeddings.imdb_vectors(TINY, progress=False)
+    model = embeddings.train(TINY, workers=1, progress=False)
+    _, ids = embeddings.corpus_file(TINY, progress=False)
+    assert len(table) == TINY.n_docs == len(vectors)
+    line = {doc_id: i for i, doc_id in enumerate(ids)}
+    first = table.iloc[0]
+    assert np.array_equal(vectors[0], model.dv[line[first.doc_id]])
+    assert set(table.split) <= {"train", "test", "unsup"} and first.doc_id.startswith(first.split)
+    assert (table.label.isna() == (table.split == "unsup")).all()
