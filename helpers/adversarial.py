@@ -27,6 +27,7 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from helpers import data
+from helpers.analysis import accuracy_interval
 from helpers.errors import KitError
 from helpers.text import tokenize
 
@@ -402,8 +403,6 @@ def adversarial_score(claude, pairs: pd.DataFrame, seed: int = 0) -> Adversarial
     tie = np.isclose(p_first, p_second, rtol=1e-9, atol=0)  # equal up to summation order
     says_first_fake = np.where(tie, coin, p_first < p_second)
     correct = says_first_fake == ~real_first
-    k = int(correct.sum())
-    test = binomtest(k, n, 0.5)
-    interval = test.proportion_ci(0.95, method="wilson")
-    return AdversarialResult(S=k / n, low=float(interval.low), high=float(interval.high),
-                             p_value=float(test.pvalue), n=n, ties=int(tie.sum()))
+    score, low, high = accuracy_interval(correct)
+    p_value = float(binomtest(int(correct.sum()), n).pvalue)
+    return AdversarialResult(S=score, low=low, high=high, p_value=p_value, n=n, ties=int(tie.sum()))

@@ -407,7 +407,7 @@ def _entries(sheet: pd.DataFrame) -> pd.Series:
 def has_annotations(path: str | Path | None = None) -> bool:
     """Whether the sheet at ``path`` exists and has an entry in any student column."""
     path = Path(path) if path is not None else sheet_path()
-    return path.is_file() and bool(_entries(_read_sheet(path)).any())
+    return path.is_file() and bool(_entries(data.read_text_csv(path)).any())
 
 
 def write_annotation_sheet(sheet: pd.DataFrame, path: str | Path | None = None) -> Path:
@@ -419,21 +419,12 @@ def write_annotation_sheet(sheet: pd.DataFrame, path: str | Path | None = None) 
         If ``path`` already holds a sheet with entries: nothing is written.
     """
     path = Path(path) if path is not None else sheet_path()
-    if has_annotations(path):
-        count = int(_entries(_read_sheet(path)).sum())
+    count = int(_entries(data.read_text_csv(path)).sum()) if path.is_file() else 0
+    if count:
         raise KitError(f"{path} already holds annotations in {count} row(s); nothing was written. "
                        "Move it away, or write the new sheet elsewhere (kit annotate --out FILE).")
     data.atomic_write(path, lambda tmp: sheet[list(SHEET_COLUMNS)].to_csv(tmp, index=False))
     return path
-
-
-def _read_sheet(path: Path) -> pd.DataFrame:
-    try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
-    except UnicodeDecodeError:
-        raise KitError(f"{path} is not UTF-8: save it from your spreadsheet as CSV UTF-8.") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
-        raise KitError(f"{path} is not a readable CSV ({err}).") from None
 
 
 def read_annotations(path: str | Path | None = None) -> pd.DataFrame:
@@ -453,7 +444,7 @@ def read_annotations(path: str | Path | None = None) -> pd.DataFrame:
     path = Path(path) if path is not None else sheet_path()
     if not path.is_file():
         raise KitError(f"No annotation sheet at {path}: write one with `kit annotate`.")
-    sheet = _read_sheet(path)
+    sheet = data.read_text_csv(path)
     missing = [c for c in SHEET_COLUMNS if c not in sheet]
     if missing:
         raise KitError(f"{path} lacks the column(s) {', '.join(missing)}: "

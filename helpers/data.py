@@ -541,11 +541,7 @@ def _read_review_folder(folder: Path) -> pd.DataFrame:
 def _read_review_csv(file: Path) -> pd.DataFrame:
     if file.suffix.lower() != ".csv":
         raise KitError(f"{file} is neither a folder nor a .csv file.")
-    text = _read_utf8(file.read_bytes(), file)
-    try:
-        table = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
-        raise KitError(f"{file} is not a readable CSV ({err}).") from None
+    table = read_text_csv(file)
     missing = {"text", "label"} - set(table.columns)
     if missing:
         raise KitError(f"{file} needs the columns text and label (missing: {', '.join(sorted(missing))}).")
@@ -558,6 +554,21 @@ def _read_review_csv(file: Path) -> pd.DataFrame:
         raise KitError(f"{file}: labels must be pos or neg ({len(bad)} are not; {examples}).")
     ids = table["id"] if "id" in table.columns else [f"row{i + 2}" for i in table.index]
     return pd.DataFrame({"doc_id": ids, "label": labels, "text": table.text})
+
+
+def read_text_csv(file: Path) -> pd.DataFrame:
+    """Read a UTF-8 CSV file with every cell as a string (empty cells as "").
+
+    Raises
+    ------
+    KitError
+        The file is not UTF-8 (named, with the byte), or not a readable CSV.
+    """
+    text = _read_utf8(file.read_bytes(), file)
+    try:
+        return pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+        raise KitError(f"{file} is not a readable CSV ({err}).") from None
 
 
 def _read_utf8(raw: bytes, file: Path) -> str:

@@ -139,7 +139,8 @@ def training_documents(config: Doc2VecConfig) -> list[str]:
     return ids
 
 
-def _texts_by_id() -> pd.Series:
+def texts_by_id() -> pd.Series:
+    """Every text the kit can train on (IMDB's 100k and the 2,000 reviews), indexed by doc_id."""
     imdb = pd.concat([data.load_imdb(split)[["doc_id", "text"]] for split in data.IMDB_SPLITS])
     reviews = data.load_movie_reviews()[["doc_id", "text"]]
     return pd.concat([imdb, reviews]).set_index("doc_id").text
@@ -157,7 +158,7 @@ def corpus_file(config: Doc2VecConfig, progress: bool = True) -> tuple[Path, lis
     if path.is_file() and id_path.is_file():
         return path, id_path.read_text().split()
     ids = training_documents(config)
-    texts = _texts_by_id()
+    texts = texts_by_id()
 
     def write(tmp: Path) -> None:
         with open(tmp, "w", encoding="utf-8") as out:

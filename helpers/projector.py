@@ -141,8 +141,7 @@ def export_kit_embeddings(config, n_docs: int = 2000, n_words: int = 5000, out_d
     table, imdb = embeddings.imdb_vectors(config, progress)
     rng = np.random.default_rng(seed)
     pick = np.sort(rng.choice(len(table), min(n_docs, len(table)), replace=False))
-    imdb_texts = pd.concat([data.load_imdb(s)[["doc_id", "text"]] for s in data.IMDB_SPLITS])
-    picked_texts = imdb_texts.set_index("doc_id").text[table.doc_id.iloc[pick]]
+    picked_texts = embeddings.texts_by_id()[table.doc_id.iloc[pick]]
     documents = pd.DataFrame({
         "id": [*reviews.doc_id, *table.doc_id.iloc[pick]],
         "source": ["pang_lee"] * len(reviews) + ["imdb_" + s for s in table.split.iloc[pick]],

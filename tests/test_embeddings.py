@@ -57,7 +57,7 @@ def test_corpus_file_lines_are_tokenised_documents(private_data_dir):
     path, ids = embeddings.corpus_file(TINY, progress=False)
     lines = path.read_text(encoding="utf-8").splitlines()
     assert len(lines) == len(ids) == 300
-    texts = embeddings._texts_by_id()
+    texts = embeddings.texts_by_id()
     assert lines[0] == " ".join(tokenize(texts[ids[0]]))
     assert embeddings.corpus_file(TINY, progress=False) == (path, ids)  # written once
 
