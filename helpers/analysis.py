@@ -26,11 +26,10 @@ import scipy.sparse as sp
 from scipy.stats import binomtest
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
-from sklearn.svm import LinearSVC
 
 from helpers import data, settings, systems
 from helpers.errors import KitError
-from helpers.evaluation import BowSystem, tokenized
+from helpers.evaluation import BowSystem, make_svm, tokenized
 from helpers.features import make_vectorizer
 from helpers.naive_bayes import NaiveBayes
 from helpers.text import token_spans, tokenize
@@ -111,7 +110,7 @@ class Explainer:
             if self.C is None:
                 model, self.C = s.fit(X, y)
             else:
-                model = LinearSVC(C=self.C, random_state=0, max_iter=10000).fit(X, y)
+                model = make_svm(self.C).fit(X, y)
             self.weights_, self.intercept_ = model.coef_[0], float(model.intercept_[0])
         self.features_ = self.vectorizer_.get_feature_names_out()
         return self

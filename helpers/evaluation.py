@@ -101,6 +101,11 @@ class BowSystem:
         return fit_svm(X, y, self.Cs, self.inner_folds)
 
 
+def make_svm(C: float = 1.0) -> LinearSVC:
+    """The kit's linear SVM with penalty ``C`` (seeded, iterations enough to converge)."""
+    return LinearSVC(C=C, random_state=0, max_iter=10000)
+
+
 def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
     """Fit a LinearSVC with C chosen by ``inner_folds``-fold CV on (X, y) alone.
 
@@ -113,7 +118,7 @@ def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
         The model refitted on all of (X, y) with the chosen C, and that C.
     """
     inner = PredefinedSplit(np.arange(X.shape[0]) % inner_folds)
-    search = GridSearchCV(LinearSVC(random_state=0, max_iter=10000), {"C": list(Cs)}, cv=inner)
+    search = GridSearchCV(make_svm(), {"C": list(Cs)}, cv=inner)
     search.fit(X, y)
     return search.best_estimator_, float(search.best_params_["C"])
 

@@ -116,3 +116,11 @@ def test_fit_predict_trains_once_on_all_training_reviews(small_reviews):
     assert svm.C.iloc[0] in (0.1, 1.0) and svm.correct.mean() > 0.8
     with pytest.raises(KitError, match="non-empty"):
         evaluation.fit_predict(BowSystem("nb"), train, test.iloc[:0])
+
+
+def test_make_svm_is_the_estimator_fit_svm_searches(small_reviews):
+    svm = evaluation.make_svm(0.1)
+    assert (svm.C, svm.random_state, svm.max_iter) == (0.1, 0, 10000)
+    X = evaluation.ngram_counts(small_reviews, "unigram", False)
+    model, C = evaluation.fit_svm(X, small_reviews.label.to_numpy(), Cs=(0.1,))
+    assert C == 0.1 and np.allclose(model.coef_, evaluation.make_svm(0.1).fit(X, small_reviews.label).coef_)
