@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from helpers import analysis, data, embeddings, settings
 from helpers.data import atomic_write
 from helpers.errors import KitError
 
@@ -132,8 +133,6 @@ def export_kit_embeddings(config, n_docs: int = 2000, n_words: int = 5000, out_d
     dict
         ``{"documents": paths, "words": paths}`` (``words`` missing without word vectors).
     """
-    from helpers import analysis, data, embeddings, settings
-
     out_dir = Path(out_dir) if out_dir is not None else settings.data_dir() / "projector"
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", config.name)
     reviews = data.load_movie_reviews()
