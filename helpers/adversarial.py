@@ -98,7 +98,7 @@ class NgramLM:
         sentences = list(sentences)
         counts = Counter(w for s in sentences for w in s)
         words = sorted(w for w, c in counts.items() if c >= self.min_count and w not in (BOS, EOS, UNK))
-        self.vocab_ = [BOS, EOS, UNK, *words]
+        self.vocab_ = np.array([BOS, EOS, UNK, *words])
         self.index_ = {w: i for i, w in enumerate(self.vocab_)}
         flat = self._padded(sentences)
         predicted = np.flatnonzero(flat != 0)
@@ -182,14 +182,14 @@ class NgramLM:
         lengths = np.array([len(s) + 1 for s in sentences])
         return np.add.reduceat(logp, np.concatenate([[0], np.cumsum(lengths)[:-1]])) / lengths
 
-    def followers(self, word: str) -> tuple[list[str], np.ndarray]:
-        """Words seen right after ``word`` and how often (the bigram counts)."""
+    def followers(self, word: str) -> tuple[np.ndarray, np.ndarray]:
+        """Words seen right after ``word`` and how often (the bigram counts), as two arrays."""
         if self.order < 2:
             raise KitError("A unigram model has no bigram counts.")
         table, base = self.tables_[2], len(self.vocab_)
         context = self.index_.get(word, self.index_[UNK])
         lo, hi = np.searchsorted(table["grams"], [context * base, (context + 1) * base])
-        return [self.vocab_[k % base] for k in table["grams"][lo:hi]], table["counts"][lo:hi]
+        return self.vocab_[table["grams"][lo:hi] % base], table["counts"][lo:hi]
 
 
 # --------------------------------------------------------------------------- Zelligs
@@ -254,11 +254,11 @@ class BigramSubstitute:
             if i - 1 in changed or i + 1 in changed:  # keep every left neighbour original
                 continue
             words, counts = self.lm.followers(tokens[i - 1] if i > 0 else BOS)
-            allowed = np.array([w not in (tokens[i], UNK, EOS) for w in words])
+            allowed = (words != tokens[i]) & (words != UNK) & (words != EOS)
             if not allowed.any():
                 continue
             weights = counts[allowed] / counts[allowed].sum()
-            fake[i] = str(np.array(words)[allowed][rng.choice(allowed.sum(), p=weights)])
+            fake[i] = str(words[allowed][rng.choice(allowed.sum(), p=weights)])
             changed.add(i)
             if len(changed) == self.k:
                 return fake
