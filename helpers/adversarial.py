@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -292,11 +293,20 @@ class FlipSentiment:
     def name(self) -> str:
         return f"flip opinion words (k={self.k})"
 
+    @cached_property
+    def _pools(self) -> dict[str, tuple[list[str], np.ndarray]]:
+        """For a word of each polarity: the opposite-polarity candidates (alphabetical) and
+        their log counts, built once per Zellig."""
+        pools = {}
+        for polarity, other in (("pos", "neg"), ("neg", "pos")):
+            words = sorted(w for w in self.lexicon[other] if self.counts.get(w, 0) >= self.min_count)
+            pools[polarity] = (words, np.log(np.array([self.counts[w] for w in words], dtype=float)))
+        return pools
+
     def _replacements(self, word: str, polarity: str) -> list[str]:
-        other = "neg" if polarity == "pos" else "pos"
-        pool = sorted(w for w in self.lexicon[other] if self.counts.get(w, 0) >= self.min_count)
-        target = np.log(self.counts.get(word, 1))
-        return sorted(pool, key=lambda w: (abs(np.log(self.counts[w]) - target), w))[:self.nearest]
+        words, logs = self._pools[polarity]
+        distance = np.abs(logs - np.log(self.counts.get(word, 1)))
+        return [words[j] for j in np.argsort(distance, kind="stable")[:self.nearest]]  # ties: alphabetical
 
     def corrupt(self, tokens: list[str], rng: np.random.Generator) -> list[str] | None:
         """The fake sentence, or None if it has fewer than k opinion words."""
