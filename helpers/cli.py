@@ -14,7 +14,8 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from helpers import analysis, data, embeddings, grading, projector, release, runner, settings, systems
+from helpers import analysis, data, embeddings, projector, settings, systems
+from helpers.course import config, grading, references, release, runner
 from helpers.errors import KitError
 
 INFO_PACKAGES = ("nltk", "gensim", "scikit-learn", "scipy", "numpy", "pandas", "matplotlib",
@@ -78,6 +79,11 @@ def cmd_run(args: argparse.Namespace) -> None:
         raise KitError("some solution notebooks failed; see the status column.")
 
 
+def cmd_references(args: argparse.Namespace) -> None:
+    written = references.write_references(args.numbers, timeout=args.timeout)
+    print(f"references written: {', '.join(p.name for p in written)}; run `kit release` and commit both.")
+
+
 def cmd_results(args: argparse.Namespace) -> None:
     names = args.systems.split(",") if args.systems else None
     table = systems.results_table(names, progress=not args.json)
@@ -114,8 +120,8 @@ def cmd_export_projector(args: argparse.Namespace) -> None:
 def cmd_lab(args: argparse.Namespace) -> None:
     # Kernels inherit the server's environment; gensim's initial vectors depend on Python's
     # hash seed, so the reference outputs need it fixed before Jupyter starts.
-    os.environ["PYTHONHASHSEED"] = "0"
-    os.execvp("jupyter", ["jupyter", "lab", str(release.NOTEBOOKS_DIR), *args.jupyter_args])
+    config.apply_reference_env()
+    os.execvp("jupyter", ["jupyter", "lab", str(config.NOTEBOOKS_DIR), *args.jupyter_args])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -141,10 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("submissions", metavar="SUBMISSIONS_DIR",
                        help="one folder per student holding their NN_topic.ipynb files")
     grade.add_argument("--notebook", metavar="NN", help="grade only notebook NN")
-    grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                       help="notebooks graded in parallel (default: all cores)")
-    grade.add_argument("--timeout", type=float, default=600, metavar="S",
-                       help="seconds allowed per cell (default 600)")
+    grade.add_argument("--jobs", type=int, default=config.GRADE_JOBS,
+                       help="notebooks graded in parallel (default %(default)s)")
+    grade.add_argument("--timeout", type=float, default=config.CELL_TIMEOUT, metavar="S",
+                       help="seconds allowed per cell (default %(default)s)")
     grade.set_defaults(func=cmd_grade)
 
     run = sub.add_parser("run", help="execute notebooks headless; time and memory per notebook")
@@ -156,6 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, default=None, metavar="S",
                      help="seconds allowed per cell (default: none)")
     run.set_defaults(func=cmd_run)
+
+    refs = sub.add_parser("references", help="re-run solution notebooks and store their outputs as "
+                          "the reference (with the BLAS kernels and versions that wrote them)")
+    refs.add_argument("numbers", nargs="*", metavar="NN", help="only these notebooks")
+    refs.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds allowed per cell")
+    refs.set_defaults(func=cmd_references)
 
     lab = sub.add_parser("lab", help="open the notebooks in JupyterLab (with PYTHONHASHSEED=0)")
     lab.add_argument("jupyter_args", nargs=argparse.REMAINDER, help="passed on to jupyter lab")

@@ -8,8 +8,8 @@ import nbformat
 import pandas as pd
 import pytest
 
-from helpers import grading, release
 from helpers.cli import main
+from helpers.course import grading, release
 from helpers.errors import KitError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "solutions"
@@ -51,6 +51,11 @@ def graded(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
     helper.cells[4].source = solution.cells[3].source
     _write(subs / "helper", helper)
 
+    wrong = nbformat.from_dict(stub)  # a wrong answer: its check prints another number
+    wrong.cells[1].source = "def add(a, b):\n    return a - b"
+    wrong.cells[3].source = solution.cells[3].source
+    _write(subs / "wrong", wrong)
+
     (subs / "absent").mkdir()
     return subs, grading.grade(subs, FIXTURES, jobs=2, timeout=5)
 
@@ -74,6 +79,14 @@ def test_stub_submission_fails_with_not_implemented(graded):
                                    "NotImplementedError: exercise 0.2"]
 
 
+def test_a_wrong_answer_is_told_what_differs(graded):
+    _, grades = graded
+    row = grades[(grades.student == "wrong") & (grades.exercise == "0.1")].iloc[0]
+    assert not row.passed
+    assert row.error.startswith("output differs from the reference: stdout, line 1: ")
+    assert "was expected" in row.error
+
+
 def test_editing_checks_or_outputs_does_not_pass(graded):
     _, grades = graded
     assert _result(grades, "cheater") == [("0.1", False), ("0.2", False)]
@@ -93,7 +106,7 @@ def test_grades_csv_and_summary(graded):
     subs, grades = graded
     written = pd.read_csv(subs / "grades.csv", keep_default_na=False)
     assert list(written.columns) == grading.GRADES_COLUMNS
-    assert len(written) == 2 * 8
+    assert len(written) == 2 * 9
     table = grading.summary(grades)
     assert table.loc["correct", "total"] == "2/2"
     assert table.loc["stub", "00_fixture"] == "0/2"

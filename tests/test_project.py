@@ -53,3 +53,29 @@ def test_readme_maps_every_notebook():
     readme = (REPO_ROOT / "README.md").read_text()
     for notebook in sorted((REPO_ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
         assert f"| `{notebook.stem}` |" in readme, notebook.name
+
+
+def test_the_course_library_never_imports_the_tooling():
+    """helpers.* is what notebooks import; helpers.course and the CLI sit on top of it."""
+    import ast
+
+    tooling = ("helpers.course", "helpers.cli")
+    for path in sorted((REPO_ROOT / "helpers").glob("*.py")):
+        if path.stem == "cli":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom)
+                     else [])
+            for name in names:
+                assert not name.startswith(tooling), f"{path.name} imports {name}"
+
+
+def test_pytest_runs_nbval_as_the_tooling_configures_it():
+    from helpers.course import config
+
+    pytest_options = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["pytest"]
+    addopts = pytest_options["ini_options"]["addopts"]
+    assert f"-p {config.PLUGIN}" in addopts
+    assert f"--nbval-cell-timeout {config.CELL_TIMEOUT}" in addopts
+    assert "--nbval-lax" in addopts and "--nbval-current-env" in addopts

@@ -10,9 +10,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers import release
+from helpers.course import release
+from helpers.course.config import SOLUTIONS_DIR
 from helpers.errors import KitError
-from helpers.release import SOLUTIONS_DIR
 
 FIXTURES = Path(__file__).parent / "fixtures" / "solutions"
 
@@ -76,7 +76,7 @@ def _nbval(path: Path) -> subprocess.CompletedProcess:
     (path.parent / "pytest.ini").write_text("[pytest]\n")
     return subprocess.run(
         [sys.executable, "-m", "pytest", str(path), "-c", str(path.parent / "pytest.ini"),
-         "-p", "helpers.nbval_hooks", "--nbval-lax", "--nbval-current-env", "-q",
+         "-p", "helpers.course.nbval_plugin", "--nbval-lax", "--nbval-current-env", "-q",
          "-p", "no:cacheprovider"],
         capture_output=True, text=True, cwd=path.parent)
 

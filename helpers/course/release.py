@@ -26,11 +26,10 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
+from helpers.course.compare import check_tolerance
+from helpers.course.config import NOTEBOOKS_DIR, SOLUTIONS_DIR, notebooks_in
 from helpers.errors import KitError
-from helpers.settings import REPO_ROOT
 
-SOLUTIONS_DIR = REPO_ROOT / "solutions"
-NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 CHECK_MARKER = "# NBVAL_CHECK_OUTPUT"
 CHECK_TAG = "nbval-check-output"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -40,6 +39,7 @@ _SOLUTION = re.compile(
 )
 _ANSWER = re.compile(r"=== BEGIN ANSWER ===.*?=== END ANSWER ===", re.DOTALL)
 _KEPT_CELL_METADATA = ("kit", "tags")
+_KEPT_NOTEBOOK_METADATA = ("kit",)
 
 
 def exercise_id(cell: NotebookNode) -> str | None:
@@ -95,10 +95,12 @@ def release_notebook(solution: NotebookNode, name: str = "notebook") -> Notebook
         If a cell has a solution block but no exercise id, or an unterminated block.
     """
     nb = copy.deepcopy(solution)
-    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"},
+                   **{k: nb.metadata[k] for k in _KEPT_NOTEBOOK_METADATA if k in nb.metadata}}
     code_number = 0
     for cell in nb.cells:
         cell.metadata = {k: cell.metadata[k] for k in _KEPT_CELL_METADATA if k in cell.metadata}
+        _check_tolerance(cell, name)
         if cell.cell_type == "markdown":
             cell.source = _ANSWER.sub("YOUR ANSWER HERE", cell.source)
         if cell.cell_type != "code":
@@ -124,6 +126,19 @@ def release_notebook(solution: NotebookNode, name: str = "notebook") -> Notebook
     return nb
 
 
+def _check_tolerance(cell: NotebookNode, name: str) -> None:
+    """Refuse a tolerance on a cell that is not checked, or one that is not a unit count."""
+    if "tolerance" not in cell.metadata.get("kit", {}):
+        return
+    where = f"{name}, cell {cell.get('id')}"
+    if cell.cell_type != "code" or not is_checked(cell):
+        raise KitError(f"{where}: only a {CHECK_MARKER} cell can declare a tolerance.")
+    try:
+        check_tolerance(cell.metadata["kit"]["tolerance"])
+    except KitError as err:
+        raise KitError(f"{where}: {err}") from None
+
+
 def release(solutions_dir: Path = SOLUTIONS_DIR, notebooks_dir: Path = NOTEBOOKS_DIR,
             check: bool = False) -> list[Path]:
     """Write (or with ``check``, only compare) the student notebooks for every solution.
@@ -140,7 +155,7 @@ def release(solutions_dir: Path = SOLUTIONS_DIR, notebooks_dir: Path = NOTEBOOKS
     list of Path
         The student notebooks that were (or, with ``check``, would be) written or changed.
     """
-    sources = sorted(solutions_dir.glob("[0-9][0-9]_*.ipynb"))
+    sources = notebooks_in(solutions_dir)
     if not sources:
         raise KitError(f"No solution notebooks (NN_topic.ipynb) in {solutions_dir}.")
     changed = []

@@ -17,7 +17,6 @@ Results go to ``SUBMISSIONS_DIR/grades.csv`` (student, notebook, exercise, passe
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -30,11 +29,11 @@ import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
+from helpers.course import config
+from helpers.course.config import SOLUTIONS_DIR
+from helpers.course.release import exercise_id, exercises, release_notebook
 from helpers.errors import KitError
-from helpers.release import SOLUTIONS_DIR, exercise_id, exercises, release_notebook
-from helpers.settings import REPO_ROOT
 
-SANITIZE_FILE = REPO_ROOT / "nbval_sanitize.cfg"
 GRADES_COLUMNS = ["student", "notebook", "exercise", "passed", "error"]
 
 
@@ -103,11 +102,10 @@ def run_nbval(path: Path, timeout: float) -> dict[int, str | None]:
     n_code = sum(c.cell_type == "code" for c in nbformat.read(path, as_version=4).cells)
     command = [
         sys.executable, "-m", "pytest", str(path), "-c", str(ini), "--rootdir", str(path.parent),
-        "-p", "no:cacheprovider", "-p", "helpers.nbval_hooks", "--nbval-lax",
-        "--nbval-current-env", f"--nbval-cell-timeout={timeout}",
-        f"--nbval-sanitize-with={SANITIZE_FILE}", f"--junitxml={report}", "-q",
+        "-p", "no:cacheprovider", *config.NBVAL_ARGS, f"--nbval-cell-timeout={timeout}",
+        f"--junitxml={report}", "-q",
     ]
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    env = config.reference_environ()
     try:
         subprocess.run(command, cwd=path.parent, env=env, capture_output=True,
                        timeout=timeout * (n_code + 2) + 60)
@@ -149,7 +147,10 @@ def _short_reason(problem: ET.Element) -> str:
     if raised:
         return raised[-1][:200]
     if any("outputs differ" in line for line in lines):
-        return "output differs from the reference"
+        # nbval puts the kit's comparison (helpers.course.compare) after "Traceback:".
+        after = lines[lines.index("Traceback:") + 1:] if "Traceback:" in lines else []
+        return f"output differs from the reference: {after[0]}"[:200] if after else \
+            "output differs from the reference"
     return (lines[0] if lines else problem.tag)[:200]
 
 
@@ -181,7 +182,8 @@ def grade_notebook(reference: NotebookNode, submission_path: Path | None, work: 
 
 
 def grade(submissions_dir: Path, solutions_dir: Path = SOLUTIONS_DIR,
-          notebook: str | None = None, jobs: int = 2, timeout: float = 600) -> pd.DataFrame:
+          notebook: str | None = None, jobs: int = config.GRADE_JOBS,
+          timeout: float = config.CELL_TIMEOUT) -> pd.DataFrame:
     """Grade every student's notebooks; write ``grades.csv`` and return it as a DataFrame.
 
     Parameters
@@ -208,7 +210,7 @@ def grade(submissions_dir: Path, solutions_dir: Path = SOLUTIONS_DIR,
     students = sorted(p for p in submissions_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not students:
         raise KitError(f"{submissions_dir} has no student folders (one folder per student).")
-    solutions = sorted(solutions_dir.glob(f"{notebook or '[0-9][0-9]'}_*.ipynb"))
+    solutions = config.notebooks_in(solutions_dir, [notebook] if notebook else None)
     if not solutions:
         raise KitError(f"No solution notebook {notebook or 'NN'}_*.ipynb in {solutions_dir}.")
     references = {s.name: release_notebook(nbformat.read(s, as_version=4), s.name) for s in solutions}

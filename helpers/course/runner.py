@@ -8,7 +8,6 @@ sampled every 0.2 s) per notebook.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from datetime import datetime
@@ -21,11 +20,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from tqdm import tqdm
 
+from helpers.course.config import NOTEBOOKS_DIR, RUNS_DIR, SOLUTIONS_DIR, apply_reference_env, notebooks_in
 from helpers.errors import KitError
-from helpers.release import NOTEBOOKS_DIR, SOLUTIONS_DIR
-from helpers.settings import REPO_ROOT
-
-RUNS_DIR = REPO_ROOT / "runs"
 
 
 class PeakMemory:
@@ -61,9 +57,7 @@ class PeakMemory:
 def select(which: str = "notebooks", numbers: list[str] | None = None) -> list[Path]:
     """Return the notebooks to run: ``which`` is ``notebooks`` or ``solutions``, filtered by NN."""
     folder = {"notebooks": NOTEBOOKS_DIR, "solutions": SOLUTIONS_DIR}[which]
-    found = sorted(folder.glob("[0-9][0-9]_*.ipynb"))
-    if numbers:
-        found = [p for p in found if p.name[:2] in {n.zfill(2) for n in numbers}]
+    found = notebooks_in(folder, numbers)
     if not found:
         raise KitError(f"No notebooks {numbers or ''} in {folder}.")
     return found
@@ -81,7 +75,7 @@ def run_notebook(path: Path, out_dir: Path, timeout: float | None = None) -> dic
     """
     nb = nbformat.read(path, as_version=4)
     n_code = sum(c.cell_type == "code" for c in nb.cells)
-    os.environ["PYTHONHASHSEED"] = "0"
+    apply_reference_env()
     bar = tqdm(total=n_code, desc=path.name, unit="cell", leave=False)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}},

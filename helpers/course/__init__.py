@@ -1,0 +1,12 @@
+"""The course tooling: what instructors and the test suite use to run and grade notebooks.
+
+- ``config``: paths, the notebook pattern, nbval arguments and the reference environment.
+- ``release``: ``solutions/`` → the students' ``notebooks/``.
+- ``compare``: the one comparison of a checked cell's output with its reference.
+- ``nbval_plugin``: the pytest plugin that puts that comparison into nbval.
+- ``grading``: ``kit grade``.
+- ``runner``: ``kit run``.
+- ``tolerances``: measures how far checked numbers move under other BLAS kernels.
+
+The course library (``helpers.*`` outside this package) never imports from here.
+"""

@@ -1,0 +1,195 @@
+"""The one comparison of a checked cell's printed output with its reference.
+
+Numbers that depend on floating-point kernels (BLAS in gensim's Doc2Vec, numpy and scipy)
+can move in their last printed digit from one CPU to another, so a checked cell may declare
+a tolerance; everything else is compared exactly.
+
+- The text is read line by line as tokens: numbers and the runs of other characters between
+  them. Line breaks, words and punctuation must match exactly, and so must whether two
+  tokens are glued together or separated by white space; only the *width* of white space may
+  differ (a table's columns realign when one number gets wider).
+- A number written with a decimal point or an exponent (``0.1824``, ``84.9``, ``1.4e-11``)
+  may differ from the reference by at most ``tolerance`` units of the reference's last
+  printed digit: with tolerance 3, ``0.1824`` accepts ``0.1821`` to ``0.1827``.
+- A number written without one (a count, an id, ``1/5001``) must match exactly, whatever the
+  tolerance.
+
+The tolerance of a checked cell lives in its metadata, ``{"kit": {"tolerance": 3}}`` (default
+0: exact), and is measured, not guessed: see ``helpers.course.tolerances``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from helpers.errors import KitError
+
+_TOKEN = re.compile(r"(?P<space>[ \t]+)|(?P<number>[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)"
+                    r"|(?P<text>[^\d \t+-]+|[+-])")
+
+
+@dataclass(frozen=True)
+class Token:
+    """One number or run of text in a line; ``glued`` when no white space precedes it."""
+
+    kind: str
+    text: str
+    glued: bool
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Where a checked output first departs from its reference, in words a student can read."""
+
+    line: int
+    expected: str
+    got: str
+    reason: str
+
+    def __str__(self) -> str:
+        return (f"line {self.line}: {self.reason}\n  expected (reference): {self.expected}\n"
+                f"  got (your output):    {self.got}")
+
+
+def tokens(line: str) -> list[Token]:
+    """Split one line into number and text tokens, remembering which are glued together.
+
+    Parameters
+    ----------
+    line : str
+        A line of output, without its line break.
+
+    Returns
+    -------
+    list of Token
+        White space is not a token; it only sets the next token's ``glued`` flag.
+    """
+    found: list[Token] = []
+    glued = False
+    for match in _TOKEN.finditer(line):
+        if match.lastgroup == "space":
+            glued = False
+            continue
+        found.append(Token(match.lastgroup, match.group(), glued and bool(found)))
+        glued = True
+    return found
+
+
+def unit(number: str) -> Decimal:
+    """Return one unit of a number's last printed digit (``"0.1824"`` → ``0.0001``)."""
+    return Decimal(1).scaleb(Decimal(number).as_tuple().exponent)
+
+
+def is_exact(number: str) -> bool:
+    """Return True for a number printed without decimal point or exponent (compared exactly)."""
+    return not any(c in number for c in ".eE")
+
+
+def numbers_close(expected: str, got: str, tolerance: int) -> bool:
+    """Return True if ``got`` is within ``tolerance`` last-digit units of ``expected``."""
+    if is_exact(expected) or is_exact(got):
+        return expected.lstrip("+") == got.lstrip("+")
+    return abs(Decimal(got) - Decimal(expected)) <= tolerance * unit(expected)
+
+
+def check_tolerance(tolerance: Any) -> int:
+    """Validate a declared tolerance (a non-negative int) and return it.
+
+    Raises
+    ------
+    KitError
+        If it is not a non-negative integer number of last-digit units.
+    """
+    if isinstance(tolerance, bool) or not isinstance(tolerance, int) or tolerance < 0:
+        raise KitError(f"A check's tolerance must be a whole number of last-digit units ≥ 0, "
+                       f"not {tolerance!r}.")
+    return tolerance
+
+
+def compare_text(expected: str, got: str, tolerance: int = 0) -> Difference | None:
+    """Compare a checked output with its reference; return the first difference, or None.
+
+    Parameters
+    ----------
+    expected : str
+        The reference output.
+    got : str
+        The output of the run being checked.
+    tolerance : int
+        Last-digit units a decimal number may move (see the module docstring).
+
+    Returns
+    -------
+    Difference or None
+        None when the outputs agree.
+    """
+    tolerance = check_tolerance(tolerance)
+    expected_lines, got_lines = expected.splitlines(), got.splitlines()
+    for number, (want, have) in enumerate(zip(expected_lines, got_lines, strict=False), start=1):
+        reason = _line_difference(tokens(want), tokens(have), tolerance)
+        if reason:
+            return Difference(number, want, have, reason)
+    if len(expected_lines) != len(got_lines):
+        shorter = min(len(expected_lines), len(got_lines))
+        return Difference(shorter + 1, _line(expected_lines, shorter), _line(got_lines, shorter),
+                          f"{len(got_lines)} lines printed, {len(expected_lines)} expected")
+    return None
+
+
+def _line(lines: list[str], index: int) -> str:
+    return lines[index] if index < len(lines) else "(nothing)"
+
+
+def _line_difference(want: list[Token], have: list[Token], tolerance: int) -> str | None:
+    for a, b in zip(want, have, strict=False):
+        if a.kind != b.kind or a.glued != b.glued:
+            return f"{b.text!r} where {a.text!r} was expected"
+        if a.kind == "number":
+            if not numbers_close(a.text, b.text, tolerance):
+                allowed = ("must match exactly" if is_exact(a.text) or tolerance == 0
+                           else f"allowed ± {tolerance * unit(a.text)}")
+                return f"{b.text} where {a.text} was expected ({allowed})"
+        elif a.text != b.text:
+            return f"{b.text!r} where {a.text!r} was expected"
+    if len(want) != len(have):
+        return "the line is longer than expected" if len(have) > len(want) else \
+            "the line is shorter than expected"
+    return None
+
+
+def compare_outputs(expected: dict[str, list[Any]], got: dict[str, list[Any]],
+                    tolerance: int = 0) -> str | None:
+    """Compare a cell's outputs, grouped by kind (``stdout``, ``text/plain``, …) with its reference.
+
+    Parameters
+    ----------
+    expected, got : dict
+        Output kind → the values of that kind, in order (the reference's, and the run's).
+    tolerance : int
+        Last-digit units for numbers in text values (see ``compare_text``).
+
+    Returns
+    -------
+    str or None
+        What differs, labelled (expected = the reference, got = this run), or None.
+    """
+    if set(expected) != set(got):
+        missing, extra = sorted(set(expected) - set(got)), sorted(set(got) - set(expected))
+        parts = ([f"expected output of kind {', '.join(missing)} is missing"] if missing else []) + \
+                ([f"unexpected output of kind {', '.join(extra)}"] if extra else [])
+        return "; ".join(parts)
+    for kind, want in expected.items():
+        have = got[kind]
+        if len(want) != len(have):
+            return f"{len(have)} outputs of kind {kind}, {len(want)} expected"
+        for a, b in zip(want, have, strict=True):
+            if isinstance(a, str) and isinstance(b, str):
+                difference = compare_text(a, b, tolerance)
+                if difference is not None:
+                    return f"{kind}, {difference}"
+            elif a != b:
+                return f"{kind}: the output differs from the reference"
+    return None

@@ -1,0 +1,67 @@
+"""The course tooling's paths and run policy, in one place.
+
+Every tool that runs a notebook (the README's test command, ``kit grade``, ``kit run``,
+``kit lab``, the self-check) takes its folders, its notebook pattern, its nbval arguments
+and the reference environment from here, so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from helpers.settings import REPO_ROOT
+
+SOLUTIONS_DIR = REPO_ROOT / "solutions"
+NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
+RUNS_DIR = REPO_ROOT / "runs"
+SANITIZE_FILE = REPO_ROOT / "nbval_sanitize.cfg"
+NOTEBOOK_GLOB = "[0-9][0-9]_*.ipynb"
+
+#: The environment every kernel that produces or checks reference outputs runs with:
+#: gensim seeds its initial vectors with Python's ``hash``, so the hash seed is fixed.
+REFERENCE_ENV = {"PYTHONHASHSEED": "0"}
+
+#: Seconds one cell may run before nbval (tests, grading) gives up on it.
+CELL_TIMEOUT = 1200
+
+#: Notebooks ``kit grade`` runs at once (each kernel may use every core itself).
+GRADE_JOBS = 2
+
+#: The nbval plugin options shared by pytest (``pyproject.toml``) and ``kit grade``.
+PLUGIN = "helpers.course.nbval_plugin"
+NBVAL_ARGS = ("--nbval-lax", "--nbval-current-env", f"--nbval-sanitize-with={SANITIZE_FILE}",
+              "-p", PLUGIN)
+
+
+def notebooks_in(folder: Path, numbers: list[str] | None = None) -> list[Path]:
+    """Return the numbered notebooks (``NN_topic.ipynb``) in ``folder``, sorted.
+
+    Parameters
+    ----------
+    folder : Path
+        Where to look.
+    numbers : list of str, optional
+        Keep only these notebook numbers (``"1"`` and ``"01"`` both mean ``01_*``).
+
+    Returns
+    -------
+    list of Path
+        Possibly empty.
+    """
+    found = sorted(Path(folder).glob(NOTEBOOK_GLOB))
+    if numbers:
+        wanted = {str(n).zfill(2) for n in numbers}
+        found = [p for p in found if p.name[:2] in wanted]
+    return found
+
+
+def reference_environ(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Return ``base`` (default ``os.environ``) with the reference environment applied."""
+    return {**(os.environ if base is None else base), **REFERENCE_ENV}
+
+
+def apply_reference_env() -> None:
+    """Set the reference environment in this process, so kernels it starts inherit it."""
+    os.environ.update(REFERENCE_ENV)

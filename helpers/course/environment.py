@@ -1,0 +1,70 @@
+"""Which floating-point kernels and library versions a run uses, to say where a reference came from.
+
+Reference outputs are written on one machine; a check that fails elsewhere names both
+environments ("reference written with X, you run Y") so a student or grader can tell a
+wrong answer from a machine that computes differently. The record lives in a solution
+notebook's metadata under ``kit.reference_env`` and is copied into the released notebook.
+"""
+
+from __future__ import annotations
+
+import platform
+from importlib import metadata
+
+import numpy  # noqa: F401  (loads numpy's BLAS so threadpoolctl can see it)
+import scipy.linalg  # noqa: F401  (loads scipy's BLAS, which gensim calls)
+from threadpoolctl import threadpool_info
+
+VERSIONED = ("numpy", "scipy", "gensim", "scikit-learn")
+
+
+def current() -> dict[str, str]:
+    """Describe this process's BLAS kernels and numeric library versions.
+
+    Kernels a notebook starts inherit this process's environment variables
+    (``OPENBLAS_CORETYPE``, ``OPENBLAS_NUM_THREADS``), so they pick the same kernels.
+
+    Returns
+    -------
+    dict
+        ``{"blas": "...", "python": "3.11.7", "numpy": "2.4.6", ...}``; plain strings, so
+        the record can sit in notebook metadata.
+    """
+    blas = sorted({f"{lib.get('internal_api')} {lib.get('version')} "
+                   f"{lib.get('architecture')} ({lib.get('num_threads')} threads)"
+                   for lib in threadpool_info() if lib.get("user_api") == "blas"})
+    record = {"blas": "; ".join(blas) or "unknown", "python": platform.python_version()}
+    for name in VERSIONED:
+        try:
+            record[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            record[name] = "not installed"
+    return record
+
+
+def describe(record: dict[str, str]) -> str:
+    """One line naming a recorded environment (BLAS kernels first, then versions)."""
+    versions = ", ".join(f"{k} {v}" for k, v in record.items() if k != "blas")
+    return f"{record.get('blas', 'unknown BLAS')}; {versions}"
+
+
+def mismatch_note(reference: dict[str, str] | None) -> str | None:
+    """Return "reference written with X, you run Y" when this run differs from ``reference``.
+
+    Parameters
+    ----------
+    reference : dict or None
+        The notebook's ``kit.reference_env`` record (None when it has none).
+
+    Returns
+    -------
+    str or None
+        None when the environments agree or the reference has no record.
+    """
+    if not reference:
+        return None
+    here = current()
+    if all(here.get(k) == v for k, v in reference.items()):
+        return None
+    return (f"reference outputs written with: {describe(reference)}\n"
+            f"this run uses:                  {describe(here)}")

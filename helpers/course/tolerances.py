@@ -1,0 +1,186 @@
+"""Measure how far checked numbers move under other BLAS kernels, and record it.
+
+A checked number may only be compared within a tolerance that was measured. This module
+reruns the solution notebooks on one machine under several floating-point kernel settings
+(``OPENBLAS_CORETYPE`` × ``OPENBLAS_NUM_THREADS``), each with a fresh data folder so that
+models and caches are recomputed, and records for every checked cell how far its numbers
+moved, in units of their last printed digit. The table is kept in the repository
+(``solutions/tolerances.csv``); a test holds every declared tolerance to at least
+``SAFETY`` times the spread recorded there.
+
+Run it as ``python -m helpers.course.tolerances OUT_DIR [NN ...]`` (about an hour for all
+notebooks and six settings on two cores); ``--table-only`` rebuilds the table from runs
+already in ``OUT_DIR``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+from nbformat import NotebookNode
+
+from helpers.course.compare import is_exact, tokens, unit
+from helpers.course.config import SOLUTIONS_DIR, notebooks_in, reference_environ
+from helpers.course.nbval_plugin import tolerance_of
+from helpers.course.release import is_checked
+
+#: Core types × thread counts: ``None`` lets OpenBLAS pick the kernels for this CPU.
+SETTINGS = ((None, 1), (None, 2), ("Prescott", 1), ("Prescott", 2), ("Sandybridge", 1),
+            ("Sandybridge", 2))
+#: A declared tolerance must be at least this many times the spread measured.
+SAFETY = 3
+TABLE = SOLUTIONS_DIR / "tolerances.csv"
+COLUMNS = ["notebook", "cell_id", "cell", "check", "numbers", "spread", "tolerance", "settings"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One BLAS kernel setting: a core type (None: the CPU's own) and a thread count."""
+
+    core: str | None
+    threads: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.core or 'native'}-{self.threads}"
+
+    def environ(self, data_dir: Path) -> dict[str, str]:
+        """The environment a run under this setting gets (fresh data folder, no offline source)."""
+        env = reference_environ()
+        env.pop("OPENBLAS_CORETYPE", None)
+        env.pop("KIT_DATA_SOURCE", None)
+        env.update({"OPENBLAS_NUM_THREADS": str(self.threads), "KIT_DATA_DIR": str(data_dir)})
+        if self.core:
+            env["OPENBLAS_CORETYPE"] = self.core
+        return env
+
+
+def run_setting(setting: Setting, out_dir: Path, numbers: list[str] | None, source: Path) -> Path:
+    """Fetch into a fresh data folder and execute the solutions under one setting.
+
+    Returns
+    -------
+    Path
+        The folder holding the executed notebooks.
+    """
+    folder = out_dir / setting.label
+    env = setting.environ(folder / "data")
+    subprocess.run([sys.executable, "-m", "helpers.cli", "fetch", "--source", str(source)],
+                   env=env, check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "helpers.cli", "run", "--solutions", *(numbers or []),
+                    "--out", str(folder / "executed")], env=env, check=False)
+    return folder / "executed"
+
+
+def checked_texts(nb: NotebookNode) -> dict[str, tuple[int, str, str]]:
+    """Map each checked cell's id to (its position among all cells, title line, stdout text)."""
+    found = {}
+    for position, cell in enumerate(nb.cells, start=1):
+        if cell.cell_type == "code" and is_checked(cell):
+            text = "".join(o.get("text", "") for o in cell.get("outputs", [])
+                           if o.get("output_type") == "stream" and o.get("name") == "stdout")
+            text += "".join(o.get("data", {}).get("text/plain", "") for o in cell.get("outputs", [])
+                            if o.get("output_type") == "execute_result")
+            title = cell.source.split("\n", 2)[1] if "\n" in cell.source else ""
+            found[cell.id] = (position, title.strip()[:60], text)
+    return found
+
+
+def spread(texts: list[str]) -> int | None:
+    """Largest move of any decimal number across ``texts``, in its last-digit units.
+
+    Returns
+    -------
+    int or None
+        0 when nothing moved; None when the texts differ in anything but decimal numbers
+        (such a check cannot be made stable by a tolerance).
+    """
+    lines = [[tokens(line) for line in text.splitlines()] for text in texts]
+    if len({len(t) for t in lines}) > 1:
+        return None
+    widest = 0
+    for line_tokens in zip(*lines, strict=True):
+        if len({len(t) for t in line_tokens}) > 1:
+            return None
+        for column in zip(*line_tokens, strict=True):
+            first = column[0]
+            if any(t.kind != first.kind or t.glued != first.glued for t in column):
+                return None
+            if first.kind == "number" and not is_exact(first.text):
+                values = [Decimal(t.text) for t in column]
+                widest = max(widest, int((max(values) - min(values)) / unit(first.text)))
+            elif any(t.text != first.text for t in column):
+                return None
+    return widest
+
+
+def table(runs: dict[str, Path], solutions_dir: Path = SOLUTIONS_DIR) -> pd.DataFrame:
+    """Compare every setting's executed notebooks with the references; one row per checked cell.
+
+    Parameters
+    ----------
+    runs : dict
+        Setting label → folder of executed notebooks.
+    solutions_dir : Path
+        The reference notebooks.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``COLUMNS``; ``spread`` is -1 where the text itself moved.
+    """
+    rows = []
+    for path in notebooks_in(solutions_dir):
+        executed = {label: folder / path.name for label, folder in runs.items()
+                    if (folder / path.name).is_file()}
+        if not executed:
+            continue
+        reference = nbformat.read(path, as_version=4)
+        cells = {c.id: c for c in reference.cells}
+        outputs = {label: checked_texts(nbformat.read(p, as_version=4)) for label, p in executed.items()}
+        for cell_id, (position, title, text) in checked_texts(reference).items():
+            texts = [text] + [found[cell_id][2] for found in outputs.values() if cell_id in found]
+            moved = spread(texts)
+            decimals = sum(t.kind == "number" and not is_exact(t.text)
+                           for line in text.splitlines() for t in tokens(line))
+            rows.append({"notebook": path.stem, "cell_id": cell_id, "cell": position, "check": title,
+                         "numbers": decimals, "spread": -1 if moved is None else moved,
+                         "tolerance": tolerance_of(cells[cell_id]),
+                         "settings": " ".join(sorted(executed))})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m helpers.course.tolerances", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", type=Path, help="folder for the runs (one sub-folder per setting)")
+    parser.add_argument("numbers", nargs="*", metavar="NN", help="only these notebooks")
+    parser.add_argument("--source", type=Path, default=None,
+                        help="data to fetch from (default: KIT_DATA_SOURCE, else the verified data folder)")
+    parser.add_argument("--table-only", action="store_true", help="only rebuild the table from OUT")
+    args = parser.parse_args(argv)
+    settings = [Setting(core, threads) for core, threads in SETTINGS]
+    if not args.table_only:
+        from helpers import settings as kit_settings
+
+        source = args.source or kit_settings.data_source() or kit_settings.data_dir()
+        for setting in settings:
+            run_setting(setting, args.out, args.numbers, source)
+    runs = {s.label: args.out / s.label / "executed" for s in settings
+            if (args.out / s.label / "executed").is_dir()}
+    result = table(runs)
+    result.to_csv(TABLE, index=False)
+    print(result.to_string(index=False))
+    print(f"\nwritten to {TABLE}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,69 @@
+"""Declared tolerances are measured: each is at least SAFETY x the spread recorded for its cell."""
+
+from __future__ import annotations
+
+import nbformat
+import pandas as pd
+import pytest
+
+from helpers.course import tolerances
+from helpers.course.config import SOLUTIONS_DIR, notebooks_in
+from helpers.course.nbval_plugin import tolerance_of
+from helpers.course.release import is_checked
+
+
+def test_spread_counts_last_digit_units_of_decimal_numbers():
+    assert tolerances.spread(["p = 0.1824\nn = 3", "p = 0.1822\nn = 3", "p = 0.1825\nn = 3"]) == 3
+    assert tolerances.spread(["a 1.5", "a 1.5"]) == 0
+
+
+@pytest.mark.parametrize("texts", [
+    ["n = 3", "n = 4"],  # a count moved
+    ["best: cosine", "best: KL"],  # words moved
+    ["a\nb", "a"],  # lines appeared
+])
+def test_spread_is_undefined_when_more_than_decimals_moved(texts):
+    assert tolerances.spread(texts) is None
+
+
+def test_table_compares_runs_with_the_references(tmp_path):
+    cell = nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\n# the gap\nprint(gap)", execution_count=1)
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="gap 0.19\n")]
+    reference = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("x"), cell])
+    (tmp_path / "solutions").mkdir()
+    nbformat.write(reference, tmp_path / "solutions" / "06_x.ipynb")
+    for label, printed in (("a", "gap 0.18\n"), ("b", "gap 0.21\n")):
+        run = nbformat.from_dict(reference)
+        run.cells[1].outputs[0].text = printed
+        (tmp_path / label).mkdir()
+        nbformat.write(run, tmp_path / label / "06_x.ipynb")
+    found = tolerances.table({"a": tmp_path / "a", "b": tmp_path / "b"}, tmp_path / "solutions")
+    row = found.iloc[0]
+    assert (row.notebook, row.cell, row.check, row.numbers, row.spread, row.settings) == \
+        ("06_x", 2, "# the gap", 1, 3, "a b")
+
+
+def _declared() -> dict[tuple[str, str], int]:
+    return {(path.stem, cell.id): tolerance_of(cell)
+            for path in notebooks_in(SOLUTIONS_DIR)
+            for cell in nbformat.read(path, as_version=4).cells
+            if cell.cell_type == "code" and is_checked(cell)}
+
+
+def test_every_declared_tolerance_covers_its_measured_spread():
+    measured = pd.read_csv(tolerances.TABLE, dtype={"cell_id": str})
+    declared = _declared()
+    assert (measured.spread >= 0).all(), measured[measured.spread < 0]
+    by_cell = measured.set_index(["notebook", "cell_id"])
+    for key, tolerance in declared.items():
+        if key in by_cell.index:
+            assert tolerance >= tolerances.SAFETY * by_cell.loc[key, "spread"], key
+        else:
+            assert tolerance == 0, f"{key}: a tolerance needs a measured spread in {tolerances.TABLE.name}"
+
+
+def test_the_table_records_the_tolerances_the_notebooks_declare():
+    measured = pd.read_csv(tolerances.TABLE, dtype={"cell_id": str})
+    declared = _declared()
+    for row in measured.itertuples():
+        assert declared.get((row.notebook, row.cell_id)) == row.tolerance, (row.notebook, row.cell)
