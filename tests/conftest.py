@@ -45,3 +45,33 @@ def empty_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "data"
     monkeypatch.setenv("KIT_DATA_DIR", str(folder))
     return folder
+
+
+# --- Grading under other kernels, beside the rest of the suite --------------------------------
+#
+# tests/test_portability.py grades the Doc2Vec notebooks' solutions under another BLAS kernel
+# setting with a fresh data folder: every model is trained again, about 20 minutes on one core.
+# Doc2Vec trains with one worker, so the rest of the suite leaves the second core mostly idle:
+# the grading starts in the background when the session starts, and its test, moved to the end
+# of the run, waits for it and reads its grades.
+
+PORTABILITY_TEST = "test_portability.py"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.path.name == PORTABILITY_TEST)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def other_kernels_grading(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """The background grading run of tests/test_portability.py, or None when it is not selected."""
+    selected = any(item.path.name == PORTABILITY_TEST for item in request.session.items)
+    found = _source() if selected else None
+    if found is None:
+        yield None
+        return
+    from test_portability import start_grading
+
+    run = start_grading(tmp_path_factory.mktemp("other-kernels"), found)
+    yield run
+    run.stop()

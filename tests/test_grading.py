@@ -128,3 +128,15 @@ def test_empty_or_missing_folder_is_a_clear_error(tmp_path, capsys):
         grading.grade(tmp_path, FIXTURES)
     assert main(["grade", str(tmp_path / "nowhere")]) == 1
     assert "is not a folder of student submissions" in capsys.readouterr().err
+
+
+def test_an_output_difference_names_both_environments():
+    lines = ["Cell outputs differ", "Input:", "print(p)", "Traceback:",
+             "stdout, line 1: 0.19 where 0.1824 was expected (allowed ± 0.0003)",
+             "expected (reference): p = 0.1824", "got (your output):    p = 0.19",
+             "reference outputs written with: openblas Haswell (1 threads)",
+             "this run uses:                  openblas Prescott (1 threads)"]
+    reason = grading._output_difference(lines)
+    assert reason.startswith("output differs from the reference: stdout, line 1: 0.19 where 0.1824")
+    assert reason.endswith("[reference outputs written with: openblas Haswell (1 threads); "
+                           "this run uses:                  openblas Prescott (1 threads)]")

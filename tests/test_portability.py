@@ -5,16 +5,23 @@ scipy's OpenBLAS), whose kernels differ from CPU to CPU. Here the solutions of t
 notebooks are graded as a student's submission under another kernel setting, one thread and
 a fresh data folder (every model and cache recomputed): each must pass its checks within the
 declared, measured tolerances (``solutions/tolerances.csv``) and get full marks.
+
+The grading starts in the background when the test session starts (see ``conftest.py``);
+the test waits for it at the end of the run.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
 from helpers.course.tolerances import Setting
@@ -24,21 +31,47 @@ KERNEL_DEPENDENT = ["04", "05", "06", "07", "08"]
 OTHER_KERNELS = Setting("Prescott", 1)
 
 
-def test_kernel_dependent_solutions_get_full_marks_under_other_kernels(tmp_path: Path, source: Path):
-    env = OTHER_KERNELS.environ(tmp_path / "data")
-    subprocess.run([sys.executable, "-m", "helpers.cli", "fetch", "--source", str(source)],
-                   env=env, check=True, capture_output=True)
-    student = tmp_path / "class" / "solutions"
+@dataclass
+class GradingRun:
+    """A ``kit grade`` of the solutions under OTHER_KERNELS, running in its own process group."""
+
+    folder: Path
+    process: subprocess.Popen
+    log: Path
+
+    def wait(self) -> int:
+        return self.process.wait()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+
+def start_grading(folder: Path, source: Path) -> GradingRun:
+    """Copy the kernel-dependent solutions as one student's work and start grading them."""
+    student = folder / "class" / "solutions"
     student.mkdir(parents=True)
     for path in notebooks_in(SOLUTIONS_DIR, KERNEL_DEPENDENT):
         shutil.copy(path, student)
-    assert len(list(student.iterdir())) == len(KERNEL_DEPENDENT)
+    env = OTHER_KERNELS.environ(folder / "data")
+    python = sys.executable
     # One notebook at a time: each reuses the models and caches the previous ones built.
-    command = [sys.executable, "-m", "helpers.cli", "grade", str(student.parent), "--jobs", "1"]
-    result = subprocess.run(command, env=env, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr[-3000:]
-    grades = pd.read_csv(student.parent / "grades.csv", dtype=str, keep_default_na=False)
-    graded = grades[grades.notebook.str[:2].isin(KERNEL_DEPENDENT)]
-    assert set(graded.notebook.str[:2]) == set(KERNEL_DEPENDENT)
-    failed = graded[graded.passed != "True"]
+    script = (f"{python} -m helpers.cli fetch --source {source} && "
+              f"{python} -m helpers.cli grade {student.parent} --jobs 1")
+    log = folder / "grading.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(["bash", "-c", script], env=env, stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+    return GradingRun(folder, process, log)
+
+
+def test_kernel_dependent_solutions_get_full_marks_under_other_kernels(other_kernels_grading):
+    run = other_kernels_grading
+    if run is None:
+        pytest.skip("no data: run `kit fetch` (or set KIT_DATA_SOURCE to an offline copy)")
+    assert run.wait() == 0, run.log.read_text()[-3000:]
+    grades = pd.read_csv(run.folder / "class" / "grades.csv", dtype=str, keep_default_na=False)
+    assert set(grades.notebook.str[:2]) == set(KERNEL_DEPENDENT)
+    failed = grades[grades.passed != "True"]
     assert failed.empty, failed.to_string()

@@ -10,6 +10,7 @@ from helpers.course import tolerances
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
 from helpers.course.nbval_plugin import tolerance_of
 from helpers.course.release import is_checked
+from helpers.errors import KitError
 
 
 def test_spread_counts_last_digit_units_of_decimal_numbers():
@@ -67,3 +68,20 @@ def test_the_table_records_the_tolerances_the_notebooks_declare():
     declared = _declared()
     for row in measured.itertuples():
         assert declared.get((row.notebook, row.cell_id)) == row.tolerance, (row.notebook, row.cell)
+
+
+def test_declare_raises_tolerances_to_safety_times_the_spread(tmp_path):
+    cell = nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\nprint(gap)", execution_count=1)
+    cell.id = "gap"
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), tmp_path / "06_x.ipynb")
+    measured = pd.DataFrame([{"notebook": "06_x", "cell_id": "gap", "cell": 1, "spread": 2}])
+    assert tolerances.declare(measured, tmp_path) == ["06_x cell 1: tolerance 6 (spread 2)"]
+    written = nbformat.read(tmp_path / "06_x.ipynb", as_version=4).cells[0]
+    assert tolerance_of(written) == 6 and written.source == cell.source
+    assert tolerances.declare(measured, tmp_path) == []  # already enough
+
+
+def test_declare_refuses_cells_whose_text_moved(tmp_path):
+    measured = pd.DataFrame([{"notebook": "07_x", "cell_id": "loo", "cell": 16, "spread": -1}])
+    with pytest.raises(KitError, match="07_x cell 16: check something stable"):
+        tolerances.declare(measured, tmp_path)

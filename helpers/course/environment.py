@@ -16,6 +16,8 @@ import scipy.linalg  # noqa: F401  (loads scipy's BLAS, which gensim calls)
 from threadpoolctl import threadpool_info
 
 VERSIONED = ("numpy", "scipy", "gensim", "scikit-learn")
+REFERENCE_LABEL = "reference outputs written with:"
+RUN_LABEL = "this run uses:"
 
 
 def current() -> dict[str, str]:
@@ -45,7 +47,7 @@ def current() -> dict[str, str]:
 def describe(record: dict[str, str]) -> str:
     """One line naming a recorded environment (BLAS kernels first, then versions)."""
     versions = ", ".join(f"{k} {v}" for k, v in record.items() if k != "blas")
-    return f"{record.get('blas', 'unknown BLAS')}; {versions}"
+    return "; ".join(part for part in (record.get("blas", "unknown BLAS"), versions) if part)
 
 
 def mismatch_note(reference: dict[str, str] | None) -> str | None:
@@ -66,5 +68,6 @@ def mismatch_note(reference: dict[str, str] | None) -> str | None:
     here = current()
     if all(here.get(k) == v for k, v in reference.items()):
         return None
-    return (f"reference outputs written with: {describe(reference)}\n"
-            f"this run uses:                  {describe(here)}")
+    width = max(len(REFERENCE_LABEL), len(RUN_LABEL))
+    return (f"{REFERENCE_LABEL:<{width}} {describe(reference)}\n"
+            f"{RUN_LABEL:<{width}} {describe(here)}")

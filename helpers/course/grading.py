@@ -29,7 +29,7 @@ import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
-from helpers.course import config
+from helpers.course import config, environment
 from helpers.course.config import SOLUTIONS_DIR
 from helpers.course.release import exercise_id, exercises, release_notebook
 from helpers.errors import KitError
@@ -127,6 +127,7 @@ def run_nbval(path: Path, timeout: float) -> dict[int, str | None]:
     return results
 
 
+ENVIRONMENT_LINES = (environment.REFERENCE_LABEL, environment.RUN_LABEL)
 _ANSI = re.compile(r"(?:\x1b|#x1B)\[[0-9;]*m")
 _CELL_PREFIX = re.compile(r"^Cell \d+: ")
 _EXCEPTION = re.compile(r"^[A-Za-z_.]*(?:Error|Exception|Interrupt|Exit)\b(?::.*)?$")
@@ -147,11 +148,16 @@ def _short_reason(problem: ET.Element) -> str:
     if raised:
         return raised[-1][:200]
     if any("outputs differ" in line for line in lines):
-        # nbval puts the kit's comparison (helpers.course.compare) after "Traceback:".
-        after = lines[lines.index("Traceback:") + 1:] if "Traceback:" in lines else []
-        return f"output differs from the reference: {after[0]}"[:200] if after else \
-            "output differs from the reference"
+        return _output_difference(lines)
     return (lines[0] if lines else problem.tag)[:200]
+
+
+def _output_difference(lines: list[str]) -> str:
+    """The kit's comparison (nbval prints it after "Traceback:"), with the environments if named."""
+    after = lines[lines.index("Traceback:") + 1:] if "Traceback:" in lines else []
+    reason = "output differs from the reference" + (f": {after[0]}"[:200] if after else "")
+    environments = [line for line in after if line.startswith(ENVIRONMENT_LINES)]
+    return f"{reason} [{'; '.join(environments)}]" if environments else reason
 
 
 def grade_notebook(reference: NotebookNode, submission_path: Path | None, work: Path,

@@ -29,7 +29,9 @@ from nbformat import NotebookNode
 from helpers.course.compare import is_exact, tokens, unit
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in, reference_environ
 from helpers.course.nbval_plugin import tolerance_of
-from helpers.course.release import is_checked
+from helpers.course.release import is_checked, render
+from helpers.data import atomic_write
+from helpers.errors import KitError
 
 #: Core types × thread counts: ``None`` lets OpenBLAS pick the kernels for this CPU.
 SETTINGS = ((None, 1), (None, 2), ("Prescott", 1), ("Prescott", 2), ("Sandybridge", 1),
@@ -157,6 +159,36 @@ def table(runs: dict[str, Path], solutions_dir: Path = SOLUTIONS_DIR) -> pd.Data
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def declare(measured: pd.DataFrame, solutions_dir: Path = SOLUTIONS_DIR) -> list[str]:
+    """Raise each checked cell's tolerance to ``SAFETY`` × its measured spread, where it is lower.
+
+    Only the ``kit.tolerance`` metadata of those cells changes; a larger tolerance already
+    declared is kept. Returns one line per change.
+
+    Raises
+    ------
+    KitError
+        If a cell's text (not only its decimals) moved: no tolerance can make it stable.
+    """
+    unstable = measured[measured.spread < 0]
+    if not unstable.empty:
+        cells = ", ".join(f"{r.notebook} cell {r.cell}" for r in unstable.itertuples())
+        raise KitError(f"Text, not only decimals, moved in {cells}: check something stable there.")
+    changes = []
+    for notebook, rows in measured[measured.spread > 0].groupby("notebook"):
+        path = solutions_dir / f"{notebook}.ipynb"
+        nb = nbformat.read(path, as_version=4)
+        cells = {c.id: c for c in nb.cells}
+        for row in rows.itertuples():
+            needed = SAFETY * int(row.spread)
+            cell = cells[row.cell_id]
+            if tolerance_of(cell) < needed:
+                cell.metadata.setdefault("kit", {})["tolerance"] = needed
+                changes.append(f"{notebook} cell {row.cell}: tolerance {needed} (spread {row.spread})")
+        atomic_write(path, lambda tmp, nb=nb: tmp.write_text(render(nb), encoding="utf-8"))
+    return changes
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m helpers.course.tolerances", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -165,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", type=Path, default=None,
                         help="data to fetch from (default: KIT_DATA_SOURCE, else the verified data folder)")
     parser.add_argument("--table-only", action="store_true", help="only rebuild the table from OUT")
+    parser.add_argument("--declare", action="store_true",
+                        help=f"raise the solutions' tolerances to {SAFETY} x the measured spread")
     args = parser.parse_args(argv)
     settings = [Setting(core, threads) for core, threads in SETTINGS]
     if not args.table_only:
@@ -176,6 +210,10 @@ def main(argv: list[str] | None = None) -> int:
     runs = {s.label: args.out / s.label / "executed" for s in settings
             if (args.out / s.label / "executed").is_dir()}
     result = table(runs)
+    if args.declare:
+        for change in declare(result):
+            print(change, file=sys.stderr)
+        result = table(runs)
     result.to_csv(TABLE, index=False)
     print(result.to_string(index=False))
     print(f"\nwritten to {TABLE}", file=sys.stderr)
