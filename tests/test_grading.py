@@ -25,6 +25,9 @@ def _write(folder: Path, nb: nbformat.NotebookNode) -> None:
 def graded(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
     subs = tmp_path_factory.mktemp("submissions")
     solution = nbformat.read(FIXTURES / NAME, as_version=4)
+    solution.cells[4].metadata["kit"] = {"tolerance": 3}  # mean([1, 2, 3, 6]) prints 3.0
+    solutions = tmp_path_factory.mktemp("solutions")
+    nbformat.write(solution, solutions / NAME)
     stub = release.release_notebook(solution)
 
     _write(subs / "correct", solution)
@@ -56,8 +59,14 @@ def graded(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
     wrong.cells[3].source = solution.cells[3].source
     _write(subs / "wrong", wrong)
 
+    for student, shift in (("near", 0.2), ("far", 0.4)):  # within the tolerance, and past it
+        moved = nbformat.from_dict(stub)
+        moved.cells[1].source = solution.cells[1].source
+        moved.cells[3].source = f"def mean(values):\n    return sum(values) / len(values) + {shift}"
+        _write(subs / student, moved)
+
     (subs / "absent").mkdir()
-    return subs, grading.grade(subs, FIXTURES, jobs=2, timeout=5)
+    return subs, grading.grade(subs, solutions, jobs=2, timeout=5)
 
 
 def _result(grades: pd.DataFrame, student: str) -> list[tuple[str, bool]]:
@@ -106,7 +115,7 @@ def test_grades_csv_and_summary(graded):
     subs, grades = graded
     written = pd.read_csv(subs / "grades.csv", keep_default_na=False)
     assert list(written.columns) == grading.GRADES_COLUMNS
-    assert len(written) == 2 * 9
+    assert len(written) == 2 * 11
     table = grading.summary(grades)
     assert table.loc["correct", "total"] == "2/2"
     assert table.loc["stub", "00_fixture"] == "0/2"
@@ -140,3 +149,12 @@ def test_an_output_difference_names_both_environments():
     assert reason.startswith("output differs from the reference: stdout, line 1: 0.19 where 0.1824")
     assert reason.endswith("[reference outputs written with: openblas Haswell (1 threads); "
                            "this run uses:                  openblas Prescott (1 threads)]")
+
+
+
+def test_a_declared_tolerance_allows_that_many_last_digit_units_and_no_more(graded):
+    _, grades = graded
+    assert _result(grades, "near") == [("0.1", True), ("0.2", True)]
+    assert _result(grades, "far") == [("0.1", True), ("0.2", False)]
+    far = grades[(grades.student == "far") & (grades.exercise == "0.2")].iloc[0]
+    assert "3.4 where 3.0 was expected (allowed ± 0.3)" in far.error

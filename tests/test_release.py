@@ -127,3 +127,24 @@ def test_checked_cells_store_only_stable_text_outputs():
             for output in cell.outputs:
                 assert output.output_type in ("stream", "execute_result"), (path.name, cell.id)
                 assert output.get("name", "stdout") == "stdout", (path.name, cell.id)
+
+
+def test_release_keeps_tolerances_and_the_reference_environment(fixture_solution):
+    solution = nbformat.from_dict(fixture_solution)
+    solution.metadata["kit"] = {"reference_env": "openblas 0.3.30 Haswell (2 threads)"}
+    solution.cells[2].metadata["kit"] = {"tolerance": 3}  # the first checked cell
+    student = release.release_notebook(solution)
+    assert student.metadata["kit"] == {"reference_env": "openblas 0.3.30 Haswell (2 threads)"}
+    assert student.cells[2].metadata["kit"] == {"tolerance": 3}
+
+
+@pytest.mark.parametrize(("position", "tolerance", "message"), [
+    (1, 3, "only a # NBVAL_CHECK_OUTPUT cell can declare a tolerance"),  # an exercise cell
+    (2, 0.5, "whole number of last-digit units"),
+    (2, -1, "whole number of last-digit units"),
+])
+def test_release_refuses_a_misplaced_or_invalid_tolerance(fixture_solution, position, tolerance, message):
+    solution = nbformat.from_dict(fixture_solution)
+    solution.cells[position].metadata.setdefault("kit", {})["tolerance"] = tolerance
+    with pytest.raises(KitError, match=message):
+        release.release_notebook(solution, "00_fixture")

@@ -63,6 +63,14 @@ def test_every_declared_tolerance_covers_its_measured_spread():
             assert tolerance == 0, f"{key}: a tolerance needs a measured spread in {tolerances.TABLE.name}"
 
 
+def test_every_checked_cell_is_measured_under_every_setting():
+    measured = pd.read_csv(tolerances.TABLE, dtype={"cell_id": str})
+    assert set(zip(measured.notebook, measured.cell_id, strict=True)) == set(_declared())
+    labels = sorted(tolerances.Setting(core, threads).label for core, threads in tolerances.SETTINGS)
+    for row in measured.itertuples():
+        assert row.settings.split() == labels, (row.notebook, row.cell)
+
+
 def test_the_table_records_the_tolerances_the_notebooks_declare():
     measured = pd.read_csv(tolerances.TABLE, dtype={"cell_id": str})
     declared = _declared()
