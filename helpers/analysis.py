@@ -29,10 +29,10 @@ from sklearn.preprocessing import normalize
 
 from helpers import data, settings, systems
 from helpers.errors import KitError
-from helpers.evaluation import BowSystem, make_svm, tokenized
+from helpers.evaluation import BowSystem, make_svm
 from helpers.features import make_vectorizer
 from helpers.naive_bayes import NaiveBayes
-from helpers.text import token_spans, tokenize
+from helpers.text import snippet, token_spans, tokenize, tokenized
 
 # --------------------------------------------------------------------------- ranking errors
 
@@ -64,12 +64,6 @@ def ranked_errors(predictions: pd.DataFrame, reviews: pd.DataFrame | None = None
     wrong = wrong.sort_values(["margin", "doc_id"], ascending=[False, True], ignore_index=True)
     columns = ["doc_id", "system", "label", "prediction", "score", "margin", "fold", "C", "text"]
     return wrong[columns].head(n) if n is not None else wrong[columns]
-
-
-def snippet(text: str, n_words: int = 40) -> str:
-    """The first ``n_words`` words of ``text`` (with "…" if cut)."""
-    words = text.split()
-    return " ".join(words[:n_words]) + (" …" if len(words) > n_words else "")
 
 
 # --------------------------------------------------------------------------- explanations

@@ -32,6 +32,7 @@ from tqdm import tqdm
 
 from helpers import settings
 from helpers.errors import KitError
+from helpers.text import HTML_BREAK
 
 CHUNK = 1 << 20
 STAMP = ".kit-verified"
@@ -339,7 +340,6 @@ def load_movie_reviews() -> pd.DataFrame:
 
 
 IMDB_SPLITS = ("train", "test", "unsup")
-_BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _MOVIE_ID = re.compile(r"/title/(tt\d+)/")
 
 
@@ -386,7 +386,7 @@ def _read_imdb(root: Path, split: str) -> pd.DataFrame:
             "label": None if label == "unsup" else label,
             "rating": [int(p.stem.split("_")[1]) for p in files],
             "movie_id": [movie_ids[i] for i in ids],
-            "text": [_BR.sub(" ", p.read_text(encoding="utf-8")) for p in tqdm(
+            "text": [HTML_BREAK.sub(" ", p.read_text(encoding="utf-8")) for p in tqdm(
                 files, desc=f"read imdb {split}/{label}", leave=False)],
         }))
     return pd.concat(frames, ignore_index=True)
@@ -510,7 +510,7 @@ def load_reviews(path: str | Path) -> pd.DataFrame:
         raise KitError(f"{path} does not exist: give a folder with pos/ and neg/ of .txt files, "
                        "or a .csv file with text,label columns.")
     table = _read_review_folder(path) if path.is_dir() else _read_review_csv(path)
-    table["text"] = [" ".join(_BR.sub(" ", t).split()) for t in table.text]
+    table["text"] = [" ".join(HTML_BREAK.sub(" ", t).split()) for t in table.text]
     empty = table.doc_id[table.text == ""].tolist()
     if empty:
         raise KitError(f"{path}: empty review(s) {', '.join(empty[:5])}: write some text or remove them.")

@@ -36,7 +36,7 @@ from helpers import data, settings
 from helpers.errors import KitError
 from helpers.features import make_vectorizer
 from helpers.naive_bayes import NaiveBayes
-from helpers.text import tokenize
+from helpers.text import tokenized
 
 CACHE_VERSION = 1
 PREDICTION_COLUMNS = ["doc_id", "fold", "system", "prediction", "score", "correct", "C"]
@@ -121,11 +121,6 @@ def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
     search = GridSearchCV(make_svm(), {"C": list(Cs)}, cv=inner)
     search.fit(X, y)
     return search.best_estimator_, float(search.best_params_["C"])
-
-
-def tokenized(texts) -> list[list[str]]:
-    """Tokenise every text with the kit's shared tokeniser."""
-    return [tokenize(t) for t in texts]
 
 
 def ngram_counts(reviews: pd.DataFrame, ngram: str, stemming: bool) -> sp.csr_matrix:

@@ -11,9 +11,10 @@ from sklearn.svm import LinearSVC
 from helpers import analysis, data, systems
 from helpers.cli import main
 from helpers.errors import KitError
-from helpers.evaluation import BowSystem, tokenized
+from helpers.evaluation import BowSystem
 from helpers.features import make_vectorizer
 from helpers.naive_bayes import NaiveBayes
+from helpers.text import tokenized
 
 LEXICON = {"pos": frozenset({"good", "great", "fun"}), "neg": frozenset({"bad", "dull", "awful"})}
 
@@ -234,10 +235,6 @@ def test_accuracy_interval_is_wilsons():
 
 def test_opinion_word_counts():
     assert analysis.opinion_word_counts(["good , bad and good", "plain"], LEXICON).tolist() == [3, 0]
-
-
-def test_snippet():
-    assert analysis.snippet("a b c", 2) == "a b …" and analysis.snippet("a b", 2) == "a b"
 
 
 def test_annotation_sheet_lists_the_top_errors(corpora):
