@@ -27,7 +27,7 @@ from scipy.stats import binomtest
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 
-from helpers import data, settings, systems
+from helpers import data, fetch, own_reviews, settings, systems
 from helpers.errors import KitError
 from helpers.evaluation import BowSystem, make_svm
 from helpers.features import make_vectorizer
@@ -400,7 +400,7 @@ def _entries(sheet: pd.DataFrame) -> pd.Series:
 def has_annotations(path: str | Path | None = None) -> bool:
     """Whether the sheet at ``path`` exists and has an entry in any student column."""
     path = Path(path) if path is not None else sheet_path()
-    return path.is_file() and bool(_entries(data.read_text_csv(path)).any())
+    return path.is_file() and bool(_entries(own_reviews.read_text_csv(path)).any())
 
 
 def write_annotation_sheet(sheet: pd.DataFrame, path: str | Path | None = None) -> Path:
@@ -412,11 +412,11 @@ def write_annotation_sheet(sheet: pd.DataFrame, path: str | Path | None = None) 
         If ``path`` already holds a sheet with entries: nothing is written.
     """
     path = Path(path) if path is not None else sheet_path()
-    count = int(_entries(data.read_text_csv(path)).sum()) if path.is_file() else 0
+    count = int(_entries(own_reviews.read_text_csv(path)).sum()) if path.is_file() else 0
     if count:
         raise KitError(f"{path} already holds annotations in {count} row(s); nothing was written. "
                        "Move it away, or write the new sheet elsewhere (kit annotate --out FILE).")
-    data.atomic_write(path, lambda tmp: sheet[list(SHEET_COLUMNS)].to_csv(tmp, index=False))
+    fetch.atomic_write(path, lambda tmp: sheet[list(SHEET_COLUMNS)].to_csv(tmp, index=False))
     return path
 
 
@@ -437,7 +437,7 @@ def read_annotations(path: str | Path | None = None) -> pd.DataFrame:
     path = Path(path) if path is not None else sheet_path()
     if not path.is_file():
         raise KitError(f"No annotation sheet at {path}: write one with `kit annotate`.")
-    sheet = data.read_text_csv(path)
+    sheet = own_reviews.read_text_csv(path)
     missing = [c for c in SHEET_COLUMNS if c not in sheet]
     if missing:
         raise KitError(f"{path} lacks the column(s) {', '.join(missing)}: "

@@ -39,10 +39,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from tqdm import tqdm
 
-from helpers import data, settings
-from helpers.data import atomic_write, sha256sum
+from helpers import data, fetch, settings
 from helpers.errors import KitError
 from helpers.evaluation import fit_svm
+from helpers.fetch import atomic_write, sha256sum
 from helpers.text import tokenize
 
 CACHE_VERSION = 1
@@ -104,7 +104,7 @@ class Doc2VecConfig:
 
 
 def _hash(params: dict) -> str:
-    stamps = [data.stamp(n) for n in ("imdb", "movie_reviews")]
+    stamps = [fetch.stamp(n) for n in ("imdb", "movie_reviews")]
     blob = json.dumps({**params, "data": stamps, "version": CACHE_VERSION}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 

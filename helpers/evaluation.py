@@ -32,7 +32,7 @@ from sklearn.model_selection import GridSearchCV, PredefinedSplit
 from sklearn.svm import LinearSVC
 from tqdm import tqdm
 
-from helpers import data, settings
+from helpers import data, fetch, settings
 from helpers.errors import KitError
 from helpers.features import make_vectorizer
 from helpers.naive_bayes import NaiveBayes
@@ -184,7 +184,7 @@ def cross_validate(system, name: str | None = None, reviews: pd.DataFrame | None
         "correct": found.prediction.to_numpy() == labels, "C": found.C.to_numpy(),
     }, columns=PREDICTION_COLUMNS)
     if cache is not None:
-        data.atomic_write(cache, lambda tmp: predictions.to_csv(tmp, index=False))
+        fetch.atomic_write(cache, lambda tmp: predictions.to_csv(tmp, index=False))
     return predictions
 
 
@@ -229,7 +229,7 @@ def fit_predict(system, train: pd.DataFrame | None = None, test: pd.DataFrame | 
 
 
 def _cache_path(system) -> Path:
-    digest = hashlib.sha256((system.key() + data.stamp("movie_reviews")).encode()).hexdigest()[:16]
+    digest = hashlib.sha256((system.key() + fetch.stamp("movie_reviews")).encode()).hexdigest()[:16]
     return settings.data_dir() / "results" / f"{digest}.csv"
 
 

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from helpers import data, embeddings, settings
-from helpers.data import atomic_write
 from helpers.errors import KitError
+from helpers.fetch import atomic_write
 from helpers.text import snippet
 
 EMPTY = "(none)"

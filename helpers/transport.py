@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import OptimizeWarning, curve_fit
 
-from helpers import data, evaluation
+from helpers import data, evaluation, own_reviews
 from helpers.errors import KitError
 from helpers.text import tokenize
 
@@ -176,7 +176,7 @@ def targets(imdb_n: int = 1000, rt_n: int = 2000, min_product: int = 100, seed: 
     sizes = products["product"].value_counts()
     for product in sorted(sizes[sizes >= min_product].index):
         parts.append(products[products["product"] == product].assign(target=f"product:{product}"))
-    own = data.load_deployment()
+    own = own_reviews.load_deployment()
     if own is not None:
         parts.append(own.assign(target="deployment"))
     return pd.concat([p[["target", "doc_id", "label", "text"]] for p in parts], ignore_index=True)
