@@ -28,8 +28,8 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from helpers import data
-from helpers.analysis import accuracy_interval
 from helpers.errors import KitError
+from helpers.significance import accuracy_interval
 from helpers.text import tokenize
 
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"

@@ -9,8 +9,7 @@
 - Error cues and a rule-based first guess at an error's category (``error_cues``,
   ``suggest_categories``), and the annotation sheet a student fills in
   (``annotation_sheet``, ``write_annotation_sheet``, ``read_annotations``).
-- ``error_rate_by``: error rate in bins of a review property (length, opinion words);
-  ``accuracy_interval``: accuracy with a Wilson interval, for the deployment test.
+- ``error_rate_by``: error rate in bins of a review property (length, opinion words).
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy.stats import binomtest
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 
@@ -486,17 +484,3 @@ def error_rate_by(values, correct, bins: int = 5) -> pd.DataFrame:
     frame = pd.DataFrame({"bin": codes, "value": values, "error": ~correct})
     return frame.groupby("bin").agg(low=("value", "min"), high=("value", "max"),
                                     count=("error", "size"), error_rate=("error", "mean")).reset_index()
-
-
-def accuracy_interval(correct, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Accuracy and its Wilson score interval (``scipy.stats.binomtest``).
-
-    Returns
-    -------
-    (accuracy, low, high)
-    """
-    correct = np.asarray(correct, dtype=bool)
-    if len(correct) == 0:
-        raise KitError("No predictions to score.")
-    interval = binomtest(int(correct.sum()), len(correct)).proportion_ci(confidence, method="wilson")
-    return float(correct.mean()), float(interval.low), float(interval.high)

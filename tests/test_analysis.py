@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import norm
 from sklearn.svm import LinearSVC
 
 from helpers import analysis, data, systems
@@ -219,18 +218,6 @@ def test_error_rate_by_quantile_bins():
     table = analysis.error_rate_by(values, correct, bins=5)
     assert table.error_rate.tolist() == [1.0, 0.0, 0.0, 0.0, 0.5]
     assert table["count"].tolist() == [2] * 5 and table.low.tolist() == [0, 2, 4, 6, 8]
-
-
-def test_accuracy_interval_is_wilsons():
-    correct = np.array([True] * 81 + [False] * 19)
-    accuracy, low, high = analysis.accuracy_interval(correct)
-    p, n, z = 0.81, 100, norm.ppf(0.975)
-    centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
-    half = z / (1 + z**2 / n) * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2))
-    assert accuracy == 0.81
-    assert (low, high) == pytest.approx((centre - half, centre + half))
-    with pytest.raises(KitError):
-        analysis.accuracy_interval([])
 
 
 def test_opinion_word_counts():
