@@ -14,7 +14,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from helpers import analysis, embeddings, fetch, projector, settings, systems
+from helpers import annotation, embeddings, fetch, projector, settings, systems
 from helpers.course import config, grading, references, release, runner
 from helpers.errors import KitError
 
@@ -97,9 +97,9 @@ def cmd_results(args: argparse.Namespace) -> None:
 def cmd_annotate(args: argparse.Namespace) -> None:
     if args.n < 1:
         raise KitError("-n must be at least 1.")
-    path = analysis.write_annotation_sheet(analysis.annotation_sheet(args.system, args.n), args.out)
+    path = annotation.write_annotation_sheet(annotation.annotation_sheet(args.system, args.n), args.out)
     print(f"wrote {path}: the {args.n} most confident errors of {args.system}. Fill in category, "
-          f"fixability ({'/'.join(analysis.FIXABILITY)}), source ({'/'.join(analysis.SOURCES)}) "
+          f"fixability ({'/'.join(annotation.FIXABILITY)}), source ({'/'.join(annotation.SOURCES)}) "
           "and note, then read it back in notebook 05.")
 
 
