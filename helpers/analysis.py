@@ -77,7 +77,7 @@ class Explainer:
     system : BowSystem
         The features and classifier (tf-idf weighting is not supported).
     C : float, optional
-        The SVM's C; default: chosen by inner CV, as ``system.fit`` does.
+        The SVM's C; default: chosen by inner CV, as ``system.fit_tuned`` does.
     """
 
     def __init__(self, system: BowSystem, C: float | None = None) -> None:
@@ -98,7 +98,7 @@ class Explainer:
             self.intercept_ = float(model.class_log_prior_[1] - model.class_log_prior_[0])
         else:
             if self.C is None:
-                model, self.C = s.fit(X, y)
+                model, self.C = s.fit_tuned(X, y)
             else:
                 model = make_svm(self.C).fit(X, y)
             self.weights_, self.intercept_ = model.coef_[0], float(model.intercept_[0])

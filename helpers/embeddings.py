@@ -38,7 +38,7 @@ from tqdm import tqdm
 
 from helpers import data, fetch, settings
 from helpers.errors import KitError
-from helpers.evaluation import fit_svm
+from helpers.evaluation import Classifier, fit_svm
 from helpers.fetch import atomic_write, sha256sum
 from helpers.text import tokenize
 
@@ -334,6 +334,7 @@ class Doc2VecSystem:
     workers: int | None = None
 
     def key(self) -> str:
+        """Hash of every model's key and the SVM's settings: the cached predictions' name."""
         return _hash({"configs": [c.key() for c in self.configs], "infer": self.infer_epochs,
                       "Cs": self.Cs, "inner": self.inner_folds, "model": "svm"})
 
@@ -355,11 +356,14 @@ class Doc2VecSystem:
             parts.append(vectors)
         return np.hstack(parts)
 
-    def features(self, matrix: np.ndarray, train: np.ndarray, test: np.ndarray):
+    def features(self, matrix: np.ndarray, train: np.ndarray,
+                 test: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Training and test vectors of one split, standardised with the training rows' statistics."""
         scaler = StandardScaler().fit(matrix[train])
         return scaler.transform(matrix[train]), scaler.transform(matrix[test])
 
-    def fit(self, X, y):
+    def fit_tuned(self, X: np.ndarray, y: np.ndarray) -> tuple[Classifier, float]:
+        """A LinearSVC fitted on (X, y) with C chosen by inner CV on them, and that C."""
         return fit_svm(X, y, self.Cs, self.inner_folds)
 
 

@@ -22,6 +22,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -40,6 +41,38 @@ from helpers.text import tokenized
 
 CACHE_VERSION = 1
 PREDICTION_COLUMNS = ["doc_id", "fold", "system", "prediction", "score", "correct", "C"]
+
+
+class Classifier(Protocol):
+    """A fitted model as the kit uses it: labels, and scores whose sign gives the label."""
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The predicted label of each row of ``X``."""
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """A score per row of ``X``: positive means ``pos``."""
+
+
+class System(Protocol):
+    """What ``cross_validate`` and ``fit_predict`` evaluate: ``BowSystem`` and
+    ``helpers.embeddings.Doc2VecSystem`` are systems.
+
+    A system represents a table of reviews once, as one matrix; cuts each fold's training and
+    test matrices from it, fitting any weighting or scaling on the training rows only; and
+    fits its classifier on a training matrix, tuning it (the SVM's C) on that matrix alone.
+    """
+
+    def key(self) -> str:
+        """A short hash of every parameter: what the cached predictions are filed under."""
+
+    def represent(self, reviews: pd.DataFrame) -> Any:
+        """One matrix for all of ``reviews`` (doc_id and text), a row per review."""
+
+    def features(self, matrix: Any, train: np.ndarray, test: np.ndarray) -> tuple[Any, Any]:
+        """The training and test matrices of one split, given by row positions."""
+
+    def fit_tuned(self, X: Any, y: np.ndarray) -> tuple[Classifier, float]:
+        """The classifier fitted on (X, y) and the C inner CV chose for it (NaN if none)."""
 
 
 @dataclass(frozen=True)
@@ -94,8 +127,14 @@ class BowSystem:
             X_train, X_test = weights.transform(X_train), weights.transform(X_test)
         return X_train, X_test
 
-    def fit(self, X, y):
-        """Fit the classifier on a training matrix; for the SVM choose C by inner CV first."""
+    def fit_tuned(self, X: sp.csr_matrix, y: np.ndarray) -> tuple[Classifier, float]:
+        """Fit the classifier on a training matrix; for the SVM choose C by inner CV first.
+
+        Returns
+        -------
+        (model, C)
+            The fitted model and the SVM's chosen C (NaN for NB).
+        """
         if self.classifier == "nb":
             return NaiveBayes(alpha=self.alpha).fit(X, y), np.nan
         return fit_svm(X, y, self.Cs, self.inner_folds)
@@ -129,25 +168,24 @@ def ngram_counts(reviews: pd.DataFrame, ngram: str, stemming: bool) -> sp.csr_ma
     return vectorizer.fit_transform(tokenized(reviews.text)).tocsr()
 
 
-def _fold(system, matrix, labels, folds, fold) -> pd.DataFrame:
+def _fold(system: System, matrix: Any, labels: np.ndarray, folds: np.ndarray, fold: int) -> pd.DataFrame:
     train, test = np.flatnonzero(folds != fold), np.flatnonzero(folds == fold)
     X_train, X_test = system.features(matrix, train, test)
-    model, C = system.fit(X_train, labels[train])
+    model, C = system.fit_tuned(X_train, labels[train])
     with np.errstate(invalid="ignore"):
         score = model.decision_function(X_test)
     return pd.DataFrame({"index": test, "prediction": model.predict(X_test), "score": score,
                          "C": C})
 
 
-def cross_validate(system, name: str | None = None, reviews: pd.DataFrame | None = None,
+def cross_validate(system: System, name: str | None = None, reviews: pd.DataFrame | None = None,
                    use_cache: bool = True, progress: bool = True, n_jobs: int = -1) -> pd.DataFrame:
     """Per-review predictions of ``system`` under 10-fold round-robin CV on the 2,000 reviews.
 
     Parameters
     ----------
-    system : BowSystem or helpers.embeddings.Doc2VecSystem
-        What to evaluate: anything with ``key()``, ``represent(reviews)`` (a matrix for all
-        reviews), ``features(matrix, train, test)`` and ``fit(X, y) -> (model, C)``.
+    system : System
+        What to evaluate (``BowSystem``, ``helpers.embeddings.Doc2VecSystem``).
     name : str, optional
         The ``system`` column's value (default: the system's key).
     reviews : DataFrame, optional
@@ -188,7 +226,7 @@ def cross_validate(system, name: str | None = None, reviews: pd.DataFrame | None
     return predictions
 
 
-def fit_predict(system, train: pd.DataFrame | None = None, test: pd.DataFrame | None = None,
+def fit_predict(system: System, train: pd.DataFrame | None = None, test: pd.DataFrame | None = None,
                 name: str | None = None) -> pd.DataFrame:
     """Train ``system`` on ``train`` (default: all 2,000 reviews) and label new reviews.
 
@@ -197,7 +235,7 @@ def fit_predict(system, train: pd.DataFrame | None = None, test: pd.DataFrame | 
 
     Parameters
     ----------
-    system : BowSystem or helpers.embeddings.Doc2VecSystem
+    system : System
     train : DataFrame, optional
         Training reviews with ``doc_id``, ``label`` and ``text`` (default
         ``helpers.data.load_movie_reviews()``).
@@ -219,7 +257,7 @@ def fit_predict(system, train: pd.DataFrame | None = None, test: pd.DataFrame | 
     matrix = system.represent(both)
     train_rows, test_rows = np.arange(len(train)), np.arange(len(train), len(both))
     X_train, X_test = system.features(matrix, train_rows, test_rows)
-    model, C = system.fit(X_train, train.label.to_numpy())
+    model, C = system.fit_tuned(X_train, train.label.to_numpy())
     prediction = model.predict(X_test)
     label = test.label.to_numpy() if "label" in test else np.full(len(test), None)
     return pd.DataFrame({"doc_id": test.doc_id.to_numpy(), "system": name or system.key(),
@@ -228,7 +266,7 @@ def fit_predict(system, train: pd.DataFrame | None = None, test: pd.DataFrame | 
                          "C": C})
 
 
-def _cache_path(system) -> Path:
+def _cache_path(system: System) -> Path:
     digest = hashlib.sha256((system.key() + fetch.stamp("movie_reviews")).encode()).hexdigest()[:16]
     return settings.data_dir() / "results" / f"{digest}.csv"
 

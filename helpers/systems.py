@@ -15,12 +15,12 @@ import pandas as pd
 
 from helpers import embeddings, evaluation
 from helpers.errors import KitError
-from helpers.evaluation import BowSystem
+from helpers.evaluation import BowSystem, System
 
 NAMES = ("nb", "nb-presence", "svm-bow", "svm-doc2vec")
 
 
-def system(name: str, profile: str | None = None):
+def system(name: str, profile: str | None = None) -> System:
     """The system object for a headline name (Doc2Vec sized for ``profile``)."""
     if name == "nb":
         return BowSystem("nb")
