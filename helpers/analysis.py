@@ -22,6 +22,7 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
+from sklearn.svm import LinearSVC
 
 from helpers import data, systems
 from helpers.errors import KitError
@@ -77,7 +78,20 @@ class Explainer:
     system : BowSystem
         The features and classifier (tf-idf weighting is not supported).
     C : float, optional
-        The SVM's C; default: chosen by inner CV, as ``system.fit_tuned`` does.
+        The SVM's C; default: chosen by inner CV on the reviews given to ``fit``, as
+        ``system.fit_tuned`` does.
+
+    Attributes
+    ----------
+    C_ : float
+        The C the SVM was fitted with: ``C``, or the one inner CV chose; NaN for NB.
+    vectorizer_ : CountVectorizer
+        The vocabulary, fitted on the reviews.
+    features_ : ndarray of str
+        The feature names, column by column.
+    weights_ : ndarray of shape (n_features,)
+        Each feature's weight ``w_j``.
+    intercept_ : float
     """
 
     def __init__(self, system: BowSystem, C: float | None = None) -> None:
@@ -91,19 +105,19 @@ class Explainer:
         s = self.system
         self.vectorizer_ = make_vectorizer(s.ngram, binary=s.binary, stemming=s.stemming, min_df=s.min_df)
         X = self.vectorizer_.fit_transform(tokenized(reviews.text))
-        y = reviews.label.to_numpy()
+        model, self.C_ = self._fit_classifier(X, reviews.label.to_numpy())
         if s.classifier == "nb":
-            model = NaiveBayes(alpha=s.alpha).fit(X, y)
             self.weights_ = model.feature_log_prob_[1] - model.feature_log_prob_[0]
             self.intercept_ = float(model.class_log_prior_[1] - model.class_log_prior_[0])
         else:
-            if self.C is None:
-                model, self.C = s.fit_tuned(X, y)
-            else:
-                model = make_svm(self.C).fit(X, y)
             self.weights_, self.intercept_ = model.coef_[0], float(model.intercept_[0])
         self.features_ = self.vectorizer_.get_feature_names_out()
         return self
+
+    def _fit_classifier(self, X: sp.csr_matrix, y: np.ndarray) -> tuple[NaiveBayes | LinearSVC, float]:
+        if self.system.classifier == "svm" and self.C is not None:
+            return make_svm(self.C).fit(X, y), float(self.C)
+        return self.system.fit_tuned(X, y)
 
     def contributions(self, text: str) -> pd.DataFrame:
         """Each feature of ``text`` with its value, weight and contribution (value × weight).

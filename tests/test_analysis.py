@@ -80,6 +80,25 @@ def test_highlighted_html_and_plain_text():
     assert str(analysis.Highlighted("good but dull", [(0, 4, 1.0), (9, 13, -2.0)])) == "[+good] but [-dull]"
 
 
+def _two_words(pos: str, neg: str) -> pd.DataFrame:
+    rows = [(f"d{i}", i % 3, "pos" if i % 2 else "neg", pos if i % 2 else neg) for i in range(30)]
+    return pd.DataFrame(rows, columns=["doc_id", "fold", "label", "text"])
+
+
+def test_explainer_chooses_c_again_on_other_data():
+    # Separable by one word each, every C scores alike and inner CV keeps the first; when the
+    # classes differ in how often they use "film", a tiny C (close to comparing class means)
+    # calls every review negative, and inner CV needs the larger C.
+    system = BowSystem("svm", Cs=(0.001, 1.0))
+    explainer = analysis.Explainer(system)
+    assert explainer.fit(_two_words("great", "dull")).C_ == 0.001
+    assert explainer.fit(_two_words("great film", "film film film film film")).C_ == 1.0
+    assert explainer.C is None
+    given = analysis.Explainer(system, C=0.1).fit(_two_words("great", "dull"))
+    assert (given.C, given.C_) == (0.1, 0.1)
+    assert np.isnan(analysis.Explainer(BowSystem("nb")).fit(_two_words("great", "dull")).C_)
+
+
 def test_explainer_refuses_what_it_cannot_take_apart():
     with pytest.raises(KitError, match="bag-of-words system without tf-idf"):
         analysis.Explainer(BowSystem("svm", tfidf=True))
