@@ -228,6 +228,9 @@ def fold_explainer(doc_id: str, name: str = "svm-bow") -> Explainer:
         reviews[reviews.fold != fold])
 
 
+NEIGHBOUR_SNIPPET_WORDS = 25
+
+
 def nearest_reviews(doc_id: str, k: int = 3, vectors: np.ndarray | None = None,
                     reviews: pd.DataFrame | None = None) -> pd.DataFrame:
     """The ``k`` training reviews most similar to ``doc_id`` (those outside its CV fold).
@@ -258,7 +261,8 @@ def nearest_reviews(doc_id: str, k: int = 3, vectors: np.ndarray | None = None,
     best = candidates[np.argsort(-similarity[candidates], kind="stable")[:k]]
     return pd.DataFrame({"doc_id": reviews.doc_id.to_numpy()[best], "label": reviews.label.to_numpy()[best],
                          "similarity": similarity[best],
-                         "snippet": [snippet(t, 25) for t in reviews.text.to_numpy()[best]]})
+                         "snippet": [snippet(t, NEIGHBOUR_SNIPPET_WORDS)
+                                     for t in reviews.text.to_numpy()[best]]})
 
 
 # --------------------------------------------------------------------------- error cues
@@ -269,10 +273,14 @@ CONTRASTS = frozenset({"but", "however", "although", "though", "yet", "neverthel
 COMPARISONS = frozenset({"than", "unlike", "compared", "comparison", "sequel", "remake",
                          "original", "predecessor", "previous", "similar"})
 CATEGORIES = ("rating_mismatch", "late_contrast", "negation", "comparison", "plot_summary", "other")
+NEGATION_WINDOW = 3
+LATE_START = 0.75
+UNUSUAL_SHARE = 0.25
+RATING_HIGH, RATING_LOW = 0.6, 0.4
 _RATING = re.compile(r"\b(\d+(?:\.\d+)?) ?(?:/|out of) ?(4|5|10)\b")
 
 
-def _negated(tokens: list[str], i: int, window: int = 3) -> bool:
+def _negated(tokens: list[str], i: int, window: int = NEGATION_WINDOW) -> bool:
     return any(t in NEGATORS or t.endswith("n't") for t in tokens[max(0, i - window):i])
 
 
@@ -307,7 +315,7 @@ def error_cues(text: str, lexicon: dict[str, frozenset[str]]) -> dict[str, float
     """
     tokens = tokenize(text)
     opinion = [i for i, t in enumerate(tokens) if t in lexicon["pos"] or t in lexicon["neg"]]
-    late = [i for i, t in enumerate(tokens) if t in CONTRASTS and i >= 0.75 * len(tokens)]
+    late = [i for i, t in enumerate(tokens) if t in CONTRASTS and i >= LATE_START * len(tokens)]
     turn = 0.0
     if late:
         before, after = _polarity(tokens[:late[-1]], lexicon), _polarity(tokens[late[-1]:], lexicon)
@@ -328,7 +336,7 @@ def cue_table(reviews: pd.DataFrame, lexicon: dict[str, frozenset[str]] | None =
     return pd.DataFrame([error_cues(t, lexicon) for t in reviews.text], index=pd.Index(reviews.doc_id))
 
 
-def cue_thresholds(cues: pd.DataFrame, share: float = 0.25) -> dict[str, float]:
+def cue_thresholds(cues: pd.DataFrame, share: float = UNUSUAL_SHARE) -> dict[str, float]:
     """Cut-offs marking a cue as unusual: the top ``share`` of reviews for negation and
     comparison, the bottom ``share`` for opinion density (computed on a reference corpus)."""
     return {"negated": float(cues.negated.quantile(1 - share)),
@@ -346,8 +354,8 @@ def suggest_categories(cues: pd.DataFrame, labels, thresholds: dict[str, float])
     """
     labels = np.asarray(labels)
     rules = [
-        ("rating_mismatch", ((cues.rating >= 0.6) & (labels == "neg"))
-         | ((cues.rating <= 0.4) & (labels == "pos"))),
+        ("rating_mismatch", ((cues.rating >= RATING_HIGH) & (labels == "neg"))
+         | ((cues.rating <= RATING_LOW) & (labels == "pos"))),
         ("late_contrast", cues.late_contrast > 0),
         ("negation", cues.negated >= thresholds["negated"]),
         ("comparison", cues.comparison >= thresholds["comparison"]),

@@ -23,6 +23,7 @@ ENTRY_COLUMNS = ("category", "fixability", "source", "note")
 SHEET_COLUMNS = ("doc_id", "system", "label", "margin", "snippet", "suggested_category", *ENTRY_COLUMNS)
 FIXABILITY = ("easy", "hard", "unfixable")
 SOURCES = ("features", "model", "data", "label")
+SHEET_SNIPPET_WORDS = 30
 
 
 def sheet_path() -> Path:
@@ -45,7 +46,7 @@ def annotation_sheet(name: str = "svm-bow", n: int = 50) -> pd.DataFrame:
     guesses = suggest_categories(cues, reviews.label, cue_thresholds(cues))
     sheet = pd.DataFrame({"doc_id": errors.doc_id, "system": name, "label": errors.label,
                           "margin": errors.margin.round(4),
-                          "snippet": [snippet(t, 30) for t in errors.text],
+                          "snippet": [snippet(t, SHEET_SNIPPET_WORDS) for t in errors.text],
                           "suggested_category": guesses.loc[errors.doc_id].to_numpy()})
     for column in ENTRY_COLUMNS:
         sheet[column] = ""

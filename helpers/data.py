@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from helpers import settings
 from helpers.errors import KitError
-from helpers.fetch import atomic_write, require, stamp
+from helpers.fetch import DIGEST_CHARS, atomic_write, require, stamp
 from helpers.text import HTML_BREAK
 
 IMDB_SAMPLE_SEED = 0
@@ -68,7 +68,7 @@ def load_imdb(split: str) -> pd.DataFrame:
     if split not in IMDB_SPLITS:
         raise KitError(f"Unknown IMDB split {split!r}; choose one of {IMDB_SPLITS}.")
     root = require("imdb")
-    cache = settings.data_dir() / "cache" / f"imdb_{split}_{stamp('imdb')[:12]}.pkl"
+    cache = settings.data_dir() / "cache" / f"imdb_{split}_{stamp('imdb')[:DIGEST_CHARS]}.pkl"
     if cache.is_file():
         return pd.read_pickle(cache)
     table = _read_imdb(root, split)

@@ -27,6 +27,7 @@ from helpers.text import tokenize
 if TYPE_CHECKING:  # for annotations only: the probes take a trained model, they never import gensim
     from gensim.models import Doc2Vec
 
+PROBE_MAX_ITER = 2000  # enough for the probes' logistic regressions to converge
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:
     """Rows scaled to length 1 (zero rows stay zero): dot products become cosines."""
@@ -183,7 +184,7 @@ def _probe_accuracy(X: np.ndarray, y: np.ndarray, seed: int = 0) -> float:
     float
         Mean cross-validated accuracy.
     """
-    probe = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
+    probe = make_pipeline(StandardScaler(), LogisticRegression(max_iter=PROBE_MAX_ITER))
     folds = StratifiedKFold(5, shuffle=True, random_state=seed)
     return float(cross_val_score(probe, X, y, cv=folds).mean())
 

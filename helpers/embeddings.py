@@ -24,7 +24,7 @@ import hashlib
 import json
 import os
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import gensim
@@ -38,7 +38,7 @@ from tqdm import tqdm
 
 from helpers import data, fetch, settings
 from helpers.errors import KitError
-from helpers.evaluation import Classifier, fit_svm
+from helpers.evaluation import C_GRID, KEY_CHARS, Classifier, fit_svm
 from helpers.fetch import atomic_write, sha256sum
 from helpers.text import tokenize
 
@@ -103,7 +103,7 @@ class Doc2VecConfig:
 def _hash(params: dict) -> str:
     stamps = [fetch.stamp(n) for n in ("imdb", "movie_reviews")]
     blob = json.dumps({**params, "data": stamps, "version": CACHE_VERSION}, sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+    return hashlib.sha256(blob.encode()).hexdigest()[:KEY_CHARS]
 
 
 def config_for(profile: str | None = None, **params) -> Doc2VecConfig:
@@ -329,7 +329,7 @@ class Doc2VecSystem:
 
     configs: tuple[Doc2VecConfig, ...]
     infer_epochs: int | None = None
-    Cs: tuple[float, ...] = field(default=(0.001, 0.01, 0.1, 1.0))
+    Cs: tuple[float, ...] = C_GRID
     inner_folds: int = 3
     workers: int | None = None
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -40,6 +40,9 @@ from helpers.naive_bayes import NaiveBayes
 from helpers.text import tokenized
 
 CACHE_VERSION = 1
+KEY_CHARS = 16
+C_GRID = (0.001, 0.01, 0.1, 1.0)
+SVM_MAX_ITER = 10000  # enough for LinearSVC to converge on the kit's features
 PREDICTION_COLUMNS = ["doc_id", "fold", "system", "prediction", "score", "correct", "C"]
 
 
@@ -99,7 +102,7 @@ class BowSystem:
     min_df: int = 1
     tfidf: bool = False
     alpha: float = 1.0
-    Cs: tuple[float, ...] = field(default=(0.001, 0.01, 0.1, 1.0))
+    Cs: tuple[float, ...] = C_GRID
     inner_folds: int = 3
 
     def __post_init__(self) -> None:
@@ -109,7 +112,7 @@ class BowSystem:
     def key(self) -> str:
         """A short hash of every parameter (and the cache version): the cache file name."""
         params = {**asdict(self), "version": CACHE_VERSION}
-        return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
+        return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:KEY_CHARS]
 
     def represent(self, reviews: pd.DataFrame) -> sp.csr_matrix:
         """The whole corpus's n-gram counts; ``features`` cuts them per fold."""
@@ -142,7 +145,7 @@ class BowSystem:
 
 def make_svm(C: float = 1.0) -> LinearSVC:
     """The kit's linear SVM with penalty ``C`` (seeded, iterations enough to converge)."""
-    return LinearSVC(C=C, random_state=0, max_iter=10000)
+    return LinearSVC(C=C, random_state=0, max_iter=SVM_MAX_ITER)
 
 
 def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
@@ -267,7 +270,7 @@ def fit_predict(system: System, train: pd.DataFrame | None = None, test: pd.Data
 
 
 def _cache_path(system: System) -> Path:
-    digest = hashlib.sha256((system.key() + fetch.stamp("movie_reviews")).encode()).hexdigest()[:16]
+    digest = hashlib.sha256((system.key() + fetch.stamp("movie_reviews")).encode()).hexdigest()[:KEY_CHARS]
     return settings.data_dir() / "results" / f"{digest}.csv"
 
 

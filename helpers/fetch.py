@@ -35,6 +35,7 @@ from helpers.errors import KitError
 CHUNK = 1 << 20
 STAMP = ".kit-verified"
 IMDB_URL = "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz"
+DIGEST_CHARS = 12
 
 
 @dataclass(frozen=True)
@@ -204,7 +205,7 @@ def _obtain(ds: Dataset, archive: Path, source: Path | None, progress: bool) -> 
             _download(ds.url, tmp, progress)
         digest = sha256sum(tmp)
         if digest not in ds.sha256:
-            aside = archive.with_name(f"{archive.name}.corrupt-{digest[:12]}")
+            aside = archive.with_name(f"{archive.name}.corrupt-{digest[:DIGEST_CHARS]}")
             tmp.replace(aside)
             origin = source / ds.archive if source else (ds.url or f"nltk.download({ds.name!r})")
             raise KitError(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+SNIPPET_WORDS = 40
 HTML_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 # A word, possibly joined by inner apostrophes, hyphens or slashes ("don't", "sci-fi",
 # "7/10"); a run of dashes or dots ("--", "..."); or one other punctuation character.
@@ -69,7 +70,7 @@ def tokenized(texts: Iterable[str]) -> list[list[str]]:
     return [tokenize(t) for t in texts]
 
 
-def snippet(text: str, n_words: int = 40) -> str:
+def snippet(text: str, n_words: int = SNIPPET_WORDS) -> str:
     """The first ``n_words`` words of ``text`` (with "…" if cut).
 
     Parameters

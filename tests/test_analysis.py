@@ -9,7 +9,7 @@ from sklearn.svm import LinearSVC
 
 from helpers import analysis, systems
 from helpers.errors import KitError
-from helpers.evaluation import BowSystem
+from helpers.evaluation import SVM_MAX_ITER, BowSystem
 from helpers.features import make_vectorizer
 from helpers.naive_bayes import NaiveBayes
 from helpers.text import tokenized
@@ -48,7 +48,7 @@ def test_contributions_add_up_to_the_models_score(reviews, system):
     if system.classifier == "nb":
         model = NaiveBayes().fit(X, reviews.label)
     else:
-        model = LinearSVC(C=0.1, random_state=0, max_iter=10000).fit(X, reviews.label)
+        model = LinearSVC(C=0.1, random_state=0, max_iter=SVM_MAX_ITER).fit(X, reviews.label)
     text = "a great film , not bad , fun fun"
     expected = model.decision_function(vectorizer.transform([text.split()]))[0]
     assert explainer.score(text) == pytest.approx(expected)

@@ -121,7 +121,7 @@ def test_fit_predict_trains_once_on_all_training_reviews(small_reviews):
 
 def test_make_svm_is_the_estimator_fit_svm_searches(small_reviews):
     svm = evaluation.make_svm(0.1)
-    assert (svm.C, svm.random_state, svm.max_iter) == (0.1, 0, 10000)
+    assert (svm.C, svm.random_state, svm.max_iter) == (0.1, 0, evaluation.SVM_MAX_ITER)
     X = evaluation.ngram_counts(small_reviews, "unigram", False)
     model, C = evaluation.fit_svm(X, small_reviews.label.to_numpy(), Cs=(0.1,))
     assert C == 0.1 and np.allclose(model.coef_, evaluation.make_svm(0.1).fit(X, small_reviews.label).coef_)
