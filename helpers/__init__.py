@@ -1,9 +1,23 @@
 """Helpers for the Sentiment Practical Kit.
 
-One module per topic: ``data`` (fetching and loading corpora), ``text`` (the shared
-tokeniser), ``features``, ``naive_bayes``, ``significance``, ``evaluation`` (cross-validation
-and the results store), and the course tooling (``release``, ``grading``, ``runner``,
-``cli``).
+The course library, which the notebooks import, holds one topic per module:
+
+- the data: ``fetch`` (the data sets, their checksums, downloading and extracting them),
+  ``data`` (the corpus loaders), ``own_reviews`` (your own labelled reviews), ``settings``
+  (data folder, data source, profile), ``errors`` (``KitError``);
+- text and features: ``text`` (the shared tokeniser, HTML line breaks, snippets),
+  ``corpus`` (corpus statistics), ``features`` (bag-of-words vectorizers);
+- models and their evaluation: ``naive_bayes``, ``evaluation`` (cross-validation, the
+  results store, the ``System`` protocol), ``systems`` (the headline systems),
+  ``significance`` (paired tests, the Wilson interval), ``embeddings`` (Doc2Vec models and
+  vectors), ``embedding_space`` (what the vector space encodes: similarities, probes);
+- the labs: ``analysis`` (error analysis), ``annotation`` (the error-annotation sheet),
+  ``projector`` (Embedding Projector export), ``transport`` (transportability),
+  ``leakage`` (train-test overlap), ``adversarial`` (Zelligs and Claudes).
+
+On top of it sit the ``kit`` command (``cli``) and the course tooling, ``helpers.course``:
+``config``, ``release``, ``grading``, ``runner``, ``nbval_plugin``, ``compare``,
+``environment``, ``references``, ``tolerances``. The library never imports either.
 """
 
 __version__ = "0.1.0"

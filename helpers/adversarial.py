@@ -5,6 +5,8 @@ is shown the pair in random order and says which one is fake. Claude's score is 
 of pairs it gets right, S = mean 1{z_n = y_n}: 0.5 is chance, and better models of
 language should score higher, with no human labels needed.
 
+- ``Zellig`` and ``Claude``: what a corrupter and a model of language provide (Protocols:
+  any object with these members takes part, e.g. a Zellig of your own).
 - Zelligs (seeded, deterministic): ``SwapAdjacent``, ``ShuffleWindow``,
   ``BigramSubstitute`` (samples replacements from a bigram model of the corpus),
   ``FlipSentiment`` (replaces opinion words with opposite-polarity ones).
@@ -22,14 +24,15 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
 from helpers import data
-from helpers.analysis import accuracy_interval
 from helpers.errors import KitError
+from helpers.significance import accuracy_interval
 from helpers.text import tokenize
 
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
@@ -196,6 +199,18 @@ class NgramLM:
 # --------------------------------------------------------------------------- Zelligs
 
 
+class Zellig(Protocol):
+    """A corrupter: makes a fake sentence from a real one (``make_pairs``)."""
+
+    @property
+    def name(self) -> str:
+        """What the corruption does, for tables and messages."""
+
+    def corrupt(self, tokens: list[str], rng: np.random.Generator) -> list[str] | None:
+        """The fake made from ``tokens``, drawing any randomness from ``rng``; None when the
+        corruption does not apply to this sentence."""
+
+
 class SwapAdjacent:
     """Swap one random pair of adjacent, different tokens."""
 
@@ -322,11 +337,18 @@ class FlipSentiment:
         return fake
 
 
-def make_pairs(sentences: pd.DataFrame, zellig, seed: int = 0) -> pd.DataFrame:
+def make_pairs(sentences: pd.DataFrame, zellig: Zellig, seed: int = 0) -> pd.DataFrame:
     """Corrupt every sentence with ``zellig``; keep those it applies to.
 
     Sentence i uses its own generator, seeded by (seed, i): the result for a sentence does
     not depend on the others.
+
+    Parameters
+    ----------
+    sentences : DataFrame
+        doc_id, label, tokens (``imdb_sentences``).
+    zellig : Zellig
+    seed : int
 
     Returns
     -------
@@ -345,6 +367,19 @@ def make_pairs(sentences: pd.DataFrame, zellig, seed: int = 0) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- Claudes and the score
+
+
+class Claude(Protocol):
+    """A model of language judging pairs (``adversarial_score``): of a real and a fake
+    sentence, it calls the less plausible one the fake."""
+
+    @property
+    def name(self) -> str:
+        """The model, for tables and messages."""
+
+    def plausibility(self, sentences: list[list[str]], labels: pd.Series) -> np.ndarray:
+        """A score per sentence, higher for more plausible; ``labels`` are the polarities of the
+        reviews the sentences come from (a Claude may ignore them)."""
 
 
 @dataclass(frozen=True)
@@ -395,11 +430,23 @@ class AdversarialResult:
     ties: int
 
 
-def adversarial_score(claude, pairs: pd.DataFrame, seed: int = 0) -> AdversarialResult:
+def adversarial_score(claude: Claude, pairs: pd.DataFrame, seed: int = 0) -> AdversarialResult:
     """Show Claude each (real, fake) pair in a random (seeded) order and score its guesses.
 
     Claude calls the less plausible sentence of a pair the fake; exact ties are decided
     by a fair coin (seeded), so a Claude that cannot tell scores 0.5 in expectation.
+
+    Parameters
+    ----------
+    claude : Claude
+    pairs : DataFrame
+        label, real, fake (``make_pairs``).
+    seed : int
+        Seeds the order of each pair and the coins.
+
+    Returns
+    -------
+    AdversarialResult
     """
     if len(pairs) == 0:
         raise KitError("No pairs to score.")

@@ -7,10 +7,8 @@
   value) and the text highlighted word by word (``highlight``).
 - ``nearest_reviews``: a review's most similar training reviews (tf-idf or Doc2Vec vectors).
 - Error cues and a rule-based first guess at an error's category (``error_cues``,
-  ``suggest_categories``), and the annotation sheet a student fills in
-  (``annotation_sheet``, ``write_annotation_sheet``, ``read_annotations``).
-- ``error_rate_by``: error rate in bins of a review property (length, opinion words);
-  ``accuracy_interval``: accuracy with a Wilson interval, for the deployment test.
+  ``suggest_categories``); the sheet a student annotates is ``helpers.annotation``.
+- ``error_rate_by``: error rate in bins of a review property (length, opinion words).
 """
 
 from __future__ import annotations
@@ -18,21 +16,20 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy.stats import binomtest
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
+from sklearn.svm import LinearSVC
 
-from helpers import data, settings, systems
+from helpers import data, systems
 from helpers.errors import KitError
-from helpers.evaluation import BowSystem, make_svm, tokenized
+from helpers.evaluation import BowSystem, make_svm
 from helpers.features import make_vectorizer
 from helpers.naive_bayes import NaiveBayes
-from helpers.text import token_spans, tokenize
+from helpers.text import snippet, token_spans, tokenize, tokenized
 
 # --------------------------------------------------------------------------- ranking errors
 
@@ -66,12 +63,6 @@ def ranked_errors(predictions: pd.DataFrame, reviews: pd.DataFrame | None = None
     return wrong[columns].head(n) if n is not None else wrong[columns]
 
 
-def snippet(text: str, n_words: int = 40) -> str:
-    """The first ``n_words`` words of ``text`` (with "…" if cut)."""
-    words = text.split()
-    return " ".join(words[:n_words]) + (" …" if len(words) > n_words else "")
-
-
 # --------------------------------------------------------------------------- explanations
 
 
@@ -87,7 +78,20 @@ class Explainer:
     system : BowSystem
         The features and classifier (tf-idf weighting is not supported).
     C : float, optional
-        The SVM's C; default: chosen by inner CV, as ``system.fit`` does.
+        The SVM's C; default: chosen by inner CV on the reviews given to ``fit``, as
+        ``system.fit_tuned`` does.
+
+    Attributes
+    ----------
+    C_ : float
+        The C the SVM was fitted with: ``C``, or the one inner CV chose; NaN for NB.
+    vectorizer_ : CountVectorizer
+        The vocabulary, fitted on the reviews.
+    features_ : ndarray of str
+        The feature names, column by column.
+    weights_ : ndarray of shape (n_features,)
+        Each feature's weight ``w_j``.
+    intercept_ : float
     """
 
     def __init__(self, system: BowSystem, C: float | None = None) -> None:
@@ -101,19 +105,19 @@ class Explainer:
         s = self.system
         self.vectorizer_ = make_vectorizer(s.ngram, binary=s.binary, stemming=s.stemming, min_df=s.min_df)
         X = self.vectorizer_.fit_transform(tokenized(reviews.text))
-        y = reviews.label.to_numpy()
+        model, self.C_ = self._fit_classifier(X, reviews.label.to_numpy())
         if s.classifier == "nb":
-            model = NaiveBayes(alpha=s.alpha).fit(X, y)
             self.weights_ = model.feature_log_prob_[1] - model.feature_log_prob_[0]
             self.intercept_ = float(model.class_log_prior_[1] - model.class_log_prior_[0])
         else:
-            if self.C is None:
-                model, self.C = s.fit(X, y)
-            else:
-                model = make_svm(self.C).fit(X, y)
             self.weights_, self.intercept_ = model.coef_[0], float(model.intercept_[0])
         self.features_ = self.vectorizer_.get_feature_names_out()
         return self
+
+    def _fit_classifier(self, X: sp.csr_matrix, y: np.ndarray) -> tuple[NaiveBayes | LinearSVC, float]:
+        if self.system.classifier == "svm" and self.C is not None:
+            return make_svm(self.C).fit(X, y), float(self.C)
+        return self.system.fit_tuned(X, y)
 
     def contributions(self, text: str) -> pd.DataFrame:
         """Each feature of ``text`` with its value, weight and contribution (value × weight).
@@ -224,6 +228,9 @@ def fold_explainer(doc_id: str, name: str = "svm-bow") -> Explainer:
         reviews[reviews.fold != fold])
 
 
+NEIGHBOUR_SNIPPET_WORDS = 25
+
+
 def nearest_reviews(doc_id: str, k: int = 3, vectors: np.ndarray | None = None,
                     reviews: pd.DataFrame | None = None) -> pd.DataFrame:
     """The ``k`` training reviews most similar to ``doc_id`` (those outside its CV fold).
@@ -254,7 +261,8 @@ def nearest_reviews(doc_id: str, k: int = 3, vectors: np.ndarray | None = None,
     best = candidates[np.argsort(-similarity[candidates], kind="stable")[:k]]
     return pd.DataFrame({"doc_id": reviews.doc_id.to_numpy()[best], "label": reviews.label.to_numpy()[best],
                          "similarity": similarity[best],
-                         "snippet": [snippet(t, 25) for t in reviews.text.to_numpy()[best]]})
+                         "snippet": [snippet(t, NEIGHBOUR_SNIPPET_WORDS)
+                                     for t in reviews.text.to_numpy()[best]]})
 
 
 # --------------------------------------------------------------------------- error cues
@@ -265,10 +273,14 @@ CONTRASTS = frozenset({"but", "however", "although", "though", "yet", "neverthel
 COMPARISONS = frozenset({"than", "unlike", "compared", "comparison", "sequel", "remake",
                          "original", "predecessor", "previous", "similar"})
 CATEGORIES = ("rating_mismatch", "late_contrast", "negation", "comparison", "plot_summary", "other")
+NEGATION_WINDOW = 3
+LATE_START = 0.75
+UNUSUAL_SHARE = 0.25
+RATING_HIGH, RATING_LOW = 0.6, 0.4
 _RATING = re.compile(r"\b(\d+(?:\.\d+)?) ?(?:/|out of) ?(4|5|10)\b")
 
 
-def _negated(tokens: list[str], i: int, window: int = 3) -> bool:
+def _negated(tokens: list[str], i: int, window: int = NEGATION_WINDOW) -> bool:
     return any(t in NEGATORS or t.endswith("n't") for t in tokens[max(0, i - window):i])
 
 
@@ -303,7 +315,7 @@ def error_cues(text: str, lexicon: dict[str, frozenset[str]]) -> dict[str, float
     """
     tokens = tokenize(text)
     opinion = [i for i, t in enumerate(tokens) if t in lexicon["pos"] or t in lexicon["neg"]]
-    late = [i for i, t in enumerate(tokens) if t in CONTRASTS and i >= 0.75 * len(tokens)]
+    late = [i for i, t in enumerate(tokens) if t in CONTRASTS and i >= LATE_START * len(tokens)]
     turn = 0.0
     if late:
         before, after = _polarity(tokens[:late[-1]], lexicon), _polarity(tokens[late[-1]:], lexicon)
@@ -324,7 +336,7 @@ def cue_table(reviews: pd.DataFrame, lexicon: dict[str, frozenset[str]] | None =
     return pd.DataFrame([error_cues(t, lexicon) for t in reviews.text], index=pd.Index(reviews.doc_id))
 
 
-def cue_thresholds(cues: pd.DataFrame, share: float = 0.25) -> dict[str, float]:
+def cue_thresholds(cues: pd.DataFrame, share: float = UNUSUAL_SHARE) -> dict[str, float]:
     """Cut-offs marking a cue as unusual: the top ``share`` of reviews for negation and
     comparison, the bottom ``share`` for opinion density (computed on a reference corpus)."""
     return {"negated": float(cues.negated.quantile(1 - share)),
@@ -342,8 +354,8 @@ def suggest_categories(cues: pd.DataFrame, labels, thresholds: dict[str, float])
     """
     labels = np.asarray(labels)
     rules = [
-        ("rating_mismatch", ((cues.rating >= 0.6) & (labels == "neg"))
-         | ((cues.rating <= 0.4) & (labels == "pos"))),
+        ("rating_mismatch", ((cues.rating >= RATING_HIGH) & (labels == "neg"))
+         | ((cues.rating <= RATING_LOW) & (labels == "pos"))),
         ("late_contrast", cues.late_contrast > 0),
         ("negation", cues.negated >= thresholds["negated"]),
         ("comparison", cues.comparison >= thresholds["comparison"]),
@@ -360,118 +372,6 @@ def opinion_word_counts(texts, lexicon: dict[str, frozenset[str]] | None = None)
     lexicon = data.load_opinion_lexicon() if lexicon is None else lexicon
     words = lexicon["pos"] | lexicon["neg"]
     return np.array([sum(t in words for t in tokenize(text)) for text in texts])
-
-
-# --------------------------------------------------------------------------- annotation sheet
-
-ENTRY_COLUMNS = ("category", "fixability", "source", "note")
-SHEET_COLUMNS = ("doc_id", "system", "label", "margin", "snippet", "suggested_category", *ENTRY_COLUMNS)
-FIXABILITY = ("easy", "hard", "unfixable")
-SOURCES = ("features", "model", "data", "label")
-
-
-def sheet_path() -> Path:
-    """Where the annotation sheet lives: ``data/annotations/errors.csv``."""
-    return settings.data_dir() / "annotations" / "errors.csv"
-
-
-def annotation_sheet(name: str = "svm-bow", n: int = 50) -> pd.DataFrame:
-    """The ``n`` most confident CV errors of headline system ``name``, ready to annotate.
-
-    Returns
-    -------
-    DataFrame
-        doc_id, system, label, margin, snippet, suggested_category, and the empty columns
-        category, fixability, source, note for the student.
-    """
-    reviews = data.load_movie_reviews()
-    errors = ranked_errors(systems.predictions(name, progress=False), reviews, n)
-    cues = cue_table(reviews)
-    guesses = suggest_categories(cues, reviews.label, cue_thresholds(cues))
-    sheet = pd.DataFrame({"doc_id": errors.doc_id, "system": name, "label": errors.label,
-                          "margin": errors.margin.round(4),
-                          "snippet": [snippet(t, 30) for t in errors.text],
-                          "suggested_category": guesses.loc[errors.doc_id].to_numpy()})
-    for column in ENTRY_COLUMNS:
-        sheet[column] = ""
-    return sheet
-
-
-def _entries(sheet: pd.DataFrame) -> pd.Series:
-    """Whether each row has anything in the student's columns."""
-    present = [c for c in ENTRY_COLUMNS if c in sheet]
-    return sheet[present].fillna("").astype(str).apply(lambda c: c.str.strip() != "").any(axis=1)
-
-
-def has_annotations(path: str | Path | None = None) -> bool:
-    """Whether the sheet at ``path`` exists and has an entry in any student column."""
-    path = Path(path) if path is not None else sheet_path()
-    return path.is_file() and bool(_entries(data.read_text_csv(path)).any())
-
-
-def write_annotation_sheet(sheet: pd.DataFrame, path: str | Path | None = None) -> Path:
-    """Write ``sheet`` as CSV (default ``data/annotations/errors.csv``); never over annotations.
-
-    Raises
-    ------
-    KitError
-        If ``path`` already holds a sheet with entries: nothing is written.
-    """
-    path = Path(path) if path is not None else sheet_path()
-    count = int(_entries(data.read_text_csv(path)).sum()) if path.is_file() else 0
-    if count:
-        raise KitError(f"{path} already holds annotations in {count} row(s); nothing was written. "
-                       "Move it away, or write the new sheet elsewhere (kit annotate --out FILE).")
-    data.atomic_write(path, lambda tmp: sheet[list(SHEET_COLUMNS)].to_csv(tmp, index=False))
-    return path
-
-
-def read_annotations(path: str | Path | None = None) -> pd.DataFrame:
-    """Read the annotation sheet back, normalised (lowercase, trimmed) and checked.
-
-    Returns
-    -------
-    DataFrame
-        The sheet with ``margin`` as float and an ``annotated`` column (any entry given).
-
-    Raises
-    ------
-    KitError
-        No sheet (run ``kit annotate``), missing columns, or fixability/source values
-        outside ``FIXABILITY``/``SOURCES`` (with their line numbers).
-    """
-    path = Path(path) if path is not None else sheet_path()
-    if not path.is_file():
-        raise KitError(f"No annotation sheet at {path}: write one with `kit annotate`.")
-    sheet = data.read_text_csv(path)
-    missing = [c for c in SHEET_COLUMNS if c not in sheet]
-    if missing:
-        raise KitError(f"{path} lacks the column(s) {', '.join(missing)}: "
-                       "keep the header kit annotate wrote.")
-    for column in ("category", "fixability", "source"):
-        sheet[column] = sheet[column].str.strip().str.lower()
-    for column, allowed in (("fixability", FIXABILITY), ("source", SOURCES)):
-        bad = sheet.index[~sheet[column].isin(("", *allowed))]
-        if len(bad):
-            lines = ", ".join(f"line {i + 2}: {sheet[column][i]!r}" for i in bad[:5])
-            raise KitError(f"{path}: {column} must be one of {', '.join(allowed)} or empty ({lines}).")
-    sheet["margin"] = pd.to_numeric(sheet.margin, errors="coerce")
-    sheet["annotated"] = _entries(sheet)
-    return sheet
-
-
-def annotation_counts(sheet: pd.DataFrame) -> dict[str, pd.Series]:
-    """Frequency of each category, fixability and source among the annotated rows."""
-    done = sheet[sheet.annotated]
-    return {c: done[c].replace("", "(blank)").value_counts() for c in ("category", "fixability", "source")}
-
-
-def suggestion_agreement(sheet: pd.DataFrame) -> float:
-    """Share of annotated rows (with a category) whose category is the rule-based guess."""
-    done = sheet[sheet.annotated & (sheet.category != "")]
-    if done.empty:
-        raise KitError("No annotated categories yet: fill in the category column first.")
-    return float((done.category == done.suggested_category).mean())
 
 
 # --------------------------------------------------------------------------- reporting
@@ -492,17 +392,3 @@ def error_rate_by(values, correct, bins: int = 5) -> pd.DataFrame:
     frame = pd.DataFrame({"bin": codes, "value": values, "error": ~correct})
     return frame.groupby("bin").agg(low=("value", "min"), high=("value", "max"),
                                     count=("error", "size"), error_rate=("error", "mean")).reset_index()
-
-
-def accuracy_interval(correct, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Accuracy and its Wilson score interval (``scipy.stats.binomtest``).
-
-    Returns
-    -------
-    (accuracy, low, high)
-    """
-    correct = np.asarray(correct, dtype=bool)
-    if len(correct) == 0:
-        raise KitError("No predictions to score.")
-    interval = binomtest(int(correct.sum()), len(correct)).proportion_ci(confidence, method="wilson")
-    return float(correct.mean()), float(interval.low), float(interval.high)

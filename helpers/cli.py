@@ -14,7 +14,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from helpers import analysis, data, embeddings, projector, settings, systems
+from helpers import annotation, embeddings, fetch, projector, settings, systems
 from helpers.course import config, grading, references, release, runner
 from helpers.errors import KitError
 
@@ -23,7 +23,7 @@ INFO_PACKAGES = ("nltk", "gensim", "scikit-learn", "scipy", "numpy", "pandas", "
 
 
 def cmd_fetch(args: argparse.Namespace) -> None:
-    status = data.fetch(args.only, source=args.source)
+    status = fetch.fetch(args.only, source=args.source)
     for name, state in status.items():
         print(f"{name:<18} {state}")
     print(f"data folder: {settings.data_dir()}")
@@ -40,9 +40,9 @@ def cmd_info(args: argparse.Namespace) -> None:
     print(f"data folder   {settings.data_dir()}")
     print(f"data source   {settings.data_source() or 'network (official URLs)'}")
     print(f"profile       {settings.profile()}")
-    for name in data.DATASETS:
-        folder = settings.data_dir() / data.DATASETS[name].folder
-        if data.is_verified(name):
+    for name in fetch.DATASETS:
+        folder = settings.data_dir() / fetch.DATASETS[name].folder
+        if fetch.is_verified(name):
             state = "verified"
         elif folder.exists():
             state = "present but NOT verified (run `kit fetch`)"
@@ -97,9 +97,9 @@ def cmd_results(args: argparse.Namespace) -> None:
 def cmd_annotate(args: argparse.Namespace) -> None:
     if args.n < 1:
         raise KitError("-n must be at least 1.")
-    path = analysis.write_annotation_sheet(analysis.annotation_sheet(args.system, args.n), args.out)
+    path = annotation.write_annotation_sheet(annotation.annotation_sheet(args.system, args.n), args.out)
     print(f"wrote {path}: the {args.n} most confident errors of {args.system}. Fill in category, "
-          f"fixability ({'/'.join(analysis.FIXABILITY)}), source ({'/'.join(analysis.SOURCES)}) "
+          f"fixability ({'/'.join(annotation.FIXABILITY)}), source ({'/'.join(annotation.SOURCES)}) "
           "and note, then read it back in notebook 05.")
 
 
@@ -128,12 +128,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kit", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    fetch = sub.add_parser("fetch", help="download (or copy) and verify the corpora")
-    fetch.add_argument("--source", help="local folder laid out like ../shared/data "
+    fetch_data = sub.add_parser("fetch", help="download (or copy) and verify the corpora")
+    fetch_data.add_argument("--source", help="local folder laid out like ../shared/data "
                        "(default: KIT_DATA_SOURCE, else the network)")
-    fetch.add_argument("--only", nargs="+", metavar="NAME", choices=sorted(data.DATASETS),
+    fetch_data.add_argument("--only", nargs="+", metavar="NAME", choices=sorted(fetch.DATASETS),
                        help="fetch only these data sets")
-    fetch.set_defaults(func=cmd_fetch)
+    fetch_data.set_defaults(func=cmd_fetch)
 
     info = sub.add_parser("info", help="versions, data folder, and which data sets are verified")
     info.set_defaults(func=cmd_info)

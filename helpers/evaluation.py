@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -32,14 +33,49 @@ from sklearn.model_selection import GridSearchCV, PredefinedSplit
 from sklearn.svm import LinearSVC
 from tqdm import tqdm
 
-from helpers import data, settings
+from helpers import data, fetch, settings
 from helpers.errors import KitError
 from helpers.features import make_vectorizer
 from helpers.naive_bayes import NaiveBayes
-from helpers.text import tokenize
+from helpers.text import tokenized
 
 CACHE_VERSION = 1
+KEY_CHARS = 16
+C_GRID = (0.001, 0.01, 0.1, 1.0)
+SVM_MAX_ITER = 10000  # enough for LinearSVC to converge on the kit's features
 PREDICTION_COLUMNS = ["doc_id", "fold", "system", "prediction", "score", "correct", "C"]
+
+
+class Classifier(Protocol):
+    """A fitted model as the kit uses it: labels, and scores whose sign gives the label."""
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The predicted label of each row of ``X``."""
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """A score per row of ``X``: positive means ``pos``."""
+
+
+class System(Protocol):
+    """What ``cross_validate`` and ``fit_predict`` evaluate: ``BowSystem`` and
+    ``helpers.embeddings.Doc2VecSystem`` are systems.
+
+    A system represents a table of reviews once, as one matrix; cuts each fold's training and
+    test matrices from it, fitting any weighting or scaling on the training rows only; and
+    fits its classifier on a training matrix, tuning it (the SVM's C) on that matrix alone.
+    """
+
+    def key(self) -> str:
+        """A short hash of every parameter: what the cached predictions are filed under."""
+
+    def represent(self, reviews: pd.DataFrame) -> Any:
+        """One matrix for all of ``reviews`` (doc_id and text), a row per review."""
+
+    def features(self, matrix: Any, train: np.ndarray, test: np.ndarray) -> tuple[Any, Any]:
+        """The training and test matrices of one split, given by row positions."""
+
+    def fit_tuned(self, X: Any, y: np.ndarray) -> tuple[Classifier, float]:
+        """The classifier fitted on (X, y) and the C inner CV chose for it (NaN if none)."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +102,7 @@ class BowSystem:
     min_df: int = 1
     tfidf: bool = False
     alpha: float = 1.0
-    Cs: tuple[float, ...] = field(default=(0.001, 0.01, 0.1, 1.0))
+    Cs: tuple[float, ...] = C_GRID
     inner_folds: int = 3
 
     def __post_init__(self) -> None:
@@ -76,7 +112,7 @@ class BowSystem:
     def key(self) -> str:
         """A short hash of every parameter (and the cache version): the cache file name."""
         params = {**asdict(self), "version": CACHE_VERSION}
-        return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
+        return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:KEY_CHARS]
 
     def represent(self, reviews: pd.DataFrame) -> sp.csr_matrix:
         """The whole corpus's n-gram counts; ``features`` cuts them per fold."""
@@ -94,8 +130,14 @@ class BowSystem:
             X_train, X_test = weights.transform(X_train), weights.transform(X_test)
         return X_train, X_test
 
-    def fit(self, X, y):
-        """Fit the classifier on a training matrix; for the SVM choose C by inner CV first."""
+    def fit_tuned(self, X: sp.csr_matrix, y: np.ndarray) -> tuple[Classifier, float]:
+        """Fit the classifier on a training matrix; for the SVM choose C by inner CV first.
+
+        Returns
+        -------
+        (model, C)
+            The fitted model and the SVM's chosen C (NaN for NB).
+        """
         if self.classifier == "nb":
             return NaiveBayes(alpha=self.alpha).fit(X, y), np.nan
         return fit_svm(X, y, self.Cs, self.inner_folds)
@@ -103,7 +145,7 @@ class BowSystem:
 
 def make_svm(C: float = 1.0) -> LinearSVC:
     """The kit's linear SVM with penalty ``C`` (seeded, iterations enough to converge)."""
-    return LinearSVC(C=C, random_state=0, max_iter=10000)
+    return LinearSVC(C=C, random_state=0, max_iter=SVM_MAX_ITER)
 
 
 def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
@@ -123,36 +165,30 @@ def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
     return search.best_estimator_, float(search.best_params_["C"])
 
 
-def tokenized(texts) -> list[list[str]]:
-    """Tokenise every text with the kit's shared tokeniser."""
-    return [tokenize(t) for t in texts]
-
-
 def ngram_counts(reviews: pd.DataFrame, ngram: str, stemming: bool) -> sp.csr_matrix:
     """Count the n-grams of every review (columns: the whole corpus's vocabulary)."""
     vectorizer = make_vectorizer(ngram, stemming=stemming)
     return vectorizer.fit_transform(tokenized(reviews.text)).tocsr()
 
 
-def _fold(system, matrix, labels, folds, fold) -> pd.DataFrame:
+def _fold(system: System, matrix: Any, labels: np.ndarray, folds: np.ndarray, fold: int) -> pd.DataFrame:
     train, test = np.flatnonzero(folds != fold), np.flatnonzero(folds == fold)
     X_train, X_test = system.features(matrix, train, test)
-    model, C = system.fit(X_train, labels[train])
+    model, C = system.fit_tuned(X_train, labels[train])
     with np.errstate(invalid="ignore"):
         score = model.decision_function(X_test)
     return pd.DataFrame({"index": test, "prediction": model.predict(X_test), "score": score,
                          "C": C})
 
 
-def cross_validate(system, name: str | None = None, reviews: pd.DataFrame | None = None,
+def cross_validate(system: System, name: str | None = None, reviews: pd.DataFrame | None = None,
                    use_cache: bool = True, progress: bool = True, n_jobs: int = -1) -> pd.DataFrame:
     """Per-review predictions of ``system`` under 10-fold round-robin CV on the 2,000 reviews.
 
     Parameters
     ----------
-    system : BowSystem or helpers.embeddings.Doc2VecSystem
-        What to evaluate: anything with ``key()``, ``represent(reviews)`` (a matrix for all
-        reviews), ``features(matrix, train, test)`` and ``fit(X, y) -> (model, C)``.
+    system : System
+        What to evaluate (``BowSystem``, ``helpers.embeddings.Doc2VecSystem``).
     name : str, optional
         The ``system`` column's value (default: the system's key).
     reviews : DataFrame, optional
@@ -189,11 +225,11 @@ def cross_validate(system, name: str | None = None, reviews: pd.DataFrame | None
         "correct": found.prediction.to_numpy() == labels, "C": found.C.to_numpy(),
     }, columns=PREDICTION_COLUMNS)
     if cache is not None:
-        data.atomic_write(cache, lambda tmp: predictions.to_csv(tmp, index=False))
+        fetch.atomic_write(cache, lambda tmp: predictions.to_csv(tmp, index=False))
     return predictions
 
 
-def fit_predict(system, train: pd.DataFrame | None = None, test: pd.DataFrame | None = None,
+def fit_predict(system: System, train: pd.DataFrame | None = None, test: pd.DataFrame | None = None,
                 name: str | None = None) -> pd.DataFrame:
     """Train ``system`` on ``train`` (default: all 2,000 reviews) and label new reviews.
 
@@ -202,7 +238,7 @@ def fit_predict(system, train: pd.DataFrame | None = None, test: pd.DataFrame | 
 
     Parameters
     ----------
-    system : BowSystem or helpers.embeddings.Doc2VecSystem
+    system : System
     train : DataFrame, optional
         Training reviews with ``doc_id``, ``label`` and ``text`` (default
         ``helpers.data.load_movie_reviews()``).
@@ -224,7 +260,7 @@ def fit_predict(system, train: pd.DataFrame | None = None, test: pd.DataFrame | 
     matrix = system.represent(both)
     train_rows, test_rows = np.arange(len(train)), np.arange(len(train), len(both))
     X_train, X_test = system.features(matrix, train_rows, test_rows)
-    model, C = system.fit(X_train, train.label.to_numpy())
+    model, C = system.fit_tuned(X_train, train.label.to_numpy())
     prediction = model.predict(X_test)
     label = test.label.to_numpy() if "label" in test else np.full(len(test), None)
     return pd.DataFrame({"doc_id": test.doc_id.to_numpy(), "system": name or system.key(),
@@ -233,8 +269,8 @@ def fit_predict(system, train: pd.DataFrame | None = None, test: pd.DataFrame | 
                          "C": C})
 
 
-def _cache_path(system) -> Path:
-    digest = hashlib.sha256((system.key() + data.stamp("movie_reviews")).encode()).hexdigest()[:16]
+def _cache_path(system: System) -> Path:
+    digest = hashlib.sha256((system.key() + fetch.stamp("movie_reviews")).encode()).hexdigest()[:KEY_CHARS]
     return settings.data_dir() / "results" / f"{digest}.csv"
 
 

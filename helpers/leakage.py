@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from joblib import Parallel, delayed
-from scipy.stats import fisher_exact
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.preprocessing import normalize
 from tqdm import tqdm
@@ -154,25 +153,3 @@ def binned_accuracy(similarity, correct, bins="equal") -> pd.DataFrame:
     table.insert(0, "bin", labels)
     table.insert(2, "share", table["count"] / len(similarity))
     return table.reset_index(drop=True)
-
-
-def lowest_vs_highest(similarity, correct, bins="equal") -> dict:
-    """Fisher's exact test of accuracy in the lowest vs the highest non-empty bin.
-
-    The two bins hold different items, so this is an unpaired comparison of two
-    proportions.
-
-    Returns
-    -------
-    dict
-        ``low``, ``high`` (bin labels), ``accuracy_low``, ``accuracy_high``, ``n_low``,
-        ``n_high`` and ``p_value``.
-    """
-    similarity, correct = np.asarray(similarity, dtype=float), np.asarray(correct, dtype=bool)
-    codes, labels = bin_codes(similarity, bins)
-    filled = sorted(set(codes.tolist()))
-    low, high = codes == filled[0], codes == filled[-1]
-    counts = [[correct[low].sum(), (~correct[low]).sum()], [correct[high].sum(), (~correct[high]).sum()]]
-    return {"low": labels[filled[0]], "high": labels[filled[-1]],
-            "accuracy_low": float(correct[low].mean()), "accuracy_high": float(correct[high].mean()),
-            "n_low": int(low.sum()), "n_high": int(high.sum()), "p_value": float(fisher_exact(counts)[1])}

@@ -20,12 +20,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from helpers import analysis, data, embeddings, settings
-from helpers.data import atomic_write
+from helpers import data, embeddings, settings
 from helpers.errors import KitError
+from helpers.fetch import atomic_write
+from helpers.text import snippet
 
 EMPTY = "(none)"
 CONFIG = "projector_config.pbtxt"
+FIRST_WORDS = 12
 _ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _UNESCAPES = {v: k for k, v in _ESCAPES.items()}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -147,7 +149,7 @@ def export_kit_embeddings(config, n_docs: int = 2000, n_words: int = 5000, out_d
         "label": [*reviews.label, *table.label.iloc[pick]],
         "rating": [None] * len(reviews) + [r or None for r in table.rating.iloc[pick]],
         "movie_id": [None] * len(reviews) + list(table.movie_id.iloc[pick]),
-        "first_words": [analysis.snippet(t, 12) for t in [*reviews.text, *picked_texts]],
+        "first_words": [snippet(t, FIRST_WORDS) for t in [*reviews.text, *picked_texts]],
     })
     exported = {"documents": export_projector(np.vstack([ours, imdb[pick]]), documents, out_dir,
                                               f"{slug}_documents")}

@@ -1,9 +1,13 @@
-"""Paired significance tests for comparing two systems on the same items.
+"""Significance: paired tests of two systems on the same items, and accuracy's uncertainty.
 
 - ``sign_test``: the course's two-sided sign test with ties split evenly between the sides.
 - ``permutation_test``: the paired (approximate randomisation) permutation test, Monte Carlo
   with R resamples or exact by enumerating all 2^n swap patterns.
 - ``compare``: both tests for several pairs of systems, as a table.
+- ``simulate_power``: how often each test detects a true difference.
+- ``accuracy_interval``: accuracy with its Wilson score interval.
+- ``lowest_vs_highest``: Fisher's exact test of accuracy in the lowest vs the highest
+  similarity bin (unpaired: the bins hold different items).
 """
 
 from __future__ import annotations
@@ -14,10 +18,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom
+from numpy.typing import ArrayLike
+from scipy.stats import binom, binomtest, fisher_exact
 from tqdm import tqdm
 
 from helpers.errors import KitError
+from helpers.leakage import bin_codes
 
 
 @dataclass(frozen=True)
@@ -298,3 +304,58 @@ def simulate_power(n: int = 2000, accuracy: float = 0.8, difference: float = 0.0
         rejections["permutation test"] += permutation_test(
             a, b, n_resamples=n_resamples, seed=seed + trial).p_value < alpha
     return {test: count / trials for test, count in rejections.items()}
+
+
+# --------------------------------------------------------------------------- accuracy's uncertainty
+
+
+def accuracy_interval(correct: ArrayLike, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Accuracy and its Wilson score interval (``scipy.stats.binomtest``).
+
+    Parameters
+    ----------
+    correct : array-like of bool
+        Whether each prediction was right.
+    confidence : float
+        The interval's confidence level.
+
+    Returns
+    -------
+    (accuracy, low, high) : tuple of float
+    """
+    correct = np.asarray(correct, dtype=bool)
+    if len(correct) == 0:
+        raise KitError("No predictions to score.")
+    interval = binomtest(int(correct.sum()), len(correct)).proportion_ci(confidence, method="wilson")
+    return float(correct.mean()), float(interval.low), float(interval.high)
+
+
+def lowest_vs_highest(similarity: ArrayLike, correct: ArrayLike, bins: str = "equal") -> dict:
+    """Fisher's exact test of accuracy in the lowest vs the highest non-empty similarity bin.
+
+    The two bins hold different items, so this is an unpaired comparison of two
+    proportions.
+
+    Parameters
+    ----------
+    similarity : array-like of float
+        Each item's similarity to the training data (``helpers.leakage``).
+    correct : array-like of bool
+        Whether a system got each item right.
+    bins : {"equal", "quartiles"}
+        How items are binned (``helpers.leakage.bin_codes``).
+
+    Returns
+    -------
+    dict
+        ``low``, ``high`` (bin labels), ``accuracy_low``, ``accuracy_high``, ``n_low``,
+        ``n_high`` and ``p_value``.
+    """
+    similarity, correct = np.asarray(similarity, dtype=float), np.asarray(correct, dtype=bool)
+    codes, labels = bin_codes(similarity, bins)
+    filled = sorted(set(codes.tolist()))
+    low, high = codes == filled[0], codes == filled[-1]
+    counts = [[correct[low].sum(), (~correct[low]).sum()], [correct[high].sum(), (~correct[high]).sum()]]
+    return {"low": labels[filled[0]], "high": labels[filled[-1]],
+            "accuracy_low": float(correct[low].mean()), "accuracy_high": float(correct[high].mean()),
+            "n_low": int(low.sum()), "n_high": int(high.sum()), "p_value": float(fisher_exact(counts)[1])}

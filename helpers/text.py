@@ -1,4 +1,4 @@
-"""The kit's shared tokeniser.
+"""The kit's shared text handling: the tokeniser, HTML line breaks and short snippets.
 
 The Pang & Lee movie_reviews corpus is distributed lowercased with punctuation split off
 (``"the film , which -- as they say -- is sci-fi"``: contractions such as ``don't``, hyphenated
@@ -10,8 +10,10 @@ and vocabularies agree across corpora.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-_HTML_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+SNIPPET_WORDS = 40
+HTML_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 # A word, possibly joined by inner apostrophes, hyphens or slashes ("don't", "sci-fi",
 # "7/10"); a run of dashes or dots ("--", "..."); or one other punctuation character.
 # On the movie_reviews corpus this reproduces 99.7 % of the distributed tokens.
@@ -37,7 +39,7 @@ def tokenize(text: str) -> list[str]:
     >>> tokenize("Don't miss it!<br /><br />A sci-fi 10/10 film...")
     ["don't", 'miss', 'it', '!', 'a', 'sci-fi', '10/10', 'film', '...']
     """
-    return _TOKEN.findall(_HTML_BREAK.sub(" ", text).lower())
+    return _TOKEN.findall(HTML_BREAK.sub(" ", text).lower())
 
 
 def token_spans(text: str) -> list[tuple[int, int, str]]:
@@ -49,5 +51,37 @@ def token_spans(text: str) -> list[tuple[int, int, str]]:
         Character offsets into the original ``text`` and the lowercase token, in order;
         the tokens are exactly ``tokenize(text)``.
     """
-    blanked = _HTML_BREAK.sub(lambda m: " " * len(m.group()), text)
+    blanked = HTML_BREAK.sub(lambda m: " " * len(m.group()), text)
     return [(m.start(), m.end(), m.group().lower()) for m in _TOKEN.finditer(blanked)]
+
+
+def tokenized(texts: Iterable[str]) -> list[list[str]]:
+    """Tokenise every text with ``tokenize``.
+
+    Parameters
+    ----------
+    texts : iterable of str
+
+    Returns
+    -------
+    list of list of str
+        One token list per text, in order.
+    """
+    return [tokenize(t) for t in texts]
+
+
+def snippet(text: str, n_words: int = SNIPPET_WORDS) -> str:
+    """The first ``n_words`` words of ``text`` (with "…" if cut).
+
+    Parameters
+    ----------
+    text : str
+    n_words : int
+        How many whitespace-separated words to keep.
+
+    Returns
+    -------
+    str
+    """
+    words = text.split()
+    return " ".join(words[:n_words]) + (" …" if len(words) > n_words else "")

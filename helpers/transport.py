@@ -21,7 +21,8 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import OptimizeWarning, curve_fit
 
-from helpers import data, evaluation
+from helpers import data, evaluation, own_reviews
+from helpers.embedding_space import unit_rows
 from helpers.errors import KitError
 from helpers.text import tokenize
 
@@ -79,12 +80,12 @@ def lexical_difference(source_texts, target_texts) -> float:
 
 def domain_vector(vectors: np.ndarray) -> np.ndarray:
     """A domain's vector: each document vector scaled to length 1, averaged, and the mean
-    scaled to length 1 (so long documents and large norms do not dominate)."""
+    scaled to length 1 (so long documents and large norms do not dominate; a zero vector
+    adds nothing)."""
     vectors = np.asarray(vectors, dtype=float)
     if vectors.ndim != 2 or len(vectors) == 0:
         raise KitError("domain_vector needs a non-empty 2-D array of document vectors.")
-    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-    mean = unit.mean(axis=0)
+    mean = unit_rows(vectors).mean(axis=0)
     return mean / np.linalg.norm(mean)
 
 
@@ -176,7 +177,7 @@ def targets(imdb_n: int = 1000, rt_n: int = 2000, min_product: int = 100, seed: 
     sizes = products["product"].value_counts()
     for product in sorted(sizes[sizes >= min_product].index):
         parts.append(products[products["product"] == product].assign(target=f"product:{product}"))
-    own = data.load_deployment()
+    own = own_reviews.load_deployment()
     if own is not None:
         parts.append(own.assign(target="deployment"))
     return pd.concat([p[["target", "doc_id", "label", "text"]] for p in parts], ignore_index=True)

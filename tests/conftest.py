@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import data, settings
+from helpers import fetch, settings
 
 REPO = settings.REPO_ROOT
 
@@ -18,7 +18,7 @@ def _source() -> Path | None:
         return candidate
     # A user who fetched from the internet has no offline copy, but a verified data folder
     # holds the same archives in the same layout, so it serves as the source.
-    if all(data.is_verified(name) for name in data.DATASETS):
+    if all(fetch.is_verified(name) for name in fetch.DATASETS):
         return settings.data_dir()
     return None
 
@@ -35,7 +35,7 @@ def source() -> Path:
 @pytest.fixture(scope="session")
 def corpora(source: Path) -> Path:
     """The kit's data folder with every data set fetched and verified (done once per run)."""
-    data.fetch(source=source, progress=False)
+    fetch.fetch(source=source, progress=False)
     return settings.data_dir()
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections import Counter
 
 import numpy as np
@@ -10,6 +12,7 @@ import pytest
 
 from helpers import adversarial as adv
 from helpers.errors import KitError
+from helpers.settings import REPO_ROOT
 
 CORPUS = [s.split() for s in [
     "the film was great .", "the film was awful .", "the cast was great and the film was fun .",
@@ -193,3 +196,11 @@ def test_imdb_sentences_are_held_out_test_sentences(corpora):
     lengths = sentences.tokens.map(len)
     assert lengths.between(8, 30).all() and len(sentences) > 100_000
     assert set(sentences.label) == {"pos", "neg"} and sentences.doc_id.str.startswith("test_").all()
+
+
+def test_importing_adversarial_does_not_load_gensim():
+    """Notebook 09 needs no Doc2Vec: its module must not pull gensim in through another one."""
+    check = "import sys, helpers.adversarial; print('gensim' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", check], cwd=REPO_ROOT, capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "False"

@@ -13,6 +13,7 @@ from helpers import evaluation, systems
 from helpers.cli import main
 from helpers.errors import KitError
 from helpers.evaluation import BowSystem
+from helpers.text import tokenized
 
 
 @pytest.fixture
@@ -33,7 +34,7 @@ def test_fold_features_equal_a_vectorizer_fitted_on_the_training_folds(small_rev
     counts = evaluation.ngram_counts(small_reviews, "unigram", False)
     train, test = np.arange(0, 50), np.arange(50, 60)
     X_train, X_test = system.features(counts, train, test)
-    tokens = evaluation.tokenized(small_reviews.text)
+    tokens = tokenized(small_reviews.text)
     reference = CountVectorizer(analyzer=lambda d: d, min_df=2).fit([tokens[i] for i in train])
     assert (X_train != reference.transform([tokens[i] for i in train])).nnz == 0
     assert (X_test != reference.transform([tokens[i] for i in test])).nnz == 0
@@ -105,10 +106,10 @@ def test_kit_results_table(corpora, capsys):
 def test_fit_predict_trains_once_on_all_training_reviews(small_reviews):
     train, test = small_reviews.iloc[:50], small_reviews.iloc[50:]
     result = evaluation.fit_predict(BowSystem("nb"), train, test, name="nb")
-    vectorizer = CountVectorizer(analyzer=lambda d: d).fit(evaluation.tokenized(train.text))
+    vectorizer = CountVectorizer(analyzer=lambda d: d).fit(tokenized(train.text))
     from helpers.naive_bayes import NaiveBayes
-    model = NaiveBayes().fit(vectorizer.transform(evaluation.tokenized(train.text)), train.label)
-    expected = model.decision_function(vectorizer.transform(evaluation.tokenized(test.text)))
+    model = NaiveBayes().fit(vectorizer.transform(tokenized(train.text)), train.label)
+    expected = model.decision_function(vectorizer.transform(tokenized(test.text)))
     assert np.allclose(result.score, expected)
     assert result.correct.tolist() == (result.prediction == test.label.to_numpy()).tolist()
     assert list(result.columns) == ["doc_id", "system", "label", "prediction", "score", "correct", "C"]
@@ -120,7 +121,7 @@ def test_fit_predict_trains_once_on_all_training_reviews(small_reviews):
 
 def test_make_svm_is_the_estimator_fit_svm_searches(small_reviews):
     svm = evaluation.make_svm(0.1)
-    assert (svm.C, svm.random_state, svm.max_iter) == (0.1, 0, 10000)
+    assert (svm.C, svm.random_state, svm.max_iter) == (0.1, 0, evaluation.SVM_MAX_ITER)
     X = evaluation.ngram_counts(small_reviews, "unigram", False)
     model, C = evaluation.fit_svm(X, small_reviews.label.to_numpy(), Cs=(0.1,))
     assert C == 0.1 and np.allclose(model.coef_, evaluation.make_svm(0.1).fit(X, small_reviews.label).coef_)

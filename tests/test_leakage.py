@@ -9,7 +9,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from helpers import data
 from helpers.errors import KitError
-from helpers.leakage import binned_accuracy, fold_overlap, lowest_vs_highest, train_test_overlap
+from helpers.leakage import binned_accuracy, fold_overlap, train_test_overlap
 
 
 def brute_force(train, test, ngram):
@@ -76,15 +76,6 @@ def test_binned_accuracy_equal_bins_and_quartiles():
     assert empty["count"].tolist() == [2, 0, 0, 0] and np.isnan(empty.accuracy.iloc[3])
 
 
-def test_lowest_vs_highest_uses_fisher_exact():
-    from scipy.stats import fisher_exact
-
-    similarity = np.r_[np.full(30, 0.1), np.full(30, 0.9)]
-    correct = np.r_[np.ones(15), np.zeros(15), np.ones(29), np.zeros(1)].astype(bool)
-    result = lowest_vs_highest(similarity, correct)
-    summary = (result["low"], result["high"], result["n_low"], result["n_high"])
-    assert summary == ("[0, 0.25)", "[0.75, 1]", 30, 30)
-    assert result["accuracy_low"] == 0.5 and result["accuracy_high"] == pytest.approx(29 / 30)
-    assert result["p_value"] == pytest.approx(fisher_exact([[15, 15], [29, 1]])[1])
+def test_unknown_bins_are_a_clear_error():
     with pytest.raises(KitError, match="bins"):
-        binned_accuracy(similarity, correct, "deciles")
+        binned_accuracy([0.1, 0.9], [True, False], "deciles")

@@ -1,4 +1,4 @@
-"""Paired significance tests."""
+"""Paired significance tests, the Wilson interval and the unpaired bin comparison."""
 
 import itertools
 
@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import binomtest
+from scipy.stats import binomtest, fisher_exact, norm
 from scipy.stats import permutation_test as scipy_permutation_test
 
 from helpers.errors import KitError
-from helpers.significance import compare, permutation_test, sign_test
+from helpers.significance import accuracy_interval, compare, lowest_vs_highest, permutation_test, sign_test
 
 
 def _pairs(plus: int, minus: int, both_right: int, both_wrong: int):
@@ -202,3 +202,25 @@ def test_power_simulation_rejects_more_for_larger_differences():
     assert strong["permutation test"] >= strong["sign test"]
     with pytest.raises(KitError, match="Impossible"):
         simulate_power(difference=0.5, discordance=0.1)
+
+
+def test_accuracy_interval_is_wilsons():
+    correct = np.array([True] * 81 + [False] * 19)
+    accuracy, low, high = accuracy_interval(correct)
+    p, n, z = 0.81, 100, norm.ppf(0.975)
+    centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
+    half = z / (1 + z**2 / n) * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2))
+    assert accuracy == 0.81
+    assert (low, high) == pytest.approx((centre - half, centre + half))
+    with pytest.raises(KitError):
+        accuracy_interval([])
+
+
+def test_lowest_vs_highest_uses_fisher_exact():
+    similarity = np.r_[np.full(30, 0.1), np.full(30, 0.9)]
+    correct = np.r_[np.ones(15), np.zeros(15), np.ones(29), np.zeros(1)].astype(bool)
+    result = lowest_vs_highest(similarity, correct)
+    summary = (result["low"], result["high"], result["n_low"], result["n_high"])
+    assert summary == ("[0, 0.25)", "[0.75, 1]", 30, 30)
+    assert result["accuracy_low"] == 0.5 and result["accuracy_high"] == pytest.approx(29 / 30)
+    assert result["p_value"] == pytest.approx(fisher_exact([[15, 15], [29, 1]])[1])

@@ -1,9 +1,9 @@
-"""The shared tokeniser."""
+"""The shared tokeniser, HTML line breaks and snippets."""
 
 from collections import Counter
 
 from helpers import data
-from helpers.text import tokenize
+from helpers.text import HTML_BREAK, snippet, tokenize, tokenized
 
 
 def test_tokenize_splits_punctuation_and_keeps_contractions():
@@ -24,3 +24,15 @@ def test_tokenize_reproduces_the_movie_reviews_tokenisation(corpora):
         matched += sum((ours & theirs).values())
         total += sum(theirs.values())
     assert matched / total > 0.995
+
+
+def test_tokenized_tokenises_each_text():
+    assert tokenized(["A film.", "", "Dull<br />dull"]) == [["a", "film", "."], [], ["dull", "dull"]]
+
+
+def test_html_break_matches_every_spelling():
+    assert HTML_BREAK.sub(" ", "a<br>b<BR/>c<br />d") == "a b c d"
+
+
+def test_snippet():
+    assert snippet("a b c", 2) == "a b …" and snippet("a b", 2) == "a b"

@@ -46,6 +46,7 @@ def test_domain_vector_weighs_documents_equally():
     expected = np.array([1.0, 1.0]) / np.sqrt(2)
     assert np.allclose(transport.domain_vector(vectors), expected)
     assert np.allclose(transport.domain_vector(vectors * [[100.0], [0.01]]), expected)
+    assert np.allclose(transport.domain_vector(np.vstack([vectors, np.zeros(2)])), expected)  # adds nothing
     with pytest.raises(KitError):
         transport.domain_vector(np.empty((0, 3)))
 

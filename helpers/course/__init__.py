@@ -6,6 +6,8 @@
 - ``nbval_plugin``: the pytest plugin that puts that comparison into nbval.
 - ``grading``: ``kit grade``.
 - ``runner``: ``kit run``.
+- ``environment``: the floating-point kernels and library versions a run uses.
+- ``references``: ``kit references``, rewriting solutions' reference outputs.
 - ``tolerances``: measures how far checked numbers move under other BLAS kernels.
 
 The course library (``helpers.*`` outside this package) never imports from here.

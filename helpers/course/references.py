@@ -19,8 +19,8 @@ from nbformat import NotebookNode
 from helpers.course import environment, runner
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
 from helpers.course.release import render
-from helpers.data import atomic_write
 from helpers.errors import KitError
+from helpers.fetch import atomic_write
 
 
 def with_outputs(solution: NotebookNode, executed: NotebookNode, env: dict[str, str]) -> NotebookNode:

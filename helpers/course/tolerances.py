@@ -30,8 +30,8 @@ from helpers.course.compare import is_exact, tokens, unit
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in, reference_environ
 from helpers.course.nbval_plugin import tolerance_of
 from helpers.course.release import is_checked, render
-from helpers.data import atomic_write
 from helpers.errors import KitError
+from helpers.fetch import atomic_write
 
 #: Core types × thread counts: ``None`` lets OpenBLAS pick the kernels for this CPU.
 SETTINGS = ((None, 1), (None, 2), ("Prescott", 1), ("Prescott", 2), ("Sandybridge", 1),

@@ -1,0 +1,208 @@
+"""What a vector space encodes: similarity within and across groups, and linear probes.
+
+- ``unit_rows``, ``centered``: cosine geometry (rows of length 1; vectors relative to their
+  mean, which removes the large component Doc2Vec vectors share).
+- ``grouping_similarity`` against ``random_pair_similarity``: are items of a group (a film,
+  a polarity) closer to each other than to others?
+- Probes, logistic regressions reading a property from the vectors:
+  ``order_probe`` (does training order leak into document vectors?) and
+  ``word_polarity_probe`` (do word vectors separate positive from negative words?).
+- ``document_word_similarity``: are documents closer to their most decisive words?
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from helpers.errors import KitError
+from helpers.text import tokenize
+
+if TYPE_CHECKING:  # for annotations only: the probes take a trained model, they never import gensim
+    from gensim.models import Doc2Vec
+
+PROBE_MAX_ITER = 2000  # enough for the probes' logistic regressions to converge
+
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to length 1 (zero rows stay zero): dot products become cosines."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors, dtype=float), where=norms > 0)
+
+
+def grouping_similarity(vectors: np.ndarray, groups, n_anchors: int | None = None,
+                        center: bool = False, seed: int = 0) -> pd.DataFrame:
+    """Cosine similarity of items to a random member of their own group and of another group.
+
+    For each anchor item that shares its group with at least one other item, draw (seeded)
+    one other item of the same group and one item of a different group. The two
+    similarities form a pair per anchor, so ``helpers.significance.permutation_test`` can
+    test whether within-group pairs are closer than across-group pairs.
+
+    Parameters
+    ----------
+    vectors : ndarray of shape (n, d)
+    groups : array-like of shape (n,)
+        A group label per item (film id, polarity, …); missing values (None/NaN) are left out.
+    n_anchors : int, optional
+        Use a random sample of this many anchors (default: all eligible items).
+    center : bool
+        Subtract the mean vector first: cosines then measure directions relative to the
+        average document, not to the origin (see ``centered``).
+
+    Returns
+    -------
+    DataFrame
+        anchor (row index into ``vectors``), within, across (cosine similarities).
+    """
+    groups = pd.Series(np.asarray(groups, dtype=object))
+    if len(groups) != len(vectors):
+        raise KitError(f"{len(groups)} group labels for {len(vectors)} vectors.")
+    known = groups.notna().to_numpy()
+    codes = np.full(len(groups), -1)
+    codes[known] = pd.factorize(groups[known])[0]
+    sizes = np.bincount(codes[known])
+    eligible = np.flatnonzero(known & (sizes[np.maximum(codes, 0)] >= 2))
+    if len(eligible) == 0 or len(sizes) < 2:
+        raise KitError("Need at least two groups and one group with two or more items.")
+    rng = np.random.default_rng(seed)
+    if n_anchors is not None and n_anchors < len(eligible):
+        eligible = np.sort(rng.choice(eligible, n_anchors, replace=False))
+    members = {g: np.flatnonzero(codes == g) for g in np.unique(codes[eligible])}
+    labelled = np.flatnonzero(known)
+    unit = unit_rows(centered(vectors) if center else vectors)
+    within, across = [], []
+    for i in eligible:
+        mates = members[codes[i]]
+        mate = mates[mates != i][rng.integers(len(mates) - 1)]
+        others = labelled[codes[labelled] != codes[i]]
+        other = others[rng.integers(len(others))]
+        within.append(unit[i] @ unit[mate])
+        across.append(unit[i] @ unit[other])
+    return pd.DataFrame({"anchor": eligible, "within": within, "across": across})
+
+
+def centered(vectors: np.ndarray) -> np.ndarray:
+    """``vectors`` minus their mean vector.
+
+    Doc2Vec vectors share a large common component, so raw cosines between any two
+    documents are high; after centring, a cosine compares how two documents *differ from
+    the average* document.
+    """
+    return vectors - vectors.mean(axis=0)
+
+
+def random_pair_similarity(vectors: np.ndarray, n_pairs: int = 5000, center: bool = False,
+                           seed: int = 0) -> np.ndarray:
+    """Cosine similarities of ``n_pairs`` random pairs of distinct items: the baseline
+    (``center``: after subtracting the mean vector)."""
+    rng = np.random.default_rng(seed)
+    first = rng.integers(len(vectors), size=n_pairs)
+    second = (first + rng.integers(1, len(vectors), size=n_pairs)) % len(vectors)
+    unit = unit_rows(centered(vectors) if center else vectors)
+    return np.einsum("ij,ij->i", unit[first], unit[second])
+
+
+def word_polarity_probe(model: Doc2Vec, lexicon: dict[str, frozenset[str]], seed: int = 0) -> dict:
+    """Do the word vectors separate opinion-lexicon positive from negative words?
+
+    A logistic regression on the vectors of the lexicon words in the model's vocabulary,
+    stratified 5-fold cross-validated (seeded).
+
+    Returns
+    -------
+    dict
+        ``accuracy`` (mean CV accuracy), ``majority`` (the accuracy of always guessing the
+        larger class), ``n_pos``, ``n_neg`` (lexicon words found in the vocabulary).
+    """
+    if len(model.wv) == 0 or not (model.dm or model.dbow_words):
+        raise KitError("This model has no trained word vectors: use dm=1, or dbow_words=1.")
+    words = [(w, label) for label in ("pos", "neg") for w in sorted(lexicon[label]) if w in model.wv]
+    y = np.array([label for _, label in words])
+    if min((y == "pos").sum(), (y == "neg").sum()) < 5:
+        raise KitError("The probe needs at least 5 words of each polarity in the model's vocabulary.")
+    X = np.vstack([model.wv[w] for w, _ in words])
+    counts = pd.Series(y).value_counts()
+    return {"accuracy": _probe_accuracy(X, y, seed),
+            "majority": float(counts.max() / counts.sum()),
+            "n_pos": int(counts.get("pos", 0)), "n_neg": int(counts.get("neg", 0))}
+
+
+def document_word_similarity(doc_vectors: np.ndarray, texts, model: Doc2Vec, word_weights: dict[str, float],
+                             k: int = 5, stop_words: frozenset[str] = frozenset(),
+                             seed: int = 0) -> pd.DataFrame:
+    """Are documents closer to their most decisive words than to random words of their own?
+
+    For each document: its ``k`` words with the largest ``|word_weights|`` (e.g. NB
+    log-odds) among its content words (alphabetic, not in ``stop_words``, known to the
+    model and to ``word_weights``), and ``k`` other content words drawn (seeded) from the
+    rest; the mean cosine of the document vector to each set.
+
+    Returns
+    -------
+    DataFrame
+        One row per document with enough words (2k known distinct words): index (row in
+        ``doc_vectors``), decisive, random (mean cosines), words (the decisive words).
+    """
+    rng = np.random.default_rng(seed)
+    unit_docs = unit_rows(doc_vectors)
+    rows = []
+    for i, text in enumerate(texts):
+        known = sorted({w for w in tokenize(text) if w.isalpha() and w not in stop_words
+                        and w in model.wv and w in word_weights})
+        if len(known) < 2 * k:
+            continue
+        ranked = sorted(known, key=lambda w: (-abs(word_weights[w]), w))
+        decisive, rest = ranked[:k], ranked[k:]
+        drawn = [rest[j] for j in rng.choice(len(rest), k, replace=False)]
+        cosine = unit_rows(np.vstack([model.wv[w] for w in decisive + drawn])) @ unit_docs[i]
+        rows.append((i, float(cosine[:k].mean()), float(cosine[k:].mean()), " ".join(decisive)))
+    return pd.DataFrame(rows, columns=["index", "decisive", "random", "words"])
+
+
+def _probe_accuracy(X: np.ndarray, y: np.ndarray, seed: int = 0) -> float:
+    """How well a linear probe reads ``y`` from ``X``.
+
+    A logistic regression on standardised features, stratified 5-fold cross-validated
+    (seeded).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
+        The labels to read.
+    seed : int
+        Seeds the folds.
+
+    Returns
+    -------
+    float
+        Mean cross-validated accuracy.
+    """
+    probe = make_pipeline(StandardScaler(), LogisticRegression(max_iter=PROBE_MAX_ITER))
+    folds = StratifiedKFold(5, shuffle=True, random_state=seed)
+    return float(cross_val_score(probe, X, y, cv=folds).mean())
+
+
+def order_probe(vectors: np.ndarray, labels, seed: int = 0) -> float:
+    """How well document *position* can be read from vectors: a leakage check.
+
+    Within each class, documents are split into the first and second half of their order
+    in the corpus (NLTK's order for the 2,000 reviews); a logistic regression, 5-fold
+    cross-validated, tries to tell the halves apart. About 0.5 means the vectors carry no
+    trace of the order; clearly more means training order leaked into them.
+
+    Returns
+    -------
+    float
+        Mean cross-validated accuracy.
+    """
+    labels = pd.Series(np.asarray(labels))
+    rank = labels.groupby(labels).cumcount()
+    late = (rank >= labels.map(labels.value_counts()) / 2).to_numpy()
+    return _probe_accuracy(vectors, late, seed)

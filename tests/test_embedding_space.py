@@ -1,0 +1,111 @@
+"""What a vector space encodes: groupings, random pairs, centring, the probes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gensim.models import Doc2Vec
+
+from helpers import embedding_space
+from helpers.errors import KitError
+
+
+def test_order_probe_detects_position_and_not_noise():
+    rng = np.random.default_rng(0)
+    labels = np.repeat(["neg", "pos"], 200)
+    noise = rng.normal(size=(400, 5))
+    assert 0.35 < embedding_space.order_probe(noise, labels) < 0.65
+    position = np.tile(np.linspace(-1, 1, 200), 2)[:, None]
+    assert embedding_space.order_probe(np.hstack([noise, position]), labels) > 0.9
+
+
+def test_grouping_similarity_pairs_each_anchor_within_and_across():
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(3, 20))
+    groups = np.array([0] * 10 + [1] * 10 + [2] * 10 + [None], dtype=object)
+    vectors = np.vstack([centres[g] + 0.1 * rng.normal(size=20) if g is not None else rng.normal(size=20)
+                         for g in groups])
+    pairs = embedding_space.grouping_similarity(vectors, groups, seed=1)
+    assert pairs.anchor.tolist() == list(range(30))  # the unlabelled item is never an anchor
+    assert (pairs.within > 0.9).all() and pairs.within.mean() > pairs.across.mean() + 0.5
+    assert pairs.equals(embedding_space.grouping_similarity(vectors, groups, seed=1))
+    assert len(embedding_space.grouping_similarity(vectors, groups, n_anchors=7)) == 7
+
+
+def test_grouping_similarity_singletons_and_errors():
+    vectors = np.eye(4)
+    pairs = embedding_space.grouping_similarity(vectors, ["a", "a", "b", "c"])
+    assert pairs.anchor.tolist() == [0, 1] and pairs.within.tolist() == [0.0, 0.0]
+    with pytest.raises(KitError, match="at least two groups"):
+        embedding_space.grouping_similarity(vectors, ["a", "b", "c", "d"])
+    with pytest.raises(KitError, match="3 group labels for 4 vectors"):
+        embedding_space.grouping_similarity(vectors, ["a", "a", "b"])
+
+
+def test_random_pairs_are_distinct_items():
+    similarity = embedding_space.random_pair_similarity(np.eye(5), n_pairs=200, seed=0)
+    assert similarity.shape == (200,) and (similarity == 0).all()  # never an item with itself
+
+
+def test_unit_rows_keeps_zero_rows():
+    unit = embedding_space.unit_rows(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    assert np.allclose(unit, [[0.6, 0.8], [0.0, 0.0]])
+
+
+GOOD = ["great", "superb", "lovely", "moving", "brilliant", "charming"]
+BAD = ["awful", "dreadful", "boring", "dull", "tedious", "clumsy"]
+
+
+@pytest.fixture(scope="module")
+def toy_model():
+    from gensim.models.doc2vec import TaggedDocument
+
+    rng = np.random.default_rng(0)
+    documents = []
+    for i in range(300):
+        words = list(rng.choice(GOOD if i % 2 else BAD, 6)) + list(rng.choice(["film", "plot", "cast"], 6))
+        documents.append(TaggedDocument(words, [i]))
+    return Doc2Vec(documents, dm=1, vector_size=10, min_count=1, epochs=20, workers=1, seed=0), documents
+
+
+def test_word_polarity_probe_on_a_toy_space(toy_model):
+    model, _ = toy_model
+    lexicon = {"pos": frozenset(GOOD + ["unseen"]), "neg": frozenset(BAD)}
+    found = embedding_space.word_polarity_probe(model, lexicon)
+    assert (found["n_pos"], found["n_neg"]) == (6, 6) and found["majority"] == 0.5
+    assert found["accuracy"] >= 0.8
+    with pytest.raises(KitError, match="at least 5 words of each polarity"):
+        embedding_space.word_polarity_probe(model, {"pos": frozenset(GOOD[:3]), "neg": frozenset(BAD)})
+
+
+def test_document_word_similarity_picks_decisive_words(toy_model):
+    model, documents = toy_model
+    weights = {"film": 0.1, "plot": -0.1, "cast": 0.05}
+    weights.update({w: 3.0 - 0.1 * i for i, w in enumerate(GOOD)})
+    weights.update({w: -3.0 + 0.1 * i for i, w in enumerate(BAD)})
+    texts = [" ".join(d.words) for d in documents[:20]]
+    found = embedding_space.document_word_similarity(model.dv.vectors[:20], texts, model, weights, k=1,
+                                                stop_words=frozenset({"cast"}), seed=0)
+    assert found["index"].tolist() == list(range(20))
+    for row in found.itertuples():
+        words = set(texts[row.index].split()) - {"cast"}
+        assert row.words == sorted(words, key=lambda w: (-abs(weights[w]), w))[0]
+        assert -1 <= row.decisive <= 1 and -1 <= row.random <= 1
+    again = embedding_space.document_word_similarity(model.dv.vectors[:20], texts, model, weights, k=1,
+                                                stop_words=frozenset({"cast"}), seed=0)
+    assert found.equals(again)
+    dbow = Doc2Vec(documents, dm=0, vector_size=10, min_count=1, epochs=1, workers=1, seed=0)
+    with pytest.raises(KitError, match="no trained word vectors"):
+        embedding_space.word_polarity_probe(dbow, {"pos": frozenset(GOOD), "neg": frozenset(BAD)})
+
+
+def test_centering_removes_the_shared_direction():
+    rng = np.random.default_rng(0)
+    vectors = np.array([5.0, 5.0]) + rng.normal(size=(200, 2))
+    assert np.allclose(embedding_space.centered(vectors).mean(axis=0), 0)
+    assert embedding_space.random_pair_similarity(vectors).mean() > 0.9  # all point the same way
+    assert abs(embedding_space.random_pair_similarity(vectors, center=True).mean()) < 0.15
+    groups = np.arange(200) % 2
+    raw = embedding_space.grouping_similarity(vectors, groups)
+    centred = embedding_space.grouping_similarity(vectors, groups, center=True)
+    assert raw.within.mean() > 0.9 and abs(centred.within.mean() - centred.across.mean()) < 0.2

@@ -1,0 +1,143 @@
+"""Fetching: checksums, moving corrupt files aside, atomic writes, verified folders."""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from helpers import data, fetch
+from helpers.errors import KitError
+
+SMALL = "opinion_lexicon"  # the smallest archive, for tests that fetch into a tmp folder
+
+
+def test_fetch_verifies_and_is_idempotent(source, empty_data_dir):
+    assert fetch.fetch([SMALL], source=source, progress=False) == {SMALL: "fetched"}
+    assert fetch.is_verified(SMALL, empty_data_dir)
+    archive = empty_data_dir / fetch.DATASETS[SMALL].archive
+    mtime = archive.stat().st_mtime_ns
+    assert fetch.fetch([SMALL], source=source, progress=False) == {SMALL: "present"}
+    assert archive.stat().st_mtime_ns == mtime
+    assert data.load_opinion_lexicon()["pos"]
+
+
+def test_corrupt_archive_in_data_dir_is_moved_aside_and_refetched(source, empty_data_dir):
+    fetch.fetch([SMALL], source=source, progress=False)
+    archive = empty_data_dir / fetch.DATASETS[SMALL].archive
+    archive.write_bytes(b"not the zip you are looking for")
+    assert not fetch.is_verified(SMALL, empty_data_dir)
+    assert fetch.fetch([SMALL], source=source, progress=False) == {SMALL: "fetched"}
+    assert fetch.is_verified(SMALL, empty_data_dir)
+    aside = list(archive.parent.glob(f"{archive.name}.corrupt-*"))
+    assert len(aside) == 1 and aside[0].read_bytes() == b"not the zip you are looking for"
+
+
+def test_corrupt_source_copy_is_refused_and_never_used(source, tmp_path, empty_data_dir):
+    bad_source = tmp_path / "source"
+    zipped = bad_source / fetch.DATASETS[SMALL].archive
+    zipped.parent.mkdir(parents=True)
+    original = source / fetch.DATASETS[SMALL].archive
+    zipped.write_bytes(original.read_bytes()[:-10] + b"0123456789")
+    with pytest.raises(KitError, match="sha256"):
+        fetch.fetch([SMALL], source=bad_source, progress=False)
+    archive = empty_data_dir / fetch.DATASETS[SMALL].archive
+    assert not archive.exists()
+    assert not (empty_data_dir / fetch.DATASETS[SMALL].folder).exists()
+    assert len(list(archive.parent.glob("*.corrupt-*"))) == 1
+    with pytest.raises(KitError, match="kit fetch"):
+        data.load_opinion_lexicon()
+
+
+def test_source_lacking_a_file_is_a_clear_error(tmp_path, empty_data_dir):
+    with pytest.raises(KitError, match="has no nltk_data/corpora/opinion_lexicon.zip"):
+        fetch.fetch([SMALL], source=tmp_path, progress=False)
+
+
+def test_unknown_data_set_is_a_clear_error(source, empty_data_dir):
+    with pytest.raises(KitError, match="Unknown data set"):
+        fetch.fetch(["wikipedia"], source=source, progress=False)
+
+
+def test_failed_extraction_leaves_nothing_half_written(source, empty_data_dir, monkeypatch):
+    def disk_full(self, member, path=None, pwd=None):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(zipfile.ZipFile, "extract", disk_full)
+    with pytest.raises(KitError, match="Free some disk space"):
+        fetch.fetch([SMALL], source=source, progress=False)
+    corpora_dir = empty_data_dir / "nltk_data" / "corpora"
+    # The verified archive may stay (it is whole); no extraction, temp file or folder does.
+    assert sorted(p.name for p in corpora_dir.iterdir()) == [f"{SMALL}.zip"]
+    monkeypatch.undo()
+    monkeypatch.setenv("KIT_DATA_DIR", str(empty_data_dir))
+    assert fetch.fetch([SMALL], source=source, progress=False) == {SMALL: "fetched"}
+
+
+def test_failed_copy_leaves_no_partial_archive(source, empty_data_dir, monkeypatch):
+    real_open = open
+
+    class FailingWriter:
+        def __init__(self, f):
+            self.f = f
+
+        def write(self, chunk):
+            raise OSError(28, "No space left on device")
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+    def fake_open(path, mode="r", *args, **kwargs):
+        f = real_open(path, mode, *args, **kwargs)
+        return FailingWriter(f) if "w" in mode and str(path).endswith(".part") else f
+
+    monkeypatch.setattr("builtins.open", fake_open)
+    with pytest.raises(KitError, match="Free some disk space"):
+        fetch.fetch([SMALL], source=source, progress=False)
+    corpora_dir = empty_data_dir / "nltk_data" / "corpora"
+    assert list(corpora_dir.iterdir()) == []
+
+
+def test_sha256sum_matches_hashlib(tmp_path):
+    import hashlib
+
+    blob = bytes(range(256)) * 10000
+    (tmp_path / "f").write_bytes(blob)
+    assert fetch.sha256sum(tmp_path / "f") == hashlib.sha256(blob).hexdigest()
+
+
+def test_stale_extraction_is_replaced(source, empty_data_dir):
+    fetch.fetch([SMALL], source=source, progress=False)
+    folder = empty_data_dir / fetch.DATASETS[SMALL].folder
+    (folder / fetch.STAMP).unlink()
+    shutil.rmtree(folder)
+    folder.mkdir()
+    (folder / "half-written.txt").write_text("x")
+    assert fetch.fetch([SMALL], source=source, progress=False) == {SMALL: "fetched"}
+    assert not (folder / "half-written.txt").exists()
+    assert (folder / "positive-words.txt").is_file()
+
+
+def test_atomic_write_leaves_nothing_on_failure(tmp_path):
+    target = tmp_path / "sub" / "table.csv"
+
+    def half_then_fail(tmp: Path) -> None:
+        tmp.write_text("half a tab")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError):
+        fetch.atomic_write(target, half_then_fail)
+    assert list(target.parent.iterdir()) == []
+    fetch.atomic_write(target, lambda tmp: tmp.write_text("whole"))
+    assert target.read_text() == "whole" and len(list(target.parent.iterdir())) == 1
+
+
+def test_stamp_is_the_verified_archive_checksum(corpora):
+    archive = corpora / fetch.DATASETS["movie_reviews"].archive
+    assert fetch.stamp("movie_reviews") == fetch.sha256sum(archive)
+    assert fetch.stamp("movie_reviews") in fetch.DATASETS["movie_reviews"].sha256
