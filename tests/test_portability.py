@@ -28,7 +28,9 @@ from helpers.course.tolerances import Setting
 
 #: The notebooks whose checked numbers depend on floating-point kernels (Doc2Vec).
 KERNEL_DEPENDENT = ["04", "05", "06", "07", "08"]
-OTHER_KERNELS = Setting("Prescott", 1)
+#: Sandybridge (AVX without FMA) moved the most in solutions/tolerances.csv: under it one
+#: SVM-Doc2Vec prediction flips. (Prescott reproduced this machine's outputs exactly.)
+OTHER_KERNELS = Setting("Sandybridge", 1)
 
 
 @dataclass
