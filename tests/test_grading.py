@@ -25,7 +25,7 @@ def _write(folder: Path, nb: nbformat.NotebookNode) -> None:
 def graded(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
     subs = tmp_path_factory.mktemp("submissions")
     solution = nbformat.read(FIXTURES / NAME, as_version=4)
-    solution.cells[4].metadata["kit"] = {"tolerance": 3}  # mean([1, 2, 3, 6]) prints 3.0
+    solution.cells[5].metadata["kit"]["tolerance"] = 3  # mean([1, 2, 3, 6]) prints 3.0
     solutions = tmp_path_factory.mktemp("solutions")
     nbformat.write(solution, solutions / NAME)
     stub = release.release_notebook(solution)
@@ -37,7 +37,7 @@ def graded(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
 
     loop = nbformat.from_dict(stub)
     loop.cells[1].source = "def add(a, b):\n    while True:\n        pass"
-    loop.cells[3].source = solution.cells[3].source
+    loop.cells[3].source = solution.cells[4].source
     _write(subs / "loop", loop)
 
     killer = nbformat.from_dict(stub)
@@ -51,12 +51,12 @@ def graded(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
     helper = nbformat.from_dict(stub)  # adds a cell of its own, used by the exercise
     helper.cells.insert(1, nbformat.v4.new_code_cell("def plus(a, b):\n    return a + b"))
     helper.cells[2].source = "def add(a, b):\n    return plus(a, b)"
-    helper.cells[4].source = solution.cells[3].source
+    helper.cells[4].source = solution.cells[4].source
     _write(subs / "helper", helper)
 
     wrong = nbformat.from_dict(stub)  # a wrong answer: its check prints another number
     wrong.cells[1].source = "def add(a, b):\n    return a - b"
-    wrong.cells[3].source = solution.cells[3].source
+    wrong.cells[3].source = solution.cells[4].source
     _write(subs / "wrong", wrong)
 
     for student, shift in (("near", 0.2), ("far", 0.4)):  # within the tolerance, and past it
@@ -64,6 +64,11 @@ def graded(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
         moved.cells[1].source = solution.cells[1].source
         moved.cells[3].source = f"def mean(values):\n    return sum(values) / len(values) + {shift}"
         _write(subs / student, moved)
+
+    hardcoded = nbformat.from_dict(stub)  # right on the visible check only: the hidden one catches it
+    hardcoded.cells[1].source = "def add(a, b):\n    return 5"
+    hardcoded.cells[3].source = solution.cells[4].source
+    _write(subs / "hardcoded", hardcoded)
 
     (subs / "absent").mkdir()
     return subs, grading.grade(subs, solutions, jobs=2, timeout=5)
@@ -96,6 +101,19 @@ def test_a_wrong_answer_is_told_what_differs(graded):
     assert "was expected" in row.error
 
 
+def test_hidden_checks_run_in_grading_and_catch_a_hard_coded_answer(graded):
+    _, grades = graded
+    assert _result(grades, "hardcoded") == [("0.1", False), ("0.2", True)]
+    row = grades[(grades.student == "hardcoded") & (grades.exercise == "0.1")].iloc[0]
+    assert "5 where 0.5 was expected" in row.error
+
+
+def test_a_check_failing_on_an_earlier_stub_reports_blocked():
+    assert grading._blocked("1.2", "NotImplementedError: exercise 1.1") == "blocked by 1.1 (not done yet)"
+    assert grading._blocked("1.2", "NotImplementedError: exercise 1.2") == "NotImplementedError: exercise 1.2"
+    assert grading._blocked("1.2", "ValueError: shapes") == "ValueError: shapes"
+
+
 def test_editing_checks_or_outputs_does_not_pass(graded):
     _, grades = graded
     assert _result(grades, "cheater") == [("0.1", False), ("0.2", False)]
@@ -115,7 +133,7 @@ def test_grades_csv_and_summary(graded):
     subs, grades = graded
     written = pd.read_csv(subs / "grades.csv", keep_default_na=False)
     assert list(written.columns) == grading.GRADES_COLUMNS
-    assert len(written) == 2 * 11
+    assert len(written) == 2 * 12
     table = grading.summary(grades)
     assert table.loc["correct", "total"] == "2/2"
     assert table.loc["stub", "00_fixture"] == "0/2"

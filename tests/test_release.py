@@ -44,7 +44,39 @@ def test_release_stubs_exercises_and_keeps_only_checked_outputs(fixture_solution
 def test_exercises_group_each_exercise_with_its_checks(fixture_solution):
     found = release.exercises(fixture_solution)
     assert [(e.id, e.cell_ids) for e in found] == [
-        ("0.1", ("00-001", "00-002")), ("0.2", ("00-003", "00-004"))]
+        ("0.1", ("00-001", "00-002", "00-002-hidden")), ("0.2", ("00-003", "00-004"))]
+
+
+def test_release_removes_hidden_checks_and_grading_keeps_them(fixture_solution):
+    released = release.release_notebook(fixture_solution)
+    graded = release.release_notebook(fixture_solution, hidden=True)
+    assert "00-002-hidden" not in [c.id for c in released.cells]
+    assert not any("HIDDEN" in c.source for c in released.cells)
+    kept = next(c for c in graded.cells if c.id == "00-002-hidden")
+    assert kept.outputs[0].text == "0.5\n"
+
+
+def _mutate(solution, position, **metadata):
+    changed = nbformat.from_dict(solution)
+    changed.cells[position].metadata["kit"] = metadata
+    return changed
+
+
+@pytest.mark.parametrize("position, metadata, message", [
+    (2, {}, "exercise 0.1 .*no check of its own"),  # its only visible check no longer names it
+    (2, {"checks": "0.2"}, "checks exercise 0.2 but does not stand between"),
+    (6, {"checks": "0.2"}, "must start with # NBVAL_CHECK_OUTPUT"),
+])
+def test_release_refuses_an_exercise_without_its_own_check(fixture_solution, position, metadata, message):
+    with pytest.raises(KitError, match=message):
+        release.release_notebook(_mutate(fixture_solution, position, **metadata), "00_fixture")
+
+
+def test_release_refuses_hidden_markers_beside_visible_code(fixture_solution):
+    broken = nbformat.from_dict(fixture_solution)
+    broken.cells[3].source += "\nprint(1)"
+    with pytest.raises(KitError, match="hidden checks must fill"):
+        release.release_notebook(broken, "00_fixture")
 
 
 def test_release_is_byte_stable_and_check_detects_drift(tmp_path):
@@ -90,9 +122,10 @@ def test_shipped_stubs_fail_nbval_and_filled_in_stubs_pass(tmp_path, fixture_sol
     assert result.returncode == 1
     assert "2 failed" in result.stdout and "NotImplementedError" in result.stdout
 
-    for cell, solved in zip(student.cells, fixture_solution.cells, strict=True):
+    solved = {release.exercise_id(c): c.source for c in fixture_solution.cells if release.exercise_id(c)}
+    for cell in student.cells:
         if release.exercise_id(cell):
-            cell.source = solved.source
+            cell.source = solved[release.exercise_id(cell)]
     filled = tmp_path / "filled" / "00_fixture.ipynb"
     filled.parent.mkdir()
     nbformat.write(student, filled)
@@ -104,7 +137,7 @@ def test_shipped_stubs_fail_nbval_and_filled_in_stubs_pass(tmp_path, fixture_sol
 def test_wrong_answer_fails_on_the_reference_output(tmp_path, fixture_solution):
     student = release.release_notebook(fixture_solution)
     student.cells[1].source = "def add(a, b):\n    return a - b"
-    student.cells[3].source = fixture_solution.cells[3].source
+    student.cells[3].source = fixture_solution.cells[4].source
     path = tmp_path / "00_fixture.ipynb"
     nbformat.write(student, path)
     result = _nbval(path)
@@ -132,10 +165,10 @@ def test_checked_cells_store_only_stable_text_outputs():
 def test_release_keeps_tolerances_and_the_reference_environment(fixture_solution):
     solution = nbformat.from_dict(fixture_solution)
     solution.metadata["kit"] = {"reference_env": "openblas 0.3.30 Haswell (2 threads)"}
-    solution.cells[2].metadata["kit"] = {"tolerance": 3}  # the first checked cell
+    solution.cells[2].metadata["kit"]["tolerance"] = 3  # the first checked cell
     student = release.release_notebook(solution)
     assert student.metadata["kit"] == {"reference_env": "openblas 0.3.30 Haswell (2 threads)"}
-    assert student.cells[2].metadata["kit"] == {"tolerance": 3}
+    assert student.cells[2].metadata["kit"] == {"checks": "0.1", "tolerance": 3}
 
 
 @pytest.mark.parametrize(("position", "tolerance", "message"), [

@@ -3,14 +3,16 @@
 ``SUBMISSIONS_DIR`` holds one folder per student, each with that student's notebooks
 (``NN_topic.ipynb``, as released). For every student and notebook:
 
-1. The graded notebook is the released notebook (reference outputs and check cells from
-   ``solutions/``) with the student's exercise cells (matched by exercise id) and any cells
-   the student added put in. A student cannot pass by editing outputs or checks.
+1. The graded notebook is the released notebook with its hidden checks (reference outputs
+   and check cells from ``solutions/``) with the student's exercise cells (matched by
+   exercise id) and any cells the student added put in. A student cannot pass by editing
+   outputs or checks.
 2. nbval runs it (``--nbval-lax``, fresh kernel, per-cell timeout) in its own process; the
    notebooks run in parallel (``jobs``).
-3. Each exercise passes when its cell and every check cell after it (up to the next
-   exercise) pass. A missing or unreadable notebook, an endless loop or a dead kernel is
-   recorded for that student; the rest of the class is still graded.
+3. Each exercise passes when its cell and its own checks (visible and hidden) pass; a check
+   that fails because an earlier exercise is still a stub reports "blocked by N.M". A
+   missing or unreadable notebook, an endless loop or a dead kernel is recorded for that
+   student; the rest of the class is still graded.
 
 Results go to ``SUBMISSIONS_DIR/grades.csv`` (student, notebook, exercise, passed, error).
 """
@@ -176,15 +178,25 @@ def grade_notebook(reference: NotebookNode, submission_path: Path | None, work: 
     nbformat.write(graded, path)
     results = run_nbval(path, timeout)
     numbers = _code_numbers(graded)
+    if not results:
+        return [(ex.id, False, "grading stopped: the notebook ran out of time") for ex in items]
     rows = []
     for ex in items:
-        if not results:
-            rows.append((ex.id, False, "grading stopped: the notebook ran out of time"))
-            continue
         errors = [results.get(numbers[cell_id], "not run") for cell_id in ex.cell_ids]
         failed = [e for e in errors if e is not None]
-        rows.append((ex.id, not failed, failed[0] if failed else ""))
+        rows.append((ex.id, not failed, _blocked(ex.id, failed[0]) if failed else ""))
     return rows
+
+
+_STUB = re.compile(r"NotImplementedError: exercise (?P<exercise>[\w.]+)")
+
+
+def _blocked(exercise: str, error: str) -> str:
+    """Say "blocked by N.M" when an exercise failed only because an earlier one is a stub."""
+    stub = _STUB.search(error)
+    if stub and stub["exercise"] != exercise:
+        return f"blocked by {stub['exercise']} (not done yet)"
+    return error
 
 
 def grade(submissions_dir: Path, solutions_dir: Path = SOLUTIONS_DIR,
@@ -219,7 +231,8 @@ def grade(submissions_dir: Path, solutions_dir: Path = SOLUTIONS_DIR,
     solutions = config.notebooks_in(solutions_dir, [notebook] if notebook else None)
     if not solutions:
         raise KitError(f"No solution notebook {notebook or 'NN'}_*.ipynb in {solutions_dir}.")
-    references = {s.name: release_notebook(nbformat.read(s, as_version=4), s.name) for s in solutions}
+    references = {s.name: release_notebook(nbformat.read(s, as_version=4), s.name, hidden=True)
+                  for s in solutions}
 
     with tempfile.TemporaryDirectory(prefix="kit-grade-") as tmp:
         tasks = []

@@ -9,8 +9,13 @@ Conventions (nbgrader's, so instructors who know nbgrader feel at home):
 - Markdown answers sit between ``=== BEGIN ANSWER ===`` and ``=== END ANSWER ===`` and become
   ``YOUR ANSWER HERE``.
 - A cell whose first line is ``# NBVAL_CHECK_OUTPUT`` keeps its output as the reference that
-  nbval compares against; every other output is cleared. An exercise's checks are the
-  checked cells after it, up to the next exercise.
+  nbval compares against; every other output is cleared.
+- An exercise's own checks are the checked cells that name it, ``{"kit": {"checks": "1.2"}}``.
+  They stand after the exercise and before the next one, and every exercise has at least one
+  that the student can see; other checked cells check the lab, not an exercise.
+- Hidden checks (nbgrader's idea, our markers): a checked cell whose code lies entirely
+  between ``### BEGIN HIDDEN CHECKS`` and ``### END HIDDEN CHECKS`` calls the student's code on
+  inputs the student has not seen. Release removes it; grading keeps it.
 
 The output is normalised (kernel metadata, execution counts = the code cell's position) and
 byte-stable: releasing twice changes nothing.
@@ -38,6 +43,9 @@ _SOLUTION = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 _ANSWER = re.compile(r"=== BEGIN ANSWER ===.*?=== END ANSWER ===", re.DOTALL)
+HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN CHECKS", "### END HIDDEN CHECKS"
+_HIDDEN = re.compile(rf"^[ \t]*{HIDDEN_BEGIN}[^\n]*\n.*?^[ \t]*{HIDDEN_END}[^\n]*(?:\n|$)",
+                     re.MULTILINE | re.DOTALL)
 _KEPT_CELL_METADATA = ("kit", "tags")
 _KEPT_NOTEBOOK_METADATA = ("kit",)
 
@@ -53,25 +61,71 @@ def is_checked(cell: NotebookNode) -> bool:
     return first_line == CHECK_MARKER or CHECK_TAG in cell.get("metadata", {}).get("tags", [])
 
 
+def checked_exercise(cell: NotebookNode) -> str | None:
+    """Return the exercise a checked cell checks (``kit.checks``), if any."""
+    return cell.get("metadata", {}).get("kit", {}).get("checks")
+
+
+def is_hidden(cell: NotebookNode) -> bool:
+    """Return True for a hidden-check cell: checked, and all its code inside the hidden markers.
+
+    Raises
+    ------
+    KitError
+        If hidden-check markers stand anywhere else (unterminated, or beside other code).
+    """
+    if HIDDEN_BEGIN not in cell.source and HIDDEN_END not in cell.source:
+        return False
+    rest = _HIDDEN.sub("", cell.source)
+    lines = [line for line in rest.splitlines() if line.strip() and line.strip() != CHECK_MARKER]
+    stray = HIDDEN_BEGIN in rest or HIDDEN_END in rest
+    if cell.cell_type != "code" or not is_checked(cell) or lines or stray:
+        raise KitError(f"cell {cell.get('id')}: hidden checks must fill a {CHECK_MARKER} cell, "
+                       f"from '{HIDDEN_BEGIN}' to '{HIDDEN_END}'.")
+    return True
+
+
 @dataclass(frozen=True)
 class Exercise:
-    """An exercise and the cells that grade it: its own cell, then its check cells (by id)."""
+    """An exercise and the cells that grade it: its own cell, then its own checks (by id)."""
 
     id: str
     cell_ids: tuple[str, ...]
 
 
-def exercises(nb: NotebookNode) -> list[Exercise]:
-    """List a notebook's exercises, each with the ids of the cells that decide it."""
+def exercises(nb: NotebookNode, name: str = "notebook") -> list[Exercise]:
+    """List a notebook's exercises, each with the ids of the cells that decide it.
+
+    Raises
+    ------
+    KitError
+        If an exercise has no check of its own that the student can see, or a check names an
+        exercise that is not the one it follows.
+    """
     found: list[Exercise] = []
+    visible: dict[str, int] = {}
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        ex = exercise_id(cell)
+        ex, checked = exercise_id(cell), checked_exercise(cell)
+        where = f"{name}, cell {cell.get('id')}"
         if ex is not None:
+            if checked is not None:
+                raise KitError(f"{where}: an exercise cell cannot also be a check.")
             found.append(Exercise(ex, (cell.id,)))
-        elif found and is_checked(cell):
-            found[-1] = Exercise(found[-1].id, (*found[-1].cell_ids, cell.id))
+            visible[ex] = 0
+        elif checked is not None:
+            if not is_checked(cell):
+                raise KitError(f"{where}: a check of exercise {checked} must start with {CHECK_MARKER}.")
+            if not found or found[-1].id != checked:
+                raise KitError(f"{where}: checks exercise {checked} but does not stand between that "
+                               "exercise and the next one.")
+            found[-1] = Exercise(checked, (*found[-1].cell_ids, cell.id))
+            visible[checked] += not is_hidden(cell)
+    for ex in found:
+        if not visible[ex.id]:
+            raise KitError(f"{name}, exercise {ex.id} (cell {ex.cell_ids[0]}): no check of its own; "
+                           f'add a {CHECK_MARKER} cell after it with {{"kit": {{"checks": "{ex.id}"}}}}.')
     return found
 
 
@@ -86,15 +140,28 @@ def stub_source(source: str, exercise: str) -> str:
     return _SOLUTION.sub(stub, source).rstrip("\n")
 
 
-def release_notebook(solution: NotebookNode, name: str = "notebook") -> NotebookNode:
+def release_notebook(solution: NotebookNode, name: str = "notebook",
+                     hidden: bool = False) -> NotebookNode:
     """Return the student version of one solution notebook (the input is not modified).
+
+    Parameters
+    ----------
+    solution : NotebookNode
+        The instructor's notebook.
+    name : str
+        Its file name, for error messages.
+    hidden : bool
+        Keep the hidden checks (the version graded), instead of removing them (the released one).
 
     Raises
     ------
     KitError
-        If a cell has a solution block but no exercise id, or an unterminated block.
+        If a cell has a solution block but no exercise id, or an unterminated block; if an
+        exercise has no visible check of its own (see ``exercises``); misplaced hidden markers.
     """
     nb = copy.deepcopy(solution)
+    if not hidden:
+        nb.cells = [cell for cell in nb.cells if not is_hidden(cell)]
     nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"},
                    **{k: nb.metadata[k] for k in _KEPT_NOTEBOOK_METADATA if k in nb.metadata}}
     code_number = 0
@@ -123,6 +190,7 @@ def release_notebook(solution: NotebookNode, name: str = "notebook") -> Notebook
         else:
             cell.outputs = []
             cell.execution_count = None
+    exercises(solution, name)
     return nb
 
 
