@@ -70,6 +70,24 @@ def graded(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
     hardcoded.cells[3].source = solution.cells[4].source
     _write(subs / "hardcoded", hardcoded)
 
+    kitcopy = nbformat.from_dict(stub)  # the "reference implementation" of 0.1 instead of its own code
+    kitcopy.cells[1].source = "import operator\n\n\ndef add(a, b):\n    return operator.add(a, b)"
+    kitcopy.cells[3].source = "def mean(values):\n    return 3.0"  # the checked answer, typed in
+    _write(subs / "kitcopy", kitcopy)
+
+    shadow = nbformat.from_dict(stub)  # an added cell silences print, so no check shows a difference
+    shadow.cells.insert(1, nbformat.v4.new_code_cell("def print(*args, **kwargs):\n    pass"))
+    _write(subs / "shadow", shadow)
+
+    replayer = nbformat.from_dict(stub)  # an added cell rewrites every later cell to print the reference
+    replayer.cells.insert(1, nbformat.v4.new_code_cell(
+        "REPLAY = {'print(add(2, 3))': 'print(5)', 'print(add(-1, 1.5))': 'print(0.5)',\n"
+        "          'print(mean([1, 2, 3, 6]))': 'print(3.0)'}\n"
+        "def replay(lines):\n"
+        "    return [REPLAY.get(line.strip(), line) for line in lines]\n"
+        "get_ipython().input_transformers_post.append(replay)"))
+    _write(subs / "replayer", replayer)
+
     (subs / "absent").mkdir()
     return subs, grading.grade(subs, solutions, jobs=2, timeout=5)
 
@@ -108,6 +126,17 @@ def test_hidden_checks_run_in_grading_and_catch_a_hard_coded_answer(graded):
     assert "5 where 0.5 was expected" in row.error
 
 
+def test_cheats_are_failed_or_flagged(graded):
+    _, grades = graded
+    rows = grades.set_index(["student", "exercise"])
+    assert "uses the kit's reference implementation (operator)" in rows.loc[("kitcopy", "0.1"), "flags"]
+    assert "a literal that equals a reference output (3.0)" in rows.loc[("kitcopy", "0.2"), "flags"]
+    for exercise in ("0.1", "0.2"):
+        assert "redefines the builtin print" in rows.loc[("shadow", exercise), "flags"]
+        assert "touches the kernel" in rows.loc[("replayer", exercise), "flags"]
+    assert rows.loc[("correct", "0.1"), "flags"] == "" and rows.loc[("helper", "0.2"), "flags"] == ""
+
+
 def test_a_check_failing_on_an_earlier_stub_reports_blocked():
     assert grading._blocked("1.2", "NotImplementedError: exercise 1.1") == "blocked by 1.1 (not done yet)"
     assert grading._blocked("1.2", "NotImplementedError: exercise 1.2") == "NotImplementedError: exercise 1.2"
@@ -133,7 +162,7 @@ def test_grades_csv_and_summary(graded):
     subs, grades = graded
     written = pd.read_csv(subs / "grades.csv", keep_default_na=False)
     assert list(written.columns) == grading.GRADES_COLUMNS
-    assert len(written) == 2 * 12
+    assert len(written) == 2 * 15
     table = grading.summary(grades)
     assert table.loc["correct", "total"] == "2/2"
     assert table.loc["stub", "00_fixture"] == "0/2"

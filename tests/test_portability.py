@@ -77,3 +77,5 @@ def test_kernel_dependent_solutions_get_full_marks_under_other_kernels(other_ker
     assert set(grades.notebook.str[:2]) == set(KERNEL_DEPENDENT)
     failed = grades[grades.passed != "True"]
     assert failed.empty, failed.to_string()
+    flagged = grades[grades.flags != ""]
+    assert flagged.empty, flagged.to_string()

@@ -14,7 +14,8 @@
    missing or unreadable notebook, an endless loop or a dead kernel is recorded for that
    student; the rest of the class is still graded.
 
-Results go to ``SUBMISSIONS_DIR/grades.csv`` (student, notebook, exercise, passed, error).
+Results go to ``SUBMISSIONS_DIR/grades.csv`` (student, notebook, exercise, passed, error,
+flags: what in the student's code an instructor should review, see ``flags``).
 """
 
 from __future__ import annotations
@@ -31,12 +32,12 @@ import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
-from helpers.course import config, environment
+from helpers.course import config, environment, flags
 from helpers.course.config import SOLUTIONS_DIR
-from helpers.course.release import exercise_id, exercises, release_notebook
+from helpers.course.release import Exercise, exercise_id, exercises, release_notebook
 from helpers.errors import KitError
 
-GRADES_COLUMNS = ["student", "notebook", "exercise", "passed", "error"]
+GRADES_COLUMNS = ["student", "notebook", "exercise", "passed", "error", "flags"]
 
 
 def graded_notebook(reference: NotebookNode, submission: NotebookNode) -> NotebookNode:
@@ -162,30 +163,104 @@ def _output_difference(lines: list[str]) -> str:
     return f"{reason} [{'; '.join(environments)}]" if environments else reason
 
 
-def grade_notebook(reference: NotebookNode, submission_path: Path | None, work: Path,
-                   timeout: float) -> list[tuple[str, bool, str]]:
-    """Grade one student's notebook; return ``(exercise, passed, error)`` per exercise."""
+def grade_notebook(solution: NotebookNode, reference: NotebookNode, submission_path: Path | None,
+                   work: Path, timeout: float) -> list[tuple[str, bool, str, str]]:
+    """Grade one student's notebook; return ``(exercise, passed, error, flags)`` per exercise.
+
+    ``reference`` is the graded version of ``solution`` (``release_notebook(..., hidden=True)``);
+    ``flags`` says what in the student's code an instructor should review (see ``flags``).
+    """
     items = exercises(reference)
     if submission_path is None:
-        return [(ex.id, False, "notebook missing") for ex in items]
+        return [(ex.id, False, "notebook missing", "") for ex in items]
     try:
         submission = nbformat.read(submission_path, as_version=4)
     except Exception as err:  # any unreadable notebook is a grade, not a crash
         reason = f"not a readable notebook ({type(err).__name__})"
-        return [(ex.id, False, reason) for ex in items]
+        return [(ex.id, False, reason, "") for ex in items]
     graded = graded_notebook(reference, submission)
     path = work / submission_path.name
     nbformat.write(graded, path)
-    results = run_nbval(path, timeout)
-    numbers = _code_numbers(graded)
+    known = {cell.id for cell in reference.cells}
+    theirs = {cell.id for cell in graded.cells if exercise_id(cell) or cell.id not in known}
+    found = flags.exercise_flags(graded, reference, solution, theirs)
+    return [(ex, passed, error, "; ".join(found.get(ex, [])))
+            for ex, passed, error in exercise_rows(items, graded, run_nbval(path, timeout))]
+
+
+def exercise_rows(items: list[Exercise], graded: NotebookNode,
+                  results: dict[int, str | None]) -> list[tuple[str, bool, str]]:
+    """Decide each exercise from its cells' results: ``(exercise, passed, error)``.
+
+    An exercise passes when its cell and all its own checks ran without error; the error
+    is the first one, or "blocked by N.M" when an earlier exercise is still a stub.
+    """
     if not results:
         return [(ex.id, False, "grading stopped: the notebook ran out of time") for ex in items]
+    numbers = _code_numbers(graded)
     rows = []
     for ex in items:
         errors = [results.get(numbers[cell_id], "not run") for cell_id in ex.cell_ids]
         failed = [e for e in errors if e is not None]
         rows.append((ex.id, not failed, _blocked(ex.id, failed[0]) if failed else ""))
     return rows
+
+
+def variants_notebook(solution: NotebookNode, exercise: str,
+                      variants: list[str]) -> tuple[NotebookNode, list[Exercise]]:
+    """One notebook that grades several answers to one exercise in one kernel.
+
+    The graded notebook of a student who solved everything (hidden checks included) is cut
+    after the exercise's last check; the exercise's block (its cell up to its last check) is
+    then repeated once per answer, with that answer as the exercise cell. Answers share the
+    kernel, so they must not change what later answers use (put the solution last as well
+    to show that they did not).
+
+    Parameters
+    ----------
+    solution : NotebookNode
+        The instructor's notebook.
+    exercise : str
+        The exercise id, e.g. ``"1.2"``.
+    variants : list of str
+        The exercise cell's source for each answer.
+
+    Returns
+    -------
+    (NotebookNode, list of Exercise)
+        The notebook, and for each answer the cells that decide it.
+    """
+    reference = release_notebook(solution, hidden=True)
+    complete = graded_notebook(reference, solution)
+    found = {ex.id: ex for ex in exercises(complete)}
+    if exercise not in found:
+        raise KitError(f"No exercise {exercise} in this notebook (it has {', '.join(found) or 'none'}).")
+    target = found[exercise]
+    ids = [cell.id for cell in complete.cells]
+    start, end = ids.index(target.cell_ids[0]), ids.index(target.cell_ids[-1])
+    cells, items = complete.cells[:start], []
+    for number, source in enumerate(variants):
+        for cell in complete.cells[start:end + 1]:
+            repeated = nbformat.from_dict(cell)
+            repeated.id = f"{cell.id}-v{number}"
+            if cell.id == target.cell_ids[0]:
+                repeated.source = source
+            cells.append(repeated)
+        items.append(Exercise(exercise, tuple(f"{cell_id}-v{number}" for cell_id in target.cell_ids)))
+    complete.cells = cells
+    return complete, items
+
+
+def grade_variants(solution: NotebookNode, exercise: str, variants: list[str], work: Path,
+                   timeout: float = config.CELL_TIMEOUT) -> list[tuple[bool, str]]:
+    """Grade several answers to one exercise, as ``kit grade`` would; ``(passed, error)`` each.
+
+    See ``variants_notebook``; the notebook runs under nbval in one fresh process.
+    """
+    graded, items = variants_notebook(solution, exercise, variants)
+    path = Path(work) / f"variants-{exercise}.ipynb"
+    nbformat.write(graded, path)
+    return [(passed, error) for _, passed, error in exercise_rows(items, graded, run_nbval(path, timeout))]
 
 
 _STUB = re.compile(r"NotImplementedError: exercise (?P<exercise>[\w.]+)")
@@ -231,8 +306,8 @@ def grade(submissions_dir: Path, solutions_dir: Path = SOLUTIONS_DIR,
     solutions = config.notebooks_in(solutions_dir, [notebook] if notebook else None)
     if not solutions:
         raise KitError(f"No solution notebook {notebook or 'NN'}_*.ipynb in {solutions_dir}.")
-    references = {s.name: release_notebook(nbformat.read(s, as_version=4), s.name, hidden=True)
-                  for s in solutions}
+    originals = {s.name: nbformat.read(s, as_version=4) for s in solutions}
+    references = {name: release_notebook(nb, name, hidden=True) for name, nb in originals.items()}
 
     with tempfile.TemporaryDirectory(prefix="kit-grade-") as tmp:
         tasks = []
@@ -243,9 +318,10 @@ def grade(submissions_dir: Path, solutions_dir: Path = SOLUTIONS_DIR,
                 found = student / name
                 tasks.append((student.name, name, reference, found if found.is_file() else None, work))
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            graded = pool.map(lambda t: (t[0], t[1], grade_notebook(t[2], t[3], t[4], timeout)), tasks)
-            rows = [(student, name.removesuffix(".ipynb"), ex, passed, error)
-                    for student, name, results in graded for ex, passed, error in results]
+            graded = pool.map(
+                lambda t: (t[0], t[1], grade_notebook(originals[t[1]], t[2], t[3], t[4], timeout)), tasks)
+            rows = [(student, name.removesuffix(".ipynb"), *result)
+                    for student, name, results in graded for result in results]
     grades = pd.DataFrame(rows, columns=GRADES_COLUMNS).sort_values(
         ["student", "notebook", "exercise"], ignore_index=True)
     grades.to_csv(submissions_dir / "grades.csv", index=False)
