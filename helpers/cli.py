@@ -66,10 +66,10 @@ def cmd_grade(args: argparse.Namespace) -> None:
     grades = grading.grade(Path(args.submissions), notebook=args.notebook, jobs=args.jobs,
                            timeout=args.timeout)
     print(grading.summary(grades).to_string())
-    flagged = grades[grades.flags != ""]
-    if not flagged.empty:
-        print(f"\n{len(flagged)} exercise(s) flagged for review (graded all the same):")
-        print(flagged[["student", "notebook", "exercise", "flags"]].to_string(index=False))
+    review = grading.flagged(grades)
+    if not review.empty:
+        print(f"\n{len(review)} exercise(s) flagged for review (graded all the same):")
+        print(review.to_string(index=False))
     print(f"\ngrades written to {Path(args.submissions) / 'grades.csv'}")
 
 

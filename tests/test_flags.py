@@ -21,12 +21,21 @@ REFERENCE = frozenset({"NaiveBayes", "sign_test"})
     ("print = lambda *args: None", "redefines the builtin print"),
     ("def open(path):\n    return None", "redefines the builtin open"),
     ("from os import system as __import__", "redefines the builtin __import__"),
-    ("get_ipython().input_transformers_post.append(f)", "touches the kernel"),
+    ("get_ipython().input_transformers_post.append(f)", "touches the kernel or interpreter (get_ipython)"),
     ("import IPython\nIPython.get_ipython().events.register('pre_run_cell', f)", "touches the kernel"),
     ("import sys\nsys.modules['helpers.naive_bayes'].NaiveBayes = Mine", "touches the kernel"),
+    ("from sys import modules\nmodules['numpy'].allclose = f", "touches the kernel"),
+    ("globals()['print'] = f", "touches the kernel or interpreter (globals)"),
+    ("exec('pri' + 'nt = f')", "touches the kernel or interpreter (exec)"),
     ("__builtins__.print = lambda *a: None", "touches the kernel"),
-    ("text = open('../solutions/01_naive_bayes.ipynb').read()", "reads the solutions folder"),
+    ("np.allclose = lambda *a, **k: True", "patches np.allclose"),
+    ("class Always(float):\n    def __eq__(self, other):\n        return True", "defines __eq__"),
+    ("text = open('../solutions/01_naive_bayes.ipynb').read()", "reads the solutions or a notebook file"),
+    ("text = open('01_naive_bayes.ipynb').read()", "reads the solutions or a notebook file"),
+    ("from helpers.course.config import SOLUTIONS_DIR", "uses the course tooling (helpers.course)"),
+    ("path = 'SOLUTIONS_DIR'", "reads the solutions or a notebook file"),
     ("def accuracy():\n    return 0.785", "a literal that equals a reference output (0.785)"),
+    ("def shift():\n    return -0.785", "a literal that equals a reference output"),
     ("def broken(:\n    pass", "code that cannot be parsed"),
 ])
 def test_each_cheat_is_flagged(code, reason):
@@ -34,10 +43,18 @@ def test_each_cheat_is_flagged(code, reason):
     assert any(f.startswith(reason) for f in found), found
 
 
-def test_honest_code_is_not_flagged():
-    code = ("def nb_predict(model, X):\n    scores = np.asarray(X @ model['log_likelihood'].T)\n"
-            "    printed = 0.5\n    return model['classes'][np.argmax(scores + model['log_prior'], axis=1)]")
-    assert flags.code_flags(code, REFERENCE, printed="p = 0.5\naccuracy 0.785", solution="x = 0.5") == []
+@pytest.mark.parametrize("code", [
+    "def nb_predict(model, X):\n    scores = np.asarray(X @ model['log_likelihood'].T)\n"
+    "    return model['classes'][np.argmax(scores + model['log_prior'], axis=1)]",
+    "def total(values):\n    sum = 0\n    for v in values:\n        sum += v\n    return sum",  # a local
+    "NaiveBayes = None",  # assigning a name is not using the reference
+    "def upper(k, n):\n    return min(1.0, k / n + 0.5)",  # common numbers that a check prints
+    "def fit(model, X):\n    model.coef_ = X.mean(axis=0)\n    return model",  # its own object
+    "table = df.eval('a + b')",  # a method called eval is not the builtin
+])
+def test_honest_code_is_not_flagged(code):
+    printed = "p = 0.5\naccuracy 0.785 ceiling 1.0000"
+    assert flags.code_flags(code, REFERENCE, printed=printed, solution="x = 0.5") == []
 
 
 @pytest.mark.parametrize("path", notebooks_in(SOLUTIONS_DIR), ids=lambda p: p.stem)

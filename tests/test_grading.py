@@ -130,11 +130,15 @@ def test_cheats_are_failed_or_flagged(graded):
     _, grades = graded
     rows = grades.set_index(["student", "exercise"])
     assert "uses the kit's reference implementation (operator)" in rows.loc[("kitcopy", "0.1"), "flags"]
-    assert "a literal that equals a reference output (3.0)" in rows.loc[("kitcopy", "0.2"), "flags"]
-    for exercise in ("0.1", "0.2"):
-        assert "redefines the builtin print" in rows.loc[("shadow", exercise), "flags"]
-        assert "touches the kernel" in rows.loc[("replayer", exercise), "flags"]
+    # "3.0" typed in passes the visible check and is too short to call typed in (test_flags has
+    # a longer one); the hard-coded add is failed by the hidden check (see above)
+    assert rows.loc[("kitcopy", "0.2"), "passed"] and rows.loc[("kitcopy", "0.2"), "flags"] == ""
+    # an added cell is flagged once, on the first exercise whose checks it can act on
+    assert "redefines the builtin print" in rows.loc[("shadow", "0.1"), "flags"]
+    assert "touches the kernel or interpreter (get_ipython)" in rows.loc[("replayer", "0.1"), "flags"]
+    assert rows.loc[("shadow", "0.2"), "flags"] == "" and rows.loc[("replayer", "0.2"), "flags"] == ""
     assert rows.loc[("correct", "0.1"), "flags"] == "" and rows.loc[("helper", "0.2"), "flags"] == ""
+    assert set(grading.flagged(grades).student) == {"kitcopy", "shadow", "replayer"}
 
 
 def test_a_check_failing_on_an_earlier_stub_reports_blocked():

@@ -90,3 +90,7 @@ def test_every_mistake_fails_its_exercise(graded, capsys):
         print("\nmistake catalogue, caught per notebook:\n" + rate.to_string())
     missed = mistakes[mistakes.passed]
     assert missed.empty, "mistakes that pass their exercise:\n" + missed[["exercise", "answer"]].to_string()
+    # caught by a check, not by accident: a timeout, a cell that did not run or a typo in the
+    # catalogue would also fail the exercise
+    accidents = mistakes[mistakes.error.str.contains("Timeout|not run|NameError|SyntaxError|ran out of time")]
+    assert accidents.empty, accidents[["exercise", "answer", "error"]].to_string()

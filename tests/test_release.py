@@ -72,6 +72,24 @@ def test_release_refuses_an_exercise_without_its_own_check(fixture_solution, pos
         release.release_notebook(_mutate(fixture_solution, position, **metadata), "00_fixture")
 
 
+def test_release_refuses_a_repeated_exercise_and_an_unattached_hidden_check(fixture_solution):
+    twice = nbformat.from_dict(fixture_solution)
+    twice.cells[4].metadata["kit"]["exercise"] = "0.1"
+    with pytest.raises(KitError, match="exercise 0.1 appears twice"):
+        release.release_notebook(twice, "00_fixture")
+    unattached = nbformat.from_dict(fixture_solution)
+    del unattached.cells[3].metadata["kit"]
+    with pytest.raises(KitError, match="that names its exercise"):
+        release.release_notebook(unattached, "00_fixture")
+
+
+def test_release_keeps_the_reference_names_private(fixture_solution):
+    assert fixture_solution.cells[1].metadata["kit"]["reference"] == ["operator"]
+    for hidden in (False, True):
+        released = release.release_notebook(fixture_solution, hidden=hidden)
+        assert "reference" not in released.cells[1].metadata["kit"]
+
+
 def test_release_refuses_hidden_markers_beside_visible_code(fixture_solution):
     broken = nbformat.from_dict(fixture_solution)
     broken.cells[3].source += "\nprint(1)"

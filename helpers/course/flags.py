@@ -1,20 +1,26 @@
 """What an instructor should look at in a student's code, besides whether it passed.
 
 A check compares outputs; it cannot tell *how* an output was made. The graded run therefore
-reads the student's code (the exercise cell and every cell the student added before it) and
-flags, per exercise:
+reads the student's code that can act on an exercise's checks — its exercise cell and the
+cells the student added from the end of the previous exercise's checks to the end of its own —
+and flags, per exercise:
 
-- a call or import of the kit's reference implementation of that exercise (the names in the
-  exercise's ``{"kit": {"reference": [...]}}`` metadata);
-- a builtin redefined (``print = ...``, ``def open(...)``, ``import x as __import__``);
-- the kernel touched (``get_ipython``, ``IPython``, ``__builtins__``, ``sys.modules``), which
-  is how input transformers and hooks that replay reference outputs are installed;
-- a path into ``solutions/`` (the reference outputs live there);
-- a decimal literal that equals a number printed by the exercise's checks and does not
-  occur in the solution (an answer typed in, not computed).
+- a use of the kit's reference implementation of that exercise (the names in the exercise's
+  ``{"kit": {"reference": [...]}}`` metadata, read anywhere in the code);
+- a builtin redefined at the top level (``print = ...``, ``def open(...)``), or a library
+  patched (``np.allclose = ...``), or an ``__eq__`` defined (an answer equal to anything);
+- the kernel or the interpreter touched (``get_ipython``, ``IPython``, ``sys``, ``builtins``,
+  ``globals``, ``exec``, ``eval``, ``compile``, ``setattr``), which is how input transformers
+  and hooks that replay reference outputs are installed;
+- the course tooling imported (``helpers.course``: grading, references), or a path into
+  ``solutions/``, ``SOLUTIONS_DIR`` or a notebook file (the reference outputs and hidden
+  checks live there);
+- a decimal literal of three or more significant digits that equals a number printed by the
+  exercise's checks and does not occur in the solution (an answer typed in, not computed).
 
 A flagged exercise is still graded; its row carries the reasons. Code that cannot be parsed
-is flagged as such (it cannot be read for the rest).
+is flagged as such. An added cell that is a copy of one of the notebook's own cells is not
+the student's code.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from nbformat import NotebookNode
 
@@ -30,8 +36,11 @@ from helpers.course.compare import tokens
 from helpers.course.release import exercise_id, exercises
 
 BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_")) | {"__import__"}
-KERNEL_NAMES = frozenset({"get_ipython", "IPython", "__builtins__", "builtins"})
-SOLUTIONS_PATH = re.compile(r"(^|[/\\])solutions([/\\]|$)")
+KERNEL_NAMES = frozenset({"get_ipython", "IPython", "__builtins__", "builtins", "sys", "globals",
+                          "exec", "eval", "compile", "setattr", "__dict__"})
+SOLUTIONS_PATH = re.compile(r"(^|[/\\])solutions([/\\]|$)|\.ipynb\b|SOLUTIONS_DIR")
+TOOLING = "helpers.course"
+TYPED_DIGITS = 3  # significant digits from which a literal equal to an output looks typed in
 
 
 def reference_names(cell: NotebookNode) -> frozenset[str]:
@@ -39,28 +48,69 @@ def reference_names(cell: NotebookNode) -> frozenset[str]:
     return frozenset(cell.get("metadata", {}).get("kit", {}).get("reference", []))
 
 
-def _bound_names(node: ast.AST) -> list[str]:
-    """Names a statement binds: assignment targets, def/class names, import aliases."""
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return [node.name]
-    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-        return [node.id]
-    if isinstance(node, ast.alias):
-        return [node.asname or node.name.split(".")[0]]
-    return []
+def _top_level_bindings(tree: ast.Module) -> list[str]:
+    """Names the cell binds at its top level: assignments, defs, classes, import aliases."""
+    names = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.append(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names += [alias.asname or alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names += [t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)]
+    return names
 
 
-def _used_names(node: ast.AST) -> list[str]:
-    """Dotted names a node reads or imports (``helpers.naive_bayes``, ``NaiveBayes``)."""
-    if isinstance(node, ast.Name):
-        return [node.id]
-    if isinstance(node, ast.Attribute):
-        return [node.attr]
-    if isinstance(node, ast.alias):
-        return [node.name, *node.name.split(".")]
-    if isinstance(node, ast.ImportFrom) and node.module:
-        return [node.module, *node.module.split(".")]
-    return []
+def _read_names(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """Bare names read and modules imported (dotted parts too); and attributes read."""
+    names: set[str] = set()
+    attributes: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            attributes.add(node.attr)
+        elif isinstance(node, ast.Import):
+            names |= {part for alias in node.names for part in (alias.name, *alias.name.split("."))}
+        elif isinstance(node, ast.ImportFrom):
+            names |= {alias.name for alias in node.names}
+            if node.module:
+                names |= {node.module, *node.module.split(".")}
+    return names, attributes
+
+
+def _bound_anywhere(tree: ast.Module) -> set[str]:
+    """Every name the code binds, at any depth (variables, arguments, defs, import aliases)."""
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add(node.asname or node.name.split(".")[0])
+    return bound
+
+
+def _patched(tree: ast.Module) -> list[str]:
+    """Attributes assigned on objects the code did not create (``np.allclose = ...``)."""
+    own = _bound_anywhere(tree)
+    patched = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store | ast.Del):
+            base = node.value
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id not in own:
+                patched.append(f"{ast.unparse(node.value)}.{node.attr}")
+    return patched
+
+
+def _significant(value: Decimal) -> int:
+    return len(value.normalize().as_tuple().digits)
 
 
 def _decimals(text: str) -> set[Decimal]:
@@ -72,10 +122,10 @@ def _literals(tree: ast.AST) -> set[Decimal]:
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, float):
-            try:
-                found.add(Decimal(repr(node.value)))
-            except InvalidOperation:
-                continue
+            found.add(Decimal(repr(node.value)))
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and \
+                isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, float):
+            found.add(-Decimal(repr(node.operand.value)))
     return found
 
 
@@ -104,24 +154,28 @@ def code_flags(code: str, reference: frozenset[str] = frozenset(), printed: str 
     except SyntaxError:
         return ["code that cannot be parsed"]
     flags = set()
+    own = set(_top_level_bindings(tree))
+    for name in sorted(own & BUILTINS):
+        flags.add(f"redefines the builtin {name}")
+    names, attributes = _read_names(tree)
+    for name in sorted((names | attributes) & reference):
+        flags.add(f"uses the kit's reference implementation ({name})")
+    if any(name == TOOLING or name.startswith(f"{TOOLING}.") for name in names):
+        flags.add(f"uses the course tooling ({TOOLING})")
+    if names & KERNEL_NAMES:
+        flags.add(f"touches the kernel or interpreter ({', '.join(sorted(names & KERNEL_NAMES))})")
+    for target in _patched(tree):
+        flags.add(f"patches {target}")
     for node in ast.walk(tree):
-        for name in _bound_names(node):
-            if name in BUILTINS:
-                flags.add(f"redefines the builtin {name}")
-        used = set(_used_names(node))
-        for name in sorted(used & reference):
-            flags.add(f"uses the kit's reference implementation ({name})")
-        if used & KERNEL_NAMES:
-            flags.add("touches the kernel (get_ipython, builtins or sys.modules)")
-        if isinstance(node, ast.Attribute) and node.attr == "modules" and \
-                isinstance(node.value, ast.Name) and node.value.id == "sys":
-            flags.add("touches the kernel (get_ipython, builtins or sys.modules)")
+        if isinstance(node, ast.FunctionDef) and node.name == "__eq__":
+            flags.add("defines __eq__ (an answer that can equal anything)")
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
                 SOLUTIONS_PATH.search(node.value):
-            flags.add("reads the solutions folder")
+            flags.add("reads the solutions or a notebook file")
     solution_literals = _literals(ast.parse(solution)) if solution else set()
     for value in sorted(_literals(tree) & _decimals(printed) - solution_literals):
-        flags.add(f"a literal that equals a reference output ({value})")
+        if _significant(value) >= TYPED_DIGITS:
+            flags.add(f"a literal that equals a reference output ({value})")
     return sorted(flags)
 
 
@@ -148,21 +202,22 @@ def exercise_flags(graded: NotebookNode, reference: NotebookNode, solution: Note
     solutions = {exercise_id(c): c for c in solution.cells if exercise_id(c)}
     outputs = {c.id: "".join(o.get("text", "") for o in c.get("outputs", []) if o.get("name") == "stdout")
                for c in reference.cells if c.cell_type == "code"}
-    found: dict[str, list[str]] = {}
-    seen: list[NotebookNode] = []
-    items = {ex.id: ex for ex in exercises(reference)}
+    copies = {c.source for c in reference.cells if c.cell_type == "code" and not exercise_id(c)}
+    items = exercises(reference)
+    found: dict[str, list[str]] = {ex.id: [] for ex in items}
+    ends = {ex.cell_ids[-1]: ex for ex in items}
+    pending: list[NotebookNode] = []
     for cell in graded.cells:
-        if cell.cell_type == "code" and cell.id in student_cells:
-            seen.append(cell)
-        ex = exercise_id(cell)
-        if ex is None or ex not in items:
+        if cell.cell_type == "code" and cell.id in student_cells and cell.source not in copies:
+            pending.append(cell)
+        ex = ends.get(cell.id)
+        if ex is None:
             continue
-        printed = "".join(outputs.get(cell_id, "") for cell_id in items[ex].cell_ids)
-        model = solutions.get(ex)
-        reasons = []
-        for student in seen:
+        model = solutions.get(ex.id)
+        printed = "".join(outputs.get(cell_id, "") for cell_id in ex.cell_ids)
+        for student in pending:
             for reason in code_flags(student.source, reference_names(model) if model else frozenset(),
                                      printed, model.source if model else ""):
-                reasons.append(f"cell {student.id}: {reason}")
-        found[ex] = reasons
+                found[ex.id].append(f"cell {student.id}: {reason}")
+        pending = []
     return found

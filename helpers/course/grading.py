@@ -79,7 +79,9 @@ def graded_notebook(reference: NotebookNode, submission: NotebookNode) -> Notebo
     for cell in graded.cells:
         ex = exercise_id(cell)
         if ex is not None:
-            theirs = by_exercise.get(ex) or by_id.get(cell.id)
+            same_cell = by_id.get(cell.id)  # a copied exercise cell keeps the id only on the original
+            theirs = same_cell if same_cell is not None and exercise_id(same_cell) == ex else \
+                by_exercise.get(ex) or same_cell
             if theirs is not None:
                 cell.source = theirs.source
         cells.append(cell)
@@ -267,7 +269,7 @@ _STUB = re.compile(r"NotImplementedError: exercise (?P<exercise>[\w.]+)")
 
 
 def _blocked(exercise: str, error: str) -> str:
-    """Say "blocked by N.M" when an exercise failed only because an earlier one is a stub."""
+    """Say "blocked by N.M" when an exercise failed only because another one is still a stub."""
     stub = _STUB.search(error)
     if stub and stub["exercise"] != exercise:
         return f"blocked by {stub['exercise']} (not done yet)"
@@ -295,7 +297,7 @@ def grade(submissions_dir: Path, solutions_dir: Path = SOLUTIONS_DIR,
     Returns
     -------
     DataFrame
-        Columns ``student, notebook, exercise, passed, error``, sorted.
+        Columns ``student, notebook, exercise, passed, error, flags``, sorted.
     """
     submissions_dir = Path(submissions_dir)
     if not submissions_dir.is_dir():
@@ -326,6 +328,11 @@ def grade(submissions_dir: Path, solutions_dir: Path = SOLUTIONS_DIR,
         ["student", "notebook", "exercise"], ignore_index=True)
     grades.to_csv(submissions_dir / "grades.csv", index=False)
     return grades
+
+
+def flagged(grades: pd.DataFrame) -> pd.DataFrame:
+    """The rows an instructor should review (non-empty ``flags``), with who, where and why."""
+    return grades.loc[grades["flags"] != "", ["student", "notebook", "exercise", "flags"]]
 
 
 def summary(grades: pd.DataFrame) -> pd.DataFrame:

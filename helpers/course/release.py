@@ -74,14 +74,15 @@ def is_hidden(cell: NotebookNode) -> bool:
     KitError
         If hidden-check markers stand anywhere else (unterminated, or beside other code).
     """
-    if HIDDEN_BEGIN not in cell.source and HIDDEN_END not in cell.source:
+    if cell.cell_type != "code" or (HIDDEN_BEGIN not in cell.source and HIDDEN_END not in cell.source):
         return False
     rest = _HIDDEN.sub("", cell.source)
     lines = [line for line in rest.splitlines() if line.strip() and line.strip() != CHECK_MARKER]
     stray = HIDDEN_BEGIN in rest or HIDDEN_END in rest
-    if cell.cell_type != "code" or not is_checked(cell) or lines or stray:
+    if not is_checked(cell) or lines or stray or not checked_exercise(cell):
         raise KitError(f"cell {cell.get('id')}: hidden checks must fill a {CHECK_MARKER} cell, "
-                       f"from '{HIDDEN_BEGIN}' to '{HIDDEN_END}'.")
+                       f"from '{HIDDEN_BEGIN}' to '{HIDDEN_END}', that names its exercise "
+                       '({"kit": {"checks": "N.M"}}).')
     return True
 
 
@@ -112,11 +113,14 @@ def exercises(nb: NotebookNode, name: str = "notebook") -> list[Exercise]:
         if ex is not None:
             if checked is not None:
                 raise KitError(f"{where}: an exercise cell cannot also be a check.")
+            if ex in visible:
+                raise KitError(f"{where}: exercise {ex} appears twice.")
             found.append(Exercise(ex, (cell.id,)))
             visible[ex] = 0
         elif checked is not None:
             if not is_checked(cell):
-                raise KitError(f"{where}: a check of exercise {checked} must start with {CHECK_MARKER}.")
+                raise KitError(f"{where}: a check of exercise {checked} must start with {CHECK_MARKER} "
+                               f"(or carry the {CHECK_TAG} tag).")
             if not found or found[-1].id != checked:
                 raise KitError(f"{where}: checks exercise {checked} but does not stand between that "
                                "exercise and the next one.")
@@ -167,6 +171,7 @@ def release_notebook(solution: NotebookNode, name: str = "notebook",
     code_number = 0
     for cell in nb.cells:
         cell.metadata = {k: cell.metadata[k] for k in _KEPT_CELL_METADATA if k in cell.metadata}
+        cell.metadata.get("kit", {}).pop("reference", None)  # which names are flagged stays private
         _check_tolerance(cell, name)
         if cell.cell_type == "markdown":
             cell.source = _ANSWER.sub("YOUR ANSWER HERE", cell.source)
