@@ -74,7 +74,10 @@ def test_kernel_dependent_solutions_get_full_marks_under_other_kernels(other_ker
     if run is None:
         pytest.skip("no data: run `kit fetch` (or set KIT_DATA_SOURCE to an offline copy)")
     assert run.wait() == 0, run.log.read_text()[-3000:]
-    grades = pd.read_csv(run.folder / "class" / "grades.csv", dtype=str, keep_default_na=False)
+    graded = pd.read_csv(run.folder / "class" / "grades.csv", dtype=str, keep_default_na=False)
+    others = graded[~graded.notebook.str[:2].isin(KERNEL_DEPENDENT)]
+    assert (others.error == "notebook missing").all(), others.to_string()  # not handed in
+    grades = graded[graded.notebook.str[:2].isin(KERNEL_DEPENDENT)]
     assert set(grades.notebook.str[:2]) == set(KERNEL_DEPENDENT)
     failed = grades[grades.passed != "True"]
     assert failed.empty, failed.to_string()
