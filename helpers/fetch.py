@@ -36,6 +36,8 @@ CHUNK = 1 << 20
 STAMP = ".kit-verified"
 IMDB_URL = "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz"
 DIGEST_CHARS = 12
+#: tarfile's "data" filter where this Python has it; ``_checked`` refuses the same members anyway.
+TAR_FILTER = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 
 
 @dataclass(frozen=True)
@@ -268,6 +270,14 @@ def _bytes_bar(total: int | None, desc: str, progress: bool) -> tqdm:
     return tqdm(total=total, desc=desc, unit="B", unit_scale=True, disable=not progress)
 
 
+def _checked(member: tarfile.TarInfo) -> tarfile.TarInfo:
+    """Refuse what tarfile's "data" filter refuses, for Pythons without it (before 3.11.4)."""
+    name = Path(member.name)
+    if name.is_absolute() or ".." in name.parts or not (member.isfile() or member.isdir()):
+        raise tarfile.TarError(f"unsafe archive member {member.name!r}")
+    return member
+
+
 def _extract(ds: Dataset, archive: Path, folder: Path, progress: bool) -> None:
     """Extract into a temporary folder beside ``folder``, stamp it, then swap it in."""
     digest = sha256sum(archive)
@@ -282,7 +292,7 @@ def _extract(ds: Dataset, archive: Path, folder: Path, progress: bool) -> None:
             with tarfile.open(archive) as tf:
                 for member in tqdm(tf, desc=f"extract {ds.name}", unit=" files",
                                    disable=not progress):
-                    tf.extract(member, tmp, filter="data")
+                    tf.extract(_checked(member), tmp, **TAR_FILTER)
         extracted = tmp / folder.name
         (extracted / STAMP).write_text(digest + "\n")
         if folder.exists():

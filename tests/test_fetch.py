@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -141,3 +142,15 @@ def test_stamp_is_the_verified_archive_checksum(corpora):
     archive = corpora / fetch.DATASETS["movie_reviews"].archive
     assert fetch.stamp("movie_reviews") == fetch.sha256sum(archive)
     assert fetch.stamp("movie_reviews") in fetch.DATASETS["movie_reviews"].sha256
+
+
+@pytest.mark.parametrize("name, kind", [("../outside.txt", "file"), ("/abs.txt", "file"),
+                                        ("aclImdb/link", "symlink")])
+def test_unsafe_tar_members_are_refused_on_every_python(tmp_path, name, kind):
+    member = tarfile.TarInfo(name)
+    if kind == "symlink":
+        member.type, member.linkname = tarfile.SYMTYPE, "/etc/passwd"
+    with pytest.raises(tarfile.TarError, match="unsafe"):
+        fetch._checked(member)
+    safe = tarfile.TarInfo("aclImdb/train/pos/0_9.txt")
+    assert fetch._checked(safe) is safe
