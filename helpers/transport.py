@@ -5,7 +5,8 @@ Transportability Measures for NLP", IWCS 2021).
   p(D_i) / p(D_0); ``mean_tau_p`` over targets; ``tau_var``: the coefficient of variation
   of the tau_p values, with the small-sample correction (1 + 1/(4n)) of the paper's eq. 3.
 - Domain similarity between the source corpus and a target: ``lexical_difference`` (share
-  of target word types never seen in the source), ``domain_vector`` with
+  of target word types never seen in the source; ``vocabulary_difference`` for two
+  vocabularies already made with ``vocabulary``), ``domain_vector`` with
   ``cosine_distance`` and ``kl_divergence`` (Doc2Vec domain vectors).
 - ``fit_decay``/``loo_mae``: the 3-parameter non-linear regression score ≈ a·exp(−b·x) + c of
   score on similarity, with leave-one-out mean absolute error.
@@ -67,12 +68,19 @@ def tau_var(tau_values, bias_correction: bool = True) -> float:
 
 def vocabulary(texts) -> set[str]:
     """The word types of ``texts`` (kit tokeniser, lowercase; punctuation-only tokens left out)."""
-    return {t for text in texts for t in tokenize(text) if any(c.isalnum() for c in t)}
+    types = set().union(*map(tokenize, texts))
+    return {t for t in types if any(c.isalnum() for c in t)}
 
 
 def lexical_difference(source_texts, target_texts) -> float:
     """1 − |V_i ∩ V_0| / |V_i|: the share of the target's word types never seen in the source."""
-    source, target = vocabulary(source_texts), vocabulary(target_texts)
+    return vocabulary_difference(vocabulary(source_texts), vocabulary(target_texts))
+
+
+def vocabulary_difference(source: set[str], target: set[str]) -> float:
+    """``lexical_difference`` of two vocabularies (sets of word types, as from ``vocabulary``)."""
+    if not isinstance(source, (set, frozenset)) or not isinstance(target, (set, frozenset)):
+        raise KitError("vocabulary_difference needs two sets of word types (see vocabulary).")
     if not target:
         raise KitError("The target texts have no words.")
     return 1 - len(target & source) / len(target)

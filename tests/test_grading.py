@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import nbformat
@@ -88,6 +89,13 @@ def graded(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
         "get_ipython().input_transformers_post.append(replay)"))
     _write(subs / "replayer", replayer)
 
+    old = nbformat.from_dict(helper)  # saved before nbformat 4.5: no cell ids
+    old.nbformat_minor = 4
+    for cell in old.cells:
+        del cell["id"]
+    (subs / "old").mkdir()
+    (subs / "old" / NAME).write_text(json.dumps(old))
+
     (subs / "absent").mkdir()
     return subs, grading.grade(subs, solutions, jobs=2, timeout=5)
 
@@ -101,6 +109,8 @@ def test_correct_submission_passes(graded):
     _, grades = graded
     assert _result(grades, "correct") == [("0.1", True), ("0.2", True)]
     assert _result(grades, "helper") == [("0.1", True), ("0.2", True)]
+    assert _result(grades, "old") == [("0.1", True), ("0.2", True)]  # no cell ids
+    assert (grades[grades.student == "old"]["flags"] == "").all()
 
 
 def test_stub_submission_fails_with_not_implemented(graded):
@@ -145,6 +155,12 @@ def test_a_check_failing_on_an_earlier_stub_reports_blocked():
     assert grading._blocked("1.2", "NotImplementedError: exercise 1.1") == "blocked by 1.1 (not done yet)"
     assert grading._blocked("1.2", "NotImplementedError: exercise 1.2") == "NotImplementedError: exercise 1.2"
     assert grading._blocked("1.2", "ValueError: shapes") == "ValueError: shapes"
+    # a name a cell failing on the 1.1 stub did not define
+    missing = "NameError: name 'predictions' is not defined"
+    assert grading._blocked("1.3", missing, ["1.1", "1.2"]) == "blocked by 1.2 (not done yet)"
+    assert grading._blocked("1.3", missing, ["1.3"]) == "NotImplementedError: exercise 1.3"
+    assert grading._blocked("1.3", missing) == missing
+    assert grading._blocked("1.3", "ValueError: shapes", ["1.2"]) == "ValueError: shapes"
 
 
 def test_editing_checks_or_outputs_does_not_pass(graded):
@@ -166,7 +182,7 @@ def test_grades_csv_and_summary(graded):
     subs, grades = graded
     written = pd.read_csv(subs / "grades.csv", keep_default_na=False)
     assert list(written.columns) == grading.GRADES_COLUMNS
-    assert len(written) == 2 * 15
+    assert len(written) == 2 * 16
     table = grading.summary(grades)
     assert table.loc["correct", "total"] == "2/2"
     assert table.loc["stub", "00_fixture"] == "0/2"
@@ -209,3 +225,43 @@ def test_a_declared_tolerance_allows_that_many_last_digit_units_and_no_more(grad
     assert _result(grades, "far") == [("0.1", True), ("0.2", False)]
     far = grades[(grades.student == "far") & (grades.exercise == "0.2")].iloc[0]
     assert "3.4 where 3.0 was expected (allowed ± 0.3)" in far.error
+
+
+def test_cells_without_ids_take_the_reference_ids():
+    solution = nbformat.read(FIXTURES / NAME, as_version=4)
+    reference = release.release_notebook(solution, hidden=True)
+    old = nbformat.from_dict(release.release_notebook(solution))
+    old.cells.insert(2, nbformat.v4.new_code_cell("x = 1"))
+    old.cells[1].source = "def add(a, b):\n    return a + b"  # the exercise, answered
+    for cell in old.cells:
+        del cell["id"]
+    filled = grading.with_cell_ids(old, reference)
+    assert [c.id for c in filled.cells if c.source != "x = 1"] == [
+        c.id for c in reference.cells if not release.is_hidden(c)]
+    assert [c.id for c in filled.cells if c.source == "x = 1"] == ["student-2"]
+    assert all("id" not in c for c in old.cells)  # the submission itself is not changed
+
+
+def test_each_variant_starts_from_the_state_before_its_exercise(tmp_path):
+    # Cells between 0.1 and its check compute what the check prints (and a name 0.2's check
+    # uses): a broken answer must not pass on the value the previous answer left in the
+    # kernel, and must not be charged to 0.2.
+    solution = nbformat.read(FIXTURES / NAME, as_version=4)
+    three = nbformat.v4.new_code_cell("three = 3")
+    three.id = "00-001-three"
+    computed = nbformat.v4.new_code_cell("result = add(2, 3)")
+    computed.id = "00-001-computed"
+    solution.cells[2].source = "# NBVAL_CHECK_OUTPUT\nprint(result)"
+    solution.cells[1:4] = [solution.cells[1], three, computed, solution.cells[2]]  # no hidden check
+    solution.cells[6].source = "# NBVAL_CHECK_OUTPUT\nprint(mean([1, 2, three, 6]))"
+    answers = {"0.1": [solution.cells[1].source, "add = None", solution.cells[1].source],
+               "0.2": [solution.cells[5].source, "def mean(values):\n    return 0", solution.cells[5].source]}
+    results = grading.grade_variants(solution, answers, tmp_path)
+    first, second = results["0.1"], results["0.2"]
+    solved = (True, "", None)
+    assert first[0] == first[2] == {"0.1": solved, "0.2": solved}
+    assert second[0] == second[2] == {"0.2": solved}
+    passed, error, position = first[1]["0.1"]
+    assert not passed and error.startswith("NameError") and position == 1
+    assert first[1]["0.2"] == solved  # a wrong 0.1 is not charged to 0.2
+    assert not second[1]["0.2"][0] and second[1]["0.2"][2] == 1

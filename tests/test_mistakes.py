@@ -1,9 +1,13 @@
 """The catalogue of student mistakes (tests/mistakes/): every one must fail its exercise.
 
-Each exercise is graded through the grading engine (``grade_variants``, the code behind
-``kit grade``) on the smallest slice of its notebook: the cells up to its last check, run
-once, then one block per answer — the solution, the released stub, every mistake, and the
-solution again (it must still pass, so no answer changed what the next one used).
+The exercises are graded through the grading engine (``grade_variants``, the code behind
+``kit grade``), one kernel per notebook, on the smallest slice of it: the notebook up to the
+last catalogued exercise's last check, where each exercise's block (its cell and checks) is
+run once per answer — the solution, the released stub, every mistake, and the solution
+again (it must still pass, so no answer changed what the next one used) — from the exercise's
+cell to the end of the slice, so each answer is graded on its own exercise and on every later
+one, which must not be charged for it. Each answer starts from the kernel's names as they
+were before the exercise.
 """
 
 from __future__ import annotations
@@ -16,12 +20,15 @@ import nbformat
 import pandas as pd
 import pytest
 
+from helpers import embeddings
 from helpers.course import grading
 from helpers.course.config import GRADE_JOBS, SOLUTIONS_DIR, notebooks_in
 from helpers.course.release import exercise_id, exercises, stub_source
 
 CATALOGUE = Path(__file__).parent / "mistakes"
 MIN_MISTAKES = 3
+ACCIDENTS = ("Timeout|not run|ran out of time|blocked by|"
+             "(?:Syntax|Indentation|Name|Attribute|Type|Import|ModuleNotFound)Error")
 
 
 def _catalogue() -> dict[str, dict[str, str]]:
@@ -37,28 +44,45 @@ def _catalogue() -> dict[str, dict[str, str]]:
 MISTAKES = _catalogue()
 
 
-def _solution_of(exercise: str) -> nbformat.NotebookNode:
-    number = exercise.split(".")[0].zfill(2)
+def _notebook(exercise: str) -> str:
+    return exercise.split(".")[0].zfill(2)
+
+
+def _solution_of(number: str) -> nbformat.NotebookNode:
     return nbformat.read(notebooks_in(SOLUTIONS_DIR, [number])[0], as_version=4)
 
 
-def _grade(exercise: str, work: Path) -> pd.DataFrame:
-    solution = _solution_of(exercise)
+def _answers(exercise: str, solution: nbformat.NotebookNode) -> dict[str, str]:
     source = next(c.source for c in solution.cells if exercise_id(c) == exercise)
-    answers = {"solution": source, "stub": stub_source(source, exercise), **MISTAKES[exercise],
-               "solution again": source}
+    return {"solution": source, "stub": stub_source(source, exercise), **MISTAKES[exercise],
+            "solution again": source}
+
+
+def _grade(number: str, work: Path) -> pd.DataFrame:
+    """Grade every catalogued exercise of notebook ``number`` in one kernel.
+
+    One row per answer and graded exercise: the answer's own and every later one's.
+    """
+    solution = _solution_of(number)
+    answers = {ex: _answers(ex, solution) for ex in MISTAKES if _notebook(ex) == number}
     work.mkdir()
-    results = grading.grade_variants(solution, exercise, list(answers.values()), work)
-    return pd.DataFrame([(exercise, name, passed, error) for name, (passed, error) in
-                         zip(answers, results, strict=True)],
-                        columns=["exercise", "answer", "passed", "error"])
+    results = grading.grade_variants(solution, {ex: list(a.values()) for ex, a in answers.items()}, work)
+    return pd.DataFrame([(ex, name, graded, *result) for ex, named in answers.items()
+                         for name, run in zip(named, results[ex], strict=True)
+                         for graded, result in run.items()],
+                        columns=["exercise", "answer", "graded", "passed", "error", "position"])
 
 
 @pytest.fixture(scope="module")
 def graded(corpora, tmp_path_factory) -> pd.DataFrame:
+    # The slices of 04-07 read the two reference models from the shared cache: train them
+    # first, side by side, so that two grading kernels never train the same model at once.
+    embeddings.prepare([embeddings.config_for("reference"), embeddings.config_for("reference", dm=1)],
+                       profile="reference", progress=False)
     work = tmp_path_factory.mktemp("mistakes")
+    numbers = sorted({_notebook(ex) for ex in MISTAKES})
     with ThreadPoolExecutor(max_workers=GRADE_JOBS) as pool:
-        tables = list(pool.map(lambda ex: _grade(ex, work / ex.replace(".", "_")), MISTAKES))
+        tables = list(pool.map(lambda number: _grade(number, work / number), numbers))
     return pd.concat(tables, ignore_index=True)
 
 
@@ -66,8 +90,16 @@ def test_each_catalogued_exercise_has_enough_mistakes():
     assert MISTAKES, "no catalogue"
     for exercise, mistakes in MISTAKES.items():
         assert len(mistakes) >= MIN_MISTAKES, exercise
-        solution = _solution_of(exercise)
+        solution = _solution_of(_notebook(exercise))
         assert exercise in [ex.id for ex in exercises(solution)], exercise
+
+
+def _own(graded: pd.DataFrame) -> pd.DataFrame:
+    return graded[graded.graded == graded.exercise]
+
+
+def _later(graded: pd.DataFrame) -> pd.DataFrame:
+    return graded[graded.graded != graded.exercise]
 
 
 def test_the_solution_passes_before_and_after_the_mistakes(graded):
@@ -75,14 +107,20 @@ def test_the_solution_passes_before_and_after_the_mistakes(graded):
     assert solutions.passed.all(), solutions[~solutions.passed].to_string()
 
 
-def test_the_stub_fails_its_exercise(graded):
+def test_the_stub_fails_its_exercise_and_blocks_no_other(graded):
     stubs = graded[graded.answer == "stub"]
-    assert not stubs.passed.any(), stubs[stubs.passed].to_string()
-    assert all(stubs.error.str.startswith("NotImplementedError: exercise")), stubs.error.tolist()
+    own = _own(stubs)
+    assert not own.passed.any(), own[own.passed].to_string()
+    assert all(own.error.str.startswith("NotImplementedError: exercise")), own.error.tolist()
+    # a later exercise may need this one's work: then its row says so
+    later = _later(stubs)
+    unexplained = later[~later.passed & (later.error != "blocked by " + later.exercise + " (not done yet)")]
+    assert unexplained.empty, unexplained[["exercise", "graded", "error"]].to_string()
 
 
-def test_every_mistake_fails_its_exercise(graded, capsys):
-    mistakes = graded[~graded.answer.isin(["solution", "solution again", "stub"])]
+def test_every_mistake_fails_its_exercise_and_no_other(graded, capsys):
+    answers = graded[~graded.answer.isin(["solution", "solution again", "stub"])]
+    mistakes = _own(answers)
     notebook = mistakes.exercise.str.split(".").str[0].rename("notebook")
     rate = mistakes.groupby(notebook).agg(mistakes=("passed", "size"),
                                           caught=("passed", lambda p: int((~p).sum())))
@@ -90,7 +128,19 @@ def test_every_mistake_fails_its_exercise(graded, capsys):
         print("\nmistake catalogue, caught per notebook:\n" + rate.to_string())
     missed = mistakes[mistakes.passed]
     assert missed.empty, "mistakes that pass their exercise:\n" + missed[["exercise", "answer"]].to_string()
-    # caught by a check, not by accident: a timeout, a cell that did not run or a typo in the
-    # catalogue would also fail the exercise
-    accidents = mistakes[mistakes.error.str.contains("Timeout|not run|NameError|SyntaxError|ran out of time")]
-    assert accidents.empty, accidents[["exercise", "answer", "error"]].to_string()
+    # caught by a check, not by accident: the first failure must be in a check cell (not the
+    # answer's own cell) and not a timeout, a cell that did not run, or the error Python gives
+    # a typo in the catalogue (nor "blocked by": the earlier exercises are solved)
+    by_check = mistakes.position.fillna(0) >= 1
+    accidents = mistakes[~by_check | mistakes.error.str.contains(ACCIDENTS)]
+    assert accidents.empty, accidents[["exercise", "answer", "position", "error"]].to_string()
+    charged = _later(answers)[~_later(answers).passed]
+    assert charged.empty, "mistakes charged to a later exercise:\n" + charged[
+        ["exercise", "answer", "graded", "error"]].to_string()
+
+
+def test_every_exercise_has_a_catalogue():
+    notebooks = [nbformat.read(path, as_version=4) for path in notebooks_in(SOLUTIONS_DIR)]
+    every = [ex.id for nb in notebooks for ex in exercises(nb)]
+    assert every, "no exercises found"
+    assert sorted(set(every) - set(MISTAKES)) == [], "exercises without a catalogue of mistakes"

@@ -41,6 +41,14 @@ def test_lexical_difference_counts_target_types_unseen_in_the_source():
         transport.lexical_difference(source, ["! ?"])
 
 
+def test_vocabulary_difference_is_lexical_difference_of_two_vocabularies():
+    source, target = ["A great film !", "a dull plot"], ["great battery , dull screen"]
+    vocabularies = transport.vocabulary(source), transport.vocabulary(target)
+    assert transport.vocabulary_difference(*vocabularies) == transport.lexical_difference(source, target)
+    with pytest.raises(KitError, match="two sets"):
+        transport.vocabulary_difference(source, target)
+
+
 def test_domain_vector_weighs_documents_equally():
     vectors = np.array([[1.0, 0.0], [0.0, 1.0]])
     expected = np.array([1.0, 1.0]) / np.sqrt(2)

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -60,6 +61,7 @@ def graded_notebook(reference: NotebookNode, submission: NotebookNode) -> Notebo
     NotebookNode
         A new notebook; the inputs are not modified.
     """
+    submission = with_cell_ids(submission, reference)
     graded = nbformat.from_dict(reference)
     ref_ids = {cell.id for cell in reference.cells}
     by_exercise = {exercise_id(c): c for c in submission.cells if exercise_id(c) is not None}
@@ -88,6 +90,35 @@ def graded_notebook(reference: NotebookNode, submission: NotebookNode) -> Notebo
         cells.extend(added_after.get(cell.id, []))
     graded.cells = cells
     return graded
+
+
+def with_cell_ids(submission: NotebookNode, reference: NotebookNode) -> NotebookNode:
+    """The submission with an id on every cell (notebooks saved before nbformat 4.5 have none).
+
+    A cell without an id takes the id of the reference's cell for the same exercise, else of
+    the first reference cell not yet matched with the same type and source; any other cell is
+    the student's own and gets a new id. Returns the submission itself when no id is missing.
+    """
+    if all(cell.get("id") for cell in submission.cells):
+        return submission
+    filled = nbformat.from_dict(submission)
+    used = {cell.id for cell in filled.cells if cell.get("id")}
+    by_exercise = {exercise_id(cell): cell.id for cell in reference.cells if exercise_id(cell)}
+    by_source: dict[tuple[str, str], list[str]] = {}
+    for cell in reference.cells:
+        by_source.setdefault((cell.cell_type, cell.source), []).append(cell.id)
+    for number, cell in enumerate(filled.cells):
+        if cell.get("id"):
+            continue
+        ex = exercise_id(cell)
+        same = by_source.get((cell.cell_type, cell.source), [])
+        candidates = [by_exercise[ex]] if ex in by_exercise else same
+        new = next((i for i in candidates if i not in used), None)
+        while new is None or new in used:
+            new, number = f"student-{number}", number + 1
+        cell.id = new
+        used.add(new)
+    return filled
 
 
 def _code_numbers(nb: NotebookNode) -> dict[str, int]:
@@ -195,84 +226,167 @@ def exercise_rows(items: list[Exercise], graded: NotebookNode,
     """Decide each exercise from its cells' results: ``(exercise, passed, error)``.
 
     An exercise passes when its cell and all its own checks ran without error; the error
-    is the first one, or "blocked by N.M" when an earlier exercise is still a stub.
+    is the first one, or "blocked by N.M" when an earlier exercise is still a stub (its
+    error shows in the check, or the check misses a name that a cell failing on the stub
+    did not define).
     """
     if not results:
         return [(ex.id, False, "grading stopped: the notebook ran out of time") for ex in items]
     numbers = _code_numbers(graded)
+    stubs = sorted((number, found["exercise"]) for number, error in results.items()
+                   if error and (found := _STUB.search(error)))
     rows = []
     for ex in items:
-        errors = [results.get(numbers[cell_id], "not run") for cell_id in ex.cell_ids]
-        failed = [e for e in errors if e is not None]
-        rows.append((ex.id, not failed, _blocked(ex.id, failed[0]) if failed else ""))
+        failed = first_failure(ex, numbers, results)
+        if failed is None:
+            rows.append((ex.id, True, ""))
+            continue
+        position, error = failed
+        start, failing = numbers[ex.cell_ids[0]], numbers[ex.cell_ids[position]]
+        earlier = [stub for number, stub in stubs if number < failing and (stub != ex.id or number >= start)]
+        rows.append((ex.id, False, _blocked(ex.id, error, earlier)))
     return rows
 
 
-def variants_notebook(solution: NotebookNode, exercise: str,
-                      variants: list[str]) -> tuple[NotebookNode, list[Exercise]]:
-    """One notebook that grades several answers to one exercise in one kernel.
+def first_failure(ex: Exercise, numbers: dict[str, int],
+                  results: dict[int, str | None]) -> tuple[int, str] | None:
+    """The first of an exercise's cells that failed, as ``(position, error)``, or None.
+
+    Position 0 is the exercise cell, 1 its first check, and so on; ``numbers`` maps cell ids
+    to nbval's cell numbers (``_code_numbers``).
+    """
+    errors = [results.get(numbers[cell_id], "not run") for cell_id in ex.cell_ids]
+    return next(((i, e) for i, e in enumerate(errors) if e is not None), None)
+
+
+_SNAPSHOT = "__kit_state__"
+# the snapshot leaves out the previous snapshot, which restoring it would bring back
+_SNAPSHOT_SOURCE = f"{_SNAPSHOT} = dict(globals())\n{_SNAPSHOT}.pop({_SNAPSHOT!r}, None)"
+# IPython's own names (_, __, _i, _ii, _iN, _N) are left alone: it keeps and culls them itself
+_RESTORE_SOURCE = f"""\
+for _kit_name in set(globals()) - set({_SNAPSHOT}) - {{{_SNAPSHOT!r}}}:
+    if not __import__("re").fullmatch(r"_+|_i+|_i?\\d+", _kit_name):
+        del globals()[_kit_name]
+globals().update({_SNAPSHOT})"""
+
+
+def _kernel_cell(source: str, cell_id: str) -> NotebookNode:
+    cell = nbformat.v4.new_code_cell(source)
+    cell.id = cell_id
+    return cell
+
+
+def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str]]
+                      ) -> tuple[NotebookNode, dict[str, list[dict[str, Exercise]]]]:
+    """One notebook that grades several answers to some of a notebook's exercises in one kernel.
 
     The graded notebook of a student who solved everything (hidden checks included) is cut
-    after the exercise's last check; the exercise's block (its cell up to its last check) is
-    then repeated once per answer, with that answer as the exercise cell. Answers share the
-    kernel, so they must not change what later answers use (put the solution last as well
-    to show that they did not).
+    after the last check of the last exercise named. For each answer to an exercise, the
+    notebook from that exercise's cell to the cut is repeated with the answer as the exercise
+    cell, so the answer is graded on its own checks and on every later exercise's (which
+    should not be charged for it). Before each answer the kernel's names are put back as they
+    were before the exercise (names added since are deleted, names rebound are restored), so
+    no answer is graded on what an earlier one left behind; objects changed in place stay
+    changed, so end each exercise's answers with its solution, which must pass again. The
+    next exercise then starts from that state and the solved cells up to it.
 
     Parameters
     ----------
     solution : NotebookNode
         The instructor's notebook.
-    exercise : str
-        The exercise id, e.g. ``"1.2"``.
-    variants : list of str
-        The exercise cell's source for each answer.
+    answers : mapping of str to sequence of str
+        For each exercise id (e.g. ``"1.2"``), the exercise cell's source for each answer.
 
     Returns
     -------
-    (NotebookNode, list of Exercise)
-        The notebook, and for each answer the cells that decide it.
+    (NotebookNode, dict of str to list of dict of str to Exercise)
+        The notebook, and for each exercise named and each of its answers, the cells that
+        decide that exercise and every later one in that answer's run.
     """
     reference = release_notebook(solution, hidden=True)
     complete = graded_notebook(reference, solution)
     found = {ex.id: ex for ex in exercises(complete)}
-    if exercise not in found:
-        raise KitError(f"No exercise {exercise} in this notebook (it has {', '.join(found) or 'none'}).")
-    target = found[exercise]
+    unknown = [ex for ex in answers if ex not in found]
+    if unknown:
+        raise KitError(f"No exercise {', '.join(unknown)} in this notebook "
+                       f"(it has {', '.join(found) or 'none'}).")
     ids = [cell.id for cell in complete.cells]
-    start, end = ids.index(target.cell_ids[0]), ids.index(target.cell_ids[-1])
-    cells, items = complete.cells[:start], []
-    for number, source in enumerate(variants):
-        for cell in complete.cells[start:end + 1]:
-            repeated = nbformat.from_dict(cell)
-            repeated.id = f"{cell.id}-v{number}"
-            if cell.id == target.cell_ids[0]:
-                repeated.source = source
-            cells.append(repeated)
-        items.append(Exercise(exercise, tuple(f"{cell_id}-v{number}" for cell_id in target.cell_ids)))
+    first_cell = {ex: ids.index(found[ex].cell_ids[0]) for ex in found}
+    named = sorted(answers, key=first_cell.get)
+    cut = max(ids.index(found[ex].cell_ids[-1]) for ex in named) + 1
+    cells, items, done = [], {}, 0
+    for exercise in named:
+        start = first_cell[exercise]
+        name = exercise.replace(".", "_")  # cell ids allow no dots
+        if done:  # back to the state before the previous exercise, then its solution onwards
+            cells.append(_kernel_cell(_RESTORE_SOURCE, f"kit-restore-before-{name}"))
+        cells += [*complete.cells[done:start], _kernel_cell(_SNAPSHOT_SOURCE, f"kit-snapshot-{name}")]
+        graded = [ex for ex in found.values() if start <= first_cell[ex.id] < cut]
+        items[exercise] = []
+        for number, source in enumerate(answers[exercise]):
+            suffix = f"-{name}-v{number}"
+            cells.append(_kernel_cell(_RESTORE_SOURCE, f"kit-restore{suffix}"))
+            for cell in complete.cells[start:cut]:
+                repeated = nbformat.from_dict(cell)
+                repeated.id = cell.id + suffix
+                if cell.id == found[exercise].cell_ids[0]:
+                    repeated.source = source
+                cells.append(repeated)
+            items[exercise].append({ex.id: Exercise(ex.id, tuple(i + suffix for i in ex.cell_ids))
+                                    for ex in graded})
+        done = start
     complete.cells = cells
     return complete, items
 
 
-def grade_variants(solution: NotebookNode, exercise: str, variants: list[str], work: Path,
-                   timeout: float = config.CELL_TIMEOUT) -> list[tuple[bool, str]]:
-    """Grade several answers to one exercise, as ``kit grade`` would; ``(passed, error)`` each.
+Decision = tuple[bool, str, int | None]
+
+
+def grade_variants(solution: NotebookNode, answers: Mapping[str, Sequence[str]], work: Path,
+                   timeout: float = config.CELL_TIMEOUT) -> dict[str, list[dict[str, Decision]]]:
+    """Grade several answers to exercises of one notebook, as ``kit grade`` would.
 
     See ``variants_notebook``; the notebook runs under nbval in one fresh process.
+
+    Returns
+    -------
+    dict of str to list of dict of str to (bool, str, int or None)
+        For each exercise named and each of its answers, in order: for that exercise and every
+        later one, ``(passed, error, position)``. ``position`` is the first failing cell's
+        (0 the exercise cell, 1 its first check...; None when it passed or the run stopped).
     """
-    graded, items = variants_notebook(solution, exercise, variants)
-    path = Path(work) / f"variants-{exercise}.ipynb"
+    graded, items = variants_notebook(solution, answers)
+    path = Path(work) / "variants.ipynb"
     nbformat.write(graded, path)
-    return [(passed, error) for _, passed, error in exercise_rows(items, graded, run_nbval(path, timeout))]
+    results = run_nbval(path, timeout)
+    numbers = _code_numbers(graded)
+
+    def decided(ex: Exercise) -> Decision:
+        [(_, passed, error)] = exercise_rows([ex], graded, results)
+        failed = first_failure(ex, numbers, results) if results else None
+        return passed, error, failed[0] if failed else None
+
+    return {exercise: [{ex_id: decided(ex) for ex_id, ex in run.items()} for run in runs]
+            for exercise, runs in items.items()}
 
 
 _STUB = re.compile(r"NotImplementedError: exercise (?P<exercise>[\w.]+)")
 
 
-def _blocked(exercise: str, error: str) -> str:
-    """Say "blocked by N.M" when an exercise failed only because another one is still a stub."""
+def _blocked(exercise: str, error: str, earlier_stubs: Sequence[str] = ()) -> str:
+    """Say "blocked by N.M" when an exercise failed only because another one is still a stub.
+
+    ``earlier_stubs`` are the exercises whose stub error showed in cells run before the
+    failing one (this exercise's own only from its cell on), in order: a ``NameError`` after
+    one of them is put down to the last, so a stub whose check misses a name reads as not done.
+    """
     stub = _STUB.search(error)
     if stub and stub["exercise"] != exercise:
         return f"blocked by {stub['exercise']} (not done yet)"
+    if error.startswith("NameError") and earlier_stubs:
+        cause = earlier_stubs[-1]
+        return f"NotImplementedError: exercise {cause}" if cause == exercise else \
+            f"blocked by {cause} (not done yet)"
     return error
 
 
