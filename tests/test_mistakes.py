@@ -27,6 +27,7 @@ from helpers.course.release import exercise_id, exercises, stub_source
 
 CATALOGUE = Path(__file__).parent / "mistakes"
 MIN_MISTAKES = 3
+SOLUTIONS = ("solution", "solution again")
 ACCIDENTS = ("Timeout|not run|ran out of time|blocked by|"
              "(?:Syntax|Indentation|Name|Attribute|Type|Import|ModuleNotFound)Error")
 
@@ -66,7 +67,10 @@ def _grade(number: str, work: Path) -> pd.DataFrame:
     solution = _solution_of(number)
     answers = {ex: _answers(ex, solution) for ex in MISTAKES if _notebook(ex) == number}
     work.mkdir()
-    results = grading.grade_variants(solution, {ex: list(a.values()) for ex, a in answers.items()}, work)
+    # the solutions' later exercises are graded by the next exercise's runs
+    alone = {ex: [i for i, name in enumerate(a) if name in SOLUTIONS] for ex, a in answers.items()}
+    results = grading.grade_variants(solution, {ex: list(a.values()) for ex, a in answers.items()}, work,
+                                     alone=alone)
     return pd.DataFrame([(ex, name, graded, *result) for ex, named in answers.items()
                          for name, run in zip(named, results[ex], strict=True)
                          for graded, result in run.items()],
@@ -103,7 +107,7 @@ def _later(graded: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_the_solution_passes_before_and_after_the_mistakes(graded):
-    solutions = graded[graded.answer.isin(["solution", "solution again"])]
+    solutions = graded[graded.answer.isin(SOLUTIONS)]
     assert solutions.passed.all(), solutions[~solutions.passed].to_string()
 
 
@@ -119,7 +123,7 @@ def test_the_stub_fails_its_exercise_and_blocks_no_other(graded):
 
 
 def test_every_mistake_fails_its_exercise_and_no_other(graded, capsys):
-    answers = graded[~graded.answer.isin(["solution", "solution again", "stub"])]
+    answers = graded[~graded.answer.isin([*SOLUTIONS, "stub"])]
     mistakes = _own(answers)
     notebook = mistakes.exercise.str.split(".").str[0].rename("notebook")
     rate = mistakes.groupby(notebook).agg(mistakes=("passed", "size"),

@@ -276,7 +276,8 @@ def _kernel_cell(source: str, cell_id: str) -> NotebookNode:
     return cell
 
 
-def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str]]
+def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str]],
+                      alone: Mapping[str, Sequence[int]] | None = None
                       ) -> tuple[NotebookNode, dict[str, list[dict[str, Exercise]]]]:
     """One notebook that grades several answers to some of a notebook's exercises in one kernel.
 
@@ -296,6 +297,10 @@ def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str
         The instructor's notebook.
     answers : mapping of str to sequence of str
         For each exercise id (e.g. ``"1.2"``), the exercise cell's source for each answer.
+    alone : mapping of str to sequence of int, optional
+        For each exercise, the positions of answers graded on their own exercise only (their
+        run stops after its last check): solutions, whose later exercises the next
+        exercise's runs grade anyway.
 
     Returns
     -------
@@ -323,17 +328,19 @@ def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str
         cells += [*complete.cells[done:start], _kernel_cell(_SNAPSHOT_SOURCE, f"kit-snapshot-{name}")]
         graded = [ex for ex in found.values() if start <= first_cell[ex.id] < cut]
         items[exercise] = []
+        own_end = ids.index(found[exercise].cell_ids[-1]) + 1
         for number, source in enumerate(answers[exercise]):
             suffix = f"-{name}-v{number}"
+            end = own_end if number in (alone or {}).get(exercise, ()) else cut
             cells.append(_kernel_cell(_RESTORE_SOURCE, f"kit-restore{suffix}"))
-            for cell in complete.cells[start:cut]:
+            for cell in complete.cells[start:end]:
                 repeated = nbformat.from_dict(cell)
                 repeated.id = cell.id + suffix
                 if cell.id == found[exercise].cell_ids[0]:
                     repeated.source = source
                 cells.append(repeated)
             items[exercise].append({ex.id: Exercise(ex.id, tuple(i + suffix for i in ex.cell_ids))
-                                    for ex in graded})
+                                    for ex in graded if first_cell[ex.id] < end})
         done = start
     complete.cells = cells
     return complete, items
@@ -343,7 +350,8 @@ Decision = tuple[bool, str, int | None]
 
 
 def grade_variants(solution: NotebookNode, answers: Mapping[str, Sequence[str]], work: Path,
-                   timeout: float = config.CELL_TIMEOUT) -> dict[str, list[dict[str, Decision]]]:
+                   timeout: float = config.CELL_TIMEOUT,
+                   alone: Mapping[str, Sequence[int]] | None = None) -> dict[str, list[dict[str, Decision]]]:
     """Grade several answers to exercises of one notebook, as ``kit grade`` would.
 
     See ``variants_notebook``; the notebook runs under nbval in one fresh process.
@@ -355,7 +363,7 @@ def grade_variants(solution: NotebookNode, answers: Mapping[str, Sequence[str]],
         later one, ``(passed, error, position)``. ``position`` is the first failing cell's
         (0 the exercise cell, 1 its first check...; None when it passed or the run stopped).
     """
-    graded, items = variants_notebook(solution, answers)
+    graded, items = variants_notebook(solution, answers, alone)
     path = Path(work) / "variants.ipynb"
     nbformat.write(graded, path)
     results = run_nbval(path, timeout)
