@@ -1,7 +1,8 @@
 """The ``kit`` command: fetch data, inspect the set-up, release, grade and run notebooks.
 
 Every sub-command prints a clear one-line message (no traceback) and exits with status 1
-when the user has something to fix (a ``KitError``).
+when the user has something to fix (a ``KitError``). Each imports what it needs when it
+runs, so ``kit --help`` answers at once.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from helpers import annotation, embeddings, fetch, projector, settings, systems
-from helpers.course import config, grading, references, release, runner
+from helpers import fetch, settings
+from helpers.course import config
 from helpers.errors import KitError
+
+DISTRIBUTION = "sentiment-practical-kit"
 
 INFO_PACKAGES = ("nltk", "gensim", "scikit-learn", "scipy", "numpy", "pandas", "matplotlib",
                  "tqdm", "nbval", "jupyterlab", "pytest")
@@ -52,7 +55,9 @@ def cmd_info(args: argparse.Namespace) -> None:
 
 
 def cmd_release(args: argparse.Namespace) -> None:
-    changed = release.release(check=args.check)
+    from helpers.course import release
+
+    changed = release.release(check=args.check, force=args.force)
     names = ", ".join(p.name for p in changed) or "none"
     if args.check:
         if changed:
@@ -63,6 +68,8 @@ def cmd_release(args: argparse.Namespace) -> None:
 
 
 def cmd_grade(args: argparse.Namespace) -> None:
+    from helpers.course import grading
+
     grades = grading.grade(Path(args.submissions), notebook=args.notebook, jobs=args.jobs,
                            timeout=args.timeout)
     print(grading.summary(grades).to_string())
@@ -74,6 +81,8 @@ def cmd_grade(args: argparse.Namespace) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> None:
+    from helpers.course import runner
+
     which = "solutions" if args.solutions else "notebooks"
     table = runner.run(which, args.numbers, Path(args.out) if args.out else None, args.timeout)
     print(table.drop(columns="output").to_string(index=False))
@@ -84,11 +93,15 @@ def cmd_run(args: argparse.Namespace) -> None:
 
 
 def cmd_references(args: argparse.Namespace) -> None:
+    from helpers.course import references
+
     written = references.write_references(args.numbers, timeout=args.timeout)
     print(f"references written: {', '.join(p.name for p in written)}; run `kit release` and commit both.")
 
 
 def cmd_results(args: argparse.Namespace) -> None:
+    from helpers import systems
+
     names = args.systems.split(",") if args.systems else None
     table = systems.results_table(names, progress=not args.json)
     if args.json:
@@ -99,6 +112,8 @@ def cmd_results(args: argparse.Namespace) -> None:
 
 
 def cmd_annotate(args: argparse.Namespace) -> None:
+    from helpers import annotation
+
     if args.n < 1:
         raise KitError("-n must be at least 1.")
     path = annotation.write_annotation_sheet(annotation.annotation_sheet(args.system, args.n), args.out)
@@ -108,6 +123,8 @@ def cmd_annotate(args: argparse.Namespace) -> None:
 
 
 def cmd_export_projector(args: argparse.Namespace) -> None:
+    from helpers import embeddings, projector
+
     if args.docs < 0 or args.words < 0:
         raise KitError("--docs and --words must not be negative.")
     config = embeddings.config_for(dm=1) if args.model == "dm" else embeddings.config_for()
@@ -121,19 +138,62 @@ def cmd_export_projector(args: argparse.Namespace) -> None:
           f"`tensorboard --logdir {folder}` (pip install tensorboard).")
 
 
+def cmd_work(args: argparse.Namespace) -> None:
+    from helpers.course import workspace
+
+    if args.update:
+        for name, backup in workspace.update(args.update).items():
+            print(f"{name:<26} the current release" + (f"; your copy is now {backup}" if backup else ""))
+    for name, state in workspace.seed().items():
+        print(f"{name:<26} {state}")
+    print(f"workspace: {settings.work_dir()}")
+
+
+def cmd_check(args: argparse.Namespace) -> None:
+    from helpers.course import check
+
+    copies = [check.working_copy(args.notebook)] if args.notebook else \
+        config.notebooks_in(settings.work_dir())
+    if not copies:
+        raise KitError(f"Your workspace {settings.work_dir()} has no notebooks yet; run `kit work`.")
+    for copy in copies:
+        rows = check.check_notebook(copy, check.released_for(copy), timeout=args.timeout)
+        done = sum(passed for _, passed, _ in rows)
+        print(f"{copy.name}: {done}/{len(rows)} exercises pass the visible checks")
+        for row in rows:
+            print("  " + check.describe(*row))
+
+
 def cmd_lab(args: argparse.Namespace) -> None:
+    from helpers.course import workspace
+
+    for name, state in workspace.seed().items():
+        if state != workspace.YOURS:
+            print(f"{name}: {state}")
     # Kernels inherit the server's environment; gensim's initial vectors depend on Python's
     # hash seed, so the reference outputs need it fixed before Jupyter starts.
     config.apply_reference_env()
-    os.execvp("jupyter", ["jupyter", "lab", str(config.NOTEBOOKS_DIR), *args.jupyter_args])
+    command = [sys.executable, "-m", "jupyterlab", *lab_arguments(settings.work_dir()), *args.jupyter_args]
+    os.execv(command[0], command)
+
+
+def lab_arguments(work: Path) -> list[str]:
+    """JupyterLab's root and first page: the repository (so ``data/`` is in reach) at ``work``.
+
+    A workspace outside the repository is served from its own parent folder.
+    """
+    root = settings.REPO_ROOT if work.is_relative_to(settings.REPO_ROOT) else work.parent
+    page = work.relative_to(root).as_posix()
+    return [f"--ServerApp.root_dir={root}", f"--LabApp.default_url=/lab/tree/{page}"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kit", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="kit", description=__doc__.splitlines()[0].replace("``", "`"))
+    parser.add_argument("--version", action="version", version=f"%(prog)s {metadata.version(DISTRIBUTION)}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     fetch_data = sub.add_parser("fetch", help="download (or copy) and verify the corpora")
-    fetch_data.add_argument("--source", help="local folder laid out like ../shared/data "
+    fetch_data.add_argument("--source", help="a local folder holding the same files, verified the same way "
                        "(default: KIT_DATA_SOURCE, else the network)")
     fetch_data.add_argument("--only", nargs="+", metavar="NAME", choices=sorted(fetch.DATASETS),
                        help="fetch only these data sets")
@@ -145,6 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
     rel = sub.add_parser("release", help="write the student notebooks/ from solutions/")
     rel.add_argument("--check", action="store_true",
                      help="write nothing; fail if notebooks/ is out of date")
+    rel.add_argument("--force", action="store_true",
+                     help="overwrite notebooks edited by hand since the last release (a copy of "
+                     "each is kept in backups/)")
     rel.set_defaults(func=cmd_release)
 
     grade = sub.add_parser("grade", help="grade a folder of student submissions with nbval")
@@ -173,8 +236,23 @@ def build_parser() -> argparse.ArgumentParser:
     refs.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds allowed per cell")
     refs.set_defaults(func=cmd_references)
 
-    lab = sub.add_parser("lab", help="open the notebooks in JupyterLab (with PYTHONHASHSEED=0)")
-    lab.add_argument("jupyter_args", nargs=argparse.REMAINDER, help="passed on to jupyter lab")
+    work = sub.add_parser("work", help="copy the notebooks you have not started yet into your "
+                          "workspace (work/); never touches a copy you have")
+    work.add_argument("--update", nargs="+", metavar="NN",
+                      help="take the newer release of these notebooks (your copy moves to work/backups/)")
+    work.set_defaults(func=cmd_work)
+
+    checking = sub.add_parser("check", help="check your work: run your copy of a notebook against the "
+                              "released checks and say, per exercise, what passes")
+    checking.add_argument("notebook", nargs="?", metavar="NN|PATH",
+                          help="a notebook number (your copy in work/) or a notebook file "
+                          "(default: every notebook in work/)")
+    checking.add_argument("--timeout", type=float, default=config.CELL_TIMEOUT, metavar="S",
+                          help="seconds allowed per cell (default %(default)s)")
+    checking.set_defaults(func=cmd_check)
+
+    lab = sub.add_parser("lab", help="open your workspace (work/) in JupyterLab, with PYTHONHASHSEED=0; "
+                         "any other option (--no-browser, --port N, --allow-root) goes to jupyter lab")
     lab.set_defaults(func=cmd_lab)
 
     annotate = sub.add_parser("annotate", help="write the error-annotation sheet for notebook 05")
@@ -199,7 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     results = sub.add_parser("results", help="the headline table: CV accuracy of each system")
     results.add_argument("--systems", metavar="NAME,…",
-                         help=f"comma-separated, from {', '.join(systems.NAMES)} (default all)")
+                         help="comma-separated, from nb, nb-presence, svm-bow, svm-doc2vec (default all)")
     results.add_argument("--json", action="store_true",
                          help="print a JSON list of {system, accuracy, std, n}")
     results.set_defaults(func=cmd_results)
@@ -208,7 +286,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``kit`` command line; return the exit status."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if args.command == "lab":
+        args.jupyter_args = extra
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         args.func(args)
     except KitError as err:

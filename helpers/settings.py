@@ -6,6 +6,8 @@ command and the tests all agree:
 - ``KIT_DATA_DIR``: the data folder (default: ``data/`` beside ``helpers/`` in the repo).
 - ``KIT_DATA_SOURCE``: a local folder laid out like ``../shared/data`` that replaces the
   network when fetching (default: none, download from the official URLs).
+- ``KIT_WORK_DIR``: the student's workspace, where ``kit lab`` keeps their working copies
+  of the notebooks (default: ``work/`` in the repo).
 - ``KIT_PROFILE``: ``reference`` (small, deterministic: what the checked notebook outputs
   come from) or ``full`` (the whole corpus, all cores). Default: ``reference``.
 """
@@ -31,6 +33,12 @@ def data_dir() -> Path:
     """
     configured = os.environ.get("KIT_DATA_DIR")
     return Path(configured).expanduser().resolve() if configured else REPO_ROOT / "data"
+
+
+def work_dir() -> Path:
+    """Return the student's workspace (``KIT_WORK_DIR`` or ``<repo>/work``); may not exist yet."""
+    configured = os.environ.get("KIT_WORK_DIR")
+    return Path(configured).expanduser().resolve() if configured else REPO_ROOT / "work"
 
 
 def data_source() -> Path | None:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import tomllib
+from pathlib import Path
 
 from helpers.settings import REPO_ROOT
 
@@ -46,7 +50,16 @@ def test_binder_setup():
     start = (REPO_ROOT / "start").read_text()
     assert "PYTHONHASHSEED=0" in start and start.rstrip().endswith('exec "$@"')
     assert not (REPO_ROOT / "binder").exists()
-    assert "labpath=notebooks%2F00_" in (REPO_ROOT / "README.md").read_text()
+    assert "labpath=work%2F00_" in (REPO_ROOT / "README.md").read_text()
+
+
+def test_binder_start_seeds_the_workspace_the_badge_opens(tmp_path):
+    env = {**os.environ, "KIT_WORK_DIR": str(tmp_path / "work"),
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    started = subprocess.run(["bash", str(REPO_ROOT / "start"), "bash", "-c", "echo $PYTHONHASHSEED"],
+                             cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=True)
+    assert started.stdout.strip() == "0"
+    assert (tmp_path / "work" / "00_data.ipynb").is_file()
 
 
 def test_readme_maps_every_notebook():

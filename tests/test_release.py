@@ -108,6 +108,27 @@ def test_release_is_byte_stable_and_check_detects_drift(tmp_path):
     assert (out / "00_fixture.ipynb").read_text() == "{}"  # --check writes nothing
 
 
+def test_release_never_overwrites_a_hand_edited_notebook_without_force(tmp_path):
+    out, backups = tmp_path / "notebooks", tmp_path / "backups"
+    release.release(FIXTURES, out, backups_dir=backups)
+    assert release.read_manifest(out).keys() == {"00_fixture.ipynb"}
+    (out / "00_fixture.ipynb").write_text("{} my notes")
+    with pytest.raises(KitError, match="changed since `kit release` wrote them"):
+        release.release(FIXTURES, out, backups_dir=backups)
+    assert (out / "00_fixture.ipynb").read_text() == "{} my notes" and not backups.exists()
+    assert release.release(FIXTURES, out, force=True, backups_dir=backups) == [out / "00_fixture.ipynb"]
+    assert [p.read_text() for p in backups.iterdir()] == ["{} my notes"]
+    assert release.release(FIXTURES, out, check=True) == []
+
+
+def test_release_check_wants_the_manifest(tmp_path):
+    out = tmp_path / "notebooks"
+    release.release(FIXTURES, out)
+    (out / release.MANIFEST).unlink()
+    assert release.release(FIXTURES, out, check=True) == [out / release.MANIFEST]
+    assert release.release(FIXTURES, out) == [] and (out / release.MANIFEST).is_file()
+
+
 def test_solution_block_without_exercise_id_is_refused(fixture_solution):
     del fixture_solution.cells[1].metadata["kit"]
     with pytest.raises(KitError, match="no exercise id"):

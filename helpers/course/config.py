@@ -16,6 +16,8 @@ from helpers.settings import REPO_ROOT
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 RUNS_DIR = REPO_ROOT / "runs"
+#: Where ``kit release --force`` keeps copies of the notebooks it overwrote.
+BACKUPS_DIR = REPO_ROOT / "backups"
 SANITIZE_FILE = REPO_ROOT / "nbval_sanitize.cfg"
 NOTEBOOK_GLOB = "[0-9][0-9]_*.ipynb"
 

@@ -18,13 +18,18 @@ Conventions (nbgrader's, so instructors who know nbgrader feel at home):
   inputs the student has not seen. Release removes it; grading keeps it.
 
 The output is normalised (kernel metadata, execution counts = the code cell's position) and
-byte-stable: releasing twice changes nothing.
+byte-stable: releasing twice changes nothing. ``notebooks/RELEASED.sha256`` records what the
+release wrote (``sha256sum -c`` reads it), so a notebook edited by hand since is never
+overwritten without ``--force``, and then a copy is kept in ``backups/``.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
+import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +37,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from helpers.course.compare import check_tolerance
-from helpers.course.config import NOTEBOOKS_DIR, SOLUTIONS_DIR, notebooks_in
+from helpers.course.config import BACKUPS_DIR, NOTEBOOKS_DIR, SOLUTIONS_DIR, notebooks_in
 from helpers.errors import KitError
 
 CHECK_MARKER = "# NBVAL_CHECK_OUTPUT"
@@ -212,8 +217,11 @@ def _check_tolerance(cell: NotebookNode, name: str) -> None:
         raise KitError(f"{where}: {err}") from None
 
 
+MANIFEST = "RELEASED.sha256"
+
+
 def release(solutions_dir: Path = SOLUTIONS_DIR, notebooks_dir: Path = NOTEBOOKS_DIR,
-            check: bool = False) -> list[Path]:
+            check: bool = False, force: bool = False, backups_dir: Path = BACKUPS_DIR) -> list[Path]:
     """Write (or with ``check``, only compare) the student notebooks for every solution.
 
     Parameters
@@ -221,7 +229,12 @@ def release(solutions_dir: Path = SOLUTIONS_DIR, notebooks_dir: Path = NOTEBOOKS
     solutions_dir, notebooks_dir : Path
         Source and destination folders (default: the repo's ``solutions/`` and ``notebooks/``).
     check : bool
-        Write nothing; return the notebooks that are missing or out of date.
+        Write nothing; return the notebooks (and the manifest) that are missing or out of date.
+    force : bool
+        Overwrite notebooks edited since the release wrote them, keeping a copy of each in
+        ``backups_dir``. Without it such notebooks are an error and nothing is written.
+    backups_dir : Path
+        Where ``force`` keeps the edited notebooks.
 
     Returns
     -------
@@ -231,17 +244,44 @@ def release(solutions_dir: Path = SOLUTIONS_DIR, notebooks_dir: Path = NOTEBOOKS
     sources = notebooks_in(solutions_dir)
     if not sources:
         raise KitError(f"No solution notebooks (NN_topic.ipynb) in {solutions_dir}.")
-    changed = []
-    for source in sources:
-        text = render(release_notebook(nbformat.read(source, as_version=4), source.name))
-        target = notebooks_dir / source.name
-        if target.is_file() and target.read_text(encoding="utf-8") == text:
-            continue
-        changed.append(target)
-        if not check:
-            notebooks_dir.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
+    written = read_manifest(notebooks_dir)
+    texts = {notebooks_dir / source.name: render(release_notebook(nbformat.read(source, as_version=4),
+                                                                  source.name)) for source in sources}
+    changed = [target for target, text in texts.items()
+               if not (target.is_file() and target.read_text(encoding="utf-8") == text)]
+    manifest = "".join(f"{_sha256(text.encode())}  {target.name}\n" for target, text in texts.items())
+    manifest_path = notebooks_dir / MANIFEST
+    if check:
+        stale = not manifest_path.is_file() or manifest_path.read_text(encoding="utf-8") != manifest
+        return changed + ([manifest_path] if stale else [])
+    edited = [target for target in changed
+              if target.is_file() and written.get(target.name) != _sha256(target.read_bytes())]
+    if edited and not force:
+        raise KitError(f"{', '.join(t.name for t in edited)} in {notebooks_dir} changed since `kit release` "
+                       "wrote them (edit solutions/, not notebooks/; students work in work/). "
+                       f"`kit release --force` overwrites them and keeps a copy in {backups_dir}.")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for target in edited:
+        backups_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(target, backups_dir / f"{target.stem}.{stamp}{target.suffix}")
+    notebooks_dir.mkdir(parents=True, exist_ok=True)
+    for target in changed:
+        target.write_text(texts[target], encoding="utf-8")
+    manifest_path.write_text(manifest, encoding="utf-8")
     return changed
+
+
+def read_manifest(notebooks_dir: Path) -> dict[str, str]:
+    """What the last release wrote: ``{notebook name: sha256}`` (empty when it left no record)."""
+    path = Path(notebooks_dir) / MANIFEST
+    if not path.is_file():
+        return {}
+    pairs = (line.split("  ", 1) for line in path.read_text(encoding="utf-8").splitlines() if "  " in line)
+    return {name: digest for digest, name in pairs}
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def render(nb: NotebookNode) -> str:

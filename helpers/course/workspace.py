@@ -1,0 +1,126 @@
+"""The student's workspace: working copies of the released notebooks that no release overwrites.
+
+Students never edit ``notebooks/``: it is the pristine release that the self-check compares
+with and that ``kit release --check`` guards. ``kit lab`` (and ``kit work``) copy each
+released notebook into the workspace (``work/``, git-ignored; ``KIT_WORK_DIR`` moves it)
+the first time, and never again. When a newer release arrives, the student is told, and
+``kit work --update NN`` takes it, moving their copy to ``work/backups/`` first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from pathlib import Path
+
+from helpers.course.config import NOTEBOOKS_DIR, notebooks_in
+from helpers.errors import KitError
+from helpers.settings import work_dir
+
+#: What each working copy was copied from: notebook name -> sha256 of that release.
+SEEDED_FILE = ".kit-seeded.json"
+BACKUPS = "backups"
+
+COPIED = "copied from notebooks/"
+YOURS = "yours"
+NEWER = "yours; a newer release is in notebooks/ (`kit work --update {number}` takes it, keeping yours)"
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _seeded(work: Path) -> dict[str, str]:
+    path = work / SEEDED_FILE
+    if not path.is_file():
+        return {}
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return {}  # only ever costs a notice about newer releases
+    return record if isinstance(record, dict) else {}
+
+
+def _released(notebooks: Path, numbers: list[str] | None = None) -> list[Path]:
+    found = notebooks_in(notebooks, numbers)
+    if not found:
+        raise KitError(f"No released notebooks (NN_topic.ipynb) in {notebooks}"
+                       + (f" numbered {', '.join(numbers)}." if numbers else "."))
+    return found
+
+
+def seed(work: Path | None = None, notebooks: Path = NOTEBOOKS_DIR) -> dict[str, str]:
+    """Copy every released notebook the workspace does not have yet; never touch one it has.
+
+    Parameters
+    ----------
+    work : Path, optional
+        The workspace (default: ``settings.work_dir()``).
+    notebooks : Path
+        The released notebooks.
+
+    Returns
+    -------
+    dict of str to str
+        Each notebook's state: copied now, yours, or yours with a newer release available.
+    """
+    work = Path(work) if work is not None else work_dir()
+    work.mkdir(parents=True, exist_ok=True)
+    record = _seeded(work)
+    states = {}
+    for released in _released(notebooks):
+        copy, digest = work / released.name, _digest(released)
+        if not copy.exists():
+            shutil.copyfile(released, copy)
+            record[released.name] = digest
+            states[released.name] = COPIED
+        elif record.get(released.name, digest) == digest:
+            record.setdefault(released.name, digest)
+            states[released.name] = YOURS
+        else:
+            states[released.name] = NEWER.format(number=released.name[:2])
+    (work / SEEDED_FILE).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return states
+
+
+def update(numbers: list[str], work: Path | None = None,
+           notebooks: Path = NOTEBOOKS_DIR) -> dict[str, Path | None]:
+    """Replace working copies with the current release, moving each old copy to ``backups/``.
+
+    Parameters
+    ----------
+    numbers : list of str
+        The notebooks to update (e.g. ``["01"]``); at least one.
+    work : Path, optional
+        The workspace (default: ``settings.work_dir()``).
+    notebooks : Path
+        The released notebooks.
+
+    Returns
+    -------
+    dict of str to Path or None
+        For each notebook, where the student's previous copy now is (None: there was none).
+    """
+    if not numbers:
+        raise KitError("Name the notebooks to update, e.g. `kit work --update 01`.")
+    work = Path(work) if work is not None else work_dir()
+    released = _released(notebooks, numbers)
+    work.mkdir(parents=True, exist_ok=True)
+    record = _seeded(work)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    moved: dict[str, Path | None] = {}
+    for source in released:
+        copy, backup = work / source.name, None
+        if copy.exists():
+            backup = work / BACKUPS / f"{copy.stem}.{stamp}{copy.suffix}"
+            if backup.exists():
+                raise KitError(f"{backup} exists already; wait a second and try again.")
+            backup.parent.mkdir(exist_ok=True)
+            copy.rename(backup)
+        shutil.copyfile(source, copy)
+        record[source.name] = _digest(source)
+        moved[source.name] = backup
+    (work / SEEDED_FILE).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return moved

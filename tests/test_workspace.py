@@ -1,0 +1,124 @@
+"""The student's workspace: seeded once from notebooks/, never overwritten; `kit lab` serves it."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from helpers.cli import main
+from helpers.course import config, workspace
+from helpers.errors import KitError
+
+LAB_START_SECONDS = 300  # a loaded machine starts JupyterLab slowly; this only bounds a hang
+
+
+@pytest.fixture
+def released(tmp_path) -> Path:
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    for name in ("00_data.ipynb", "01_naive_bayes.ipynb"):
+        (folder / name).write_text(f'{{"release": 1, "name": "{name}"}}\n')
+    return folder
+
+
+def test_seed_copies_what_is_missing_and_never_overwrites(tmp_path, released):
+    work = tmp_path / "work"
+    assert set(workspace.seed(work, released).values()) == {workspace.COPIED}
+    (work / "01_naive_bayes.ipynb").write_text("my work")
+    (work / "00_data.ipynb").unlink()
+    states = workspace.seed(work, released)
+    assert states == {"00_data.ipynb": workspace.COPIED, "01_naive_bayes.ipynb": workspace.YOURS}
+    assert (work / "01_naive_bayes.ipynb").read_text() == "my work"
+
+
+def test_a_newer_release_is_offered_not_forced(tmp_path, released):
+    work = tmp_path / "work"
+    workspace.seed(work, released)
+    (work / "01_naive_bayes.ipynb").write_text("my work")
+    (released / "01_naive_bayes.ipynb").write_text('{"release": 2}\n')
+    states = workspace.seed(work, released)
+    assert "kit work --update 01" in states["01_naive_bayes.ipynb"]
+    assert (work / "01_naive_bayes.ipynb").read_text() == "my work"
+
+    moved = workspace.update(["1"], work, released)
+    backup = moved["01_naive_bayes.ipynb"]
+    assert backup.parent == work / workspace.BACKUPS and backup.read_text() == "my work"
+    assert (work / "01_naive_bayes.ipynb").read_text() == '{"release": 2}\n'
+    assert workspace.seed(work, released)["01_naive_bayes.ipynb"] == workspace.YOURS
+    assert config.notebooks_in(work) == [work / "00_data.ipynb", work / "01_naive_bayes.ipynb"]
+
+
+def test_update_needs_existing_notebooks(tmp_path, released):
+    with pytest.raises(KitError, match="Name the notebooks"):
+        workspace.update([], tmp_path / "work", released)
+    with pytest.raises(KitError, match="numbered 42"):
+        workspace.update(["42"], tmp_path / "work", released)
+
+
+def test_kit_work_seeds_the_configured_workspace(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("KIT_WORK_DIR", str(tmp_path / "mine"))
+    assert main(["work"]) == 0
+    seeded = sorted(p.name for p in (tmp_path / "mine").glob("*.ipynb"))
+    assert seeded == [p.name for p in config.notebooks_in(config.NOTEBOOKS_DIR)]
+    assert "copied from notebooks/" in capsys.readouterr().out
+
+
+def test_help_loads_no_heavy_library():
+    code = ("import sys; from helpers import cli; cli.build_parser().format_help(); "
+            "print(sorted({'pandas', 'gensim', 'sklearn', 'nbformat'} & set(sys.modules)))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]"
+
+
+def test_version_and_unknown_options(capsys):
+    with pytest.raises(SystemExit) as shown:
+        main(["--version"])
+    assert shown.value.code == 0 and capsys.readouterr().out.startswith("kit ")
+    with pytest.raises(SystemExit) as refused:
+        main(["info", "--no-browser"])
+    assert refused.value.code == 2 and "unrecognized arguments: --no-browser" in capsys.readouterr().err
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _get(url: str, token: str) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.status, response.read()
+
+
+def test_kit_lab_runs_headless_with_jupyter_options_and_serves_the_workspace(tmp_path):
+    port, token = _free_port(), "kit-test-token"
+    env = {**os.environ, "KIT_WORK_DIR": str(tmp_path / "work"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
+    log = tmp_path / "lab.log"
+    with log.open("w") as output:
+        lab = subprocess.Popen([sys.executable, "-m", "helpers.cli", "lab", "--no-browser",
+                                "--port", str(port), "--allow-root", f"--IdentityProvider.token={token}"],
+                               env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline, status = time.monotonic() + LAB_START_SECONDS, None
+        while status is None and time.monotonic() < deadline and lab.poll() is None:
+            try:
+                status, _ = _get(f"http://127.0.0.1:{port}/lab", token)
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(1)
+        assert status == 200, f"JupyterLab did not answer:\n{log.read_text()[-2000:]}"
+        _, listing = _get(f"http://127.0.0.1:{port}/api/contents/work", token)
+        served = sorted(item["name"] for item in json.loads(listing)["content"] if item["type"] == "notebook")
+        assert served == [p.name for p in config.notebooks_in(config.NOTEBOOKS_DIR)]
+    finally:
+        os.killpg(lab.pid, 15)
+        lab.wait(timeout=60)
