@@ -187,9 +187,16 @@ def lab_arguments(work: Path) -> list[str]:
     return [f"--ServerApp.root_dir={root}", f"--LabApp.default_url=/lab/tree/{page}"]
 
 
+def _version() -> str:
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kit", description=__doc__.splitlines()[0].replace("``", "`"))
-    parser.add_argument("--version", action="version", version=f"%(prog)s {metadata.version(DISTRIBUTION)}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     fetch_data = sub.add_parser("fetch", help="download (or copy) and verify the corpora")

@@ -8,7 +8,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -113,12 +112,22 @@ def test_kit_lab_runs_headless_with_jupyter_options_and_serves_the_workspace(tmp
         while status is None and time.monotonic() < deadline and lab.poll() is None:
             try:
                 status, _ = _get(f"http://127.0.0.1:{port}/lab", token)
-            except (urllib.error.URLError, ConnectionError):
+            except OSError:  # not listening yet, or a slow first answer (URLError, TimeoutError)
                 time.sleep(1)
         assert status == 200, f"JupyterLab did not answer:\n{log.read_text()[-2000:]}"
         _, listing = _get(f"http://127.0.0.1:{port}/api/contents/work", token)
         served = sorted(item["name"] for item in json.loads(listing)["content"] if item["type"] == "notebook")
         assert served == [p.name for p in config.notebooks_in(config.NOTEBOOKS_DIR)]
     finally:
-        os.killpg(lab.pid, 15)
-        lab.wait(timeout=60)
+        if lab.poll() is None:
+            os.killpg(lab.pid, 15)
+            lab.wait(timeout=60)
+
+
+def test_a_garbled_seed_record_costs_nothing_but_a_notice(tmp_path, released):
+    work = tmp_path / "work"
+    workspace.seed(work, released)
+    (work / workspace.SEEDED_FILE).write_bytes(b"\xff\xfe not json")
+    assert set(workspace.seed(work, released).values()) == {workspace.YOURS}
+    record = json.loads((work / workspace.SEEDED_FILE).read_text())
+    assert record.keys() == {"00_data.ipynb", "01_naive_bayes.ipynb"}

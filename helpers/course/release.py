@@ -263,7 +263,10 @@ def release(solutions_dir: Path = SOLUTIONS_DIR, notebooks_dir: Path = NOTEBOOKS
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for target in edited:
         backups_dir.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(target, backups_dir / f"{target.stem}.{stamp}{target.suffix}")
+        backup = backups_dir / f"{target.stem}.{stamp}{target.suffix}"
+        if backup.exists():
+            raise KitError(f"{backup} exists already; wait a second and try again.")
+        shutil.copyfile(target, backup)
     notebooks_dir.mkdir(parents=True, exist_ok=True)
     for target in changed:
         target.write_text(texts[target], encoding="utf-8")

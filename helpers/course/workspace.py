@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import time
 from pathlib import Path
@@ -33,14 +34,18 @@ def _digest(path: Path) -> str:
 
 
 def _seeded(work: Path) -> dict[str, str]:
-    path = work / SEEDED_FILE
-    if not path.is_file():
-        return {}
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
-        return {}  # only ever costs a notice about newer releases
+        record = json.loads((work / SEEDED_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # missing or garbled: only ever costs a newer-release notice
+        return {}
     return record if isinstance(record, dict) else {}
+
+
+def _record(work: Path, record: dict[str, str]) -> None:
+    """Write the seed record whole or not at all (Binder's start and kit lab may both seed)."""
+    partial = work / f"{SEEDED_FILE}.{os.getpid()}"
+    partial.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(partial, work / SEEDED_FILE)
 
 
 def _released(notebooks: Path, numbers: list[str] | None = None) -> list[Path]:
@@ -81,7 +86,7 @@ def seed(work: Path | None = None, notebooks: Path = NOTEBOOKS_DIR) -> dict[str,
             states[released.name] = YOURS
         else:
             states[released.name] = NEWER.format(number=released.name[:2])
-    (work / SEEDED_FILE).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    _record(work, record)
     return states
 
 
@@ -122,5 +127,5 @@ def update(numbers: list[str], work: Path | None = None,
         shutil.copyfile(source, copy)
         record[source.name] = _digest(source)
         moved[source.name] = backup
-    (work / SEEDED_FILE).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    _record(work, record)
     return moved
