@@ -13,7 +13,8 @@ The course library, which the notebooks import, holds one topic per module:
   vectors), ``embedding_space`` (what the vector space encodes: similarities, probes);
 - the labs: ``analysis`` (error analysis), ``annotation`` (the error-annotation sheet),
   ``projector`` (Embedding Projector export), ``transport`` (transportability),
-  ``leakage`` (train-test overlap), ``adversarial`` (Zelligs and Claudes).
+  ``leakage`` (train-test overlap), ``adversarial`` (Zelligs and Claudes);
+- in a notebook: ``exercises`` (an unfinished exercise's error is one line, not a traceback).
 
 On top of it sit the ``kit`` command (``cli``) and the course tooling, ``helpers.course``:
 ``config``, ``release``, ``grading``, ``runner``, ``nbval_plugin``, ``compare``,
@@ -21,3 +22,7 @@ On top of it sit the ``kit`` command (``cli``) and the course tooling, ``helpers
 """
 
 __version__ = "0.1.0"
+
+from helpers.exercises import show_unfinished_briefly  # noqa: E402
+
+show_unfinished_briefly()

@@ -12,6 +12,7 @@ import json
 import os
 import platform
 import sys
+import textwrap
 from importlib import metadata
 from pathlib import Path
 
@@ -152,16 +153,19 @@ def cmd_work(args: argparse.Namespace) -> None:
 def cmd_check(args: argparse.Namespace) -> None:
     from helpers.course import check
 
-    copies = [check.working_copy(args.notebook)] if args.notebook else \
-        config.notebooks_in(settings.work_dir())
+    if args.notebook:
+        copy = check.working_copy(args.notebook)
+        rows = check.check_notebook(copy, check.released_for(copy), timeout=args.timeout)
+        print(f"{copy.name}: {sum(row.passed for row in rows)}/{len(rows)} exercises pass the "
+              "visible checks (grading also runs hidden ones)")
+        for row in rows:
+            print(textwrap.indent(check.describe(row), "  "))
+        return
+    copies = config.notebooks_in(settings.work_dir())
     if not copies:
         raise KitError(f"Your workspace {settings.work_dir()} has no notebooks yet; run `kit work`.")
-    for copy in copies:
-        rows = check.check_notebook(copy, check.released_for(copy), timeout=args.timeout)
-        done = sum(passed for _, passed, _ in rows)
-        print(f"{copy.name}: {done}/{len(rows)} exercises pass the visible checks")
-        for row in rows:
-            print("  " + check.describe(*row))
+    print(check.progress(check.check_workspace(copies, timeout=args.timeout)).to_string())
+    print("\n`kit check NN` says, per exercise, what fails and why.")
 
 
 def cmd_lab(args: argparse.Namespace) -> None:
@@ -173,6 +177,8 @@ def cmd_lab(args: argparse.Namespace) -> None:
     # Kernels inherit the server's environment; gensim's initial vectors depend on Python's
     # hash seed, so the reference outputs need it fixed before Jupyter starts.
     config.apply_reference_env()
+    os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
+        [str(config.LAB_CONFIG_DIR), *filter(None, [os.environ.get("JUPYTER_CONFIG_PATH")])])
     command = [sys.executable, "-m", "jupyterlab", *lab_arguments(settings.work_dir()), *args.jupyter_args]
     os.execv(command[0], command)
 
@@ -259,7 +265,13 @@ def build_parser() -> argparse.ArgumentParser:
     checking.set_defaults(func=cmd_check)
 
     lab = sub.add_parser("lab", help="open your workspace (work/) in JupyterLab, with PYTHONHASHSEED=0; "
-                         "any other option (--no-browser, --port N, --allow-root) goes to jupyter lab")
+                         "any other option (--no-browser, --port N, --allow-root) goes to jupyter lab",
+                         description="Copy the released notebooks you do not have yet into your "
+                         "workspace (work/) and open it in JupyterLab, served from the repository "
+                         "so data/ is in reach.",
+                         epilog="Every option not listed above goes to JupyterLab unchanged, for "
+                         "example: kit lab --no-browser --port 8899 --allow-root "
+                         "(see: python -m jupyterlab --help).")
     lab.set_defaults(func=cmd_lab)
 
     annotate = sub.add_parser("annotate", help="write the error-annotation sheet for notebook 05")

@@ -39,7 +39,7 @@ from tqdm import tqdm
 from helpers import data, fetch, settings
 from helpers.errors import KitError
 from helpers.evaluation import C_GRID, KEY_CHARS, Classifier, fit_svm
-from helpers.fetch import atomic_write, sha256sum
+from helpers.fetch import atomic_write, store_verified, verified_cache
 from helpers.text import tokenize
 
 CACHE_VERSION = 1
@@ -183,25 +183,6 @@ class EpochProgress(CallbackAny2Vec):
         self.bar.close()
 
 
-def _cached(path: Path) -> bool:
-    """True if ``path`` and its sha256 sidecar exist and agree (a corrupt file is set aside)."""
-    sidecar = path.with_name(path.name + ".sha256")
-    if not (path.is_file() and sidecar.is_file()):
-        return False
-    if sidecar.read_text().strip() == sha256sum(path):
-        return True
-    path.rename(path.with_name(path.name + ".corrupt"))
-    tqdm.write(f"{path.name} failed its checksum; it was set aside and will be rebuilt.")
-    return False
-
-
-def _store(path: Path, write) -> None:
-    """Write a cache file atomically, then its sha256 sidecar."""
-    atomic_write(path, write)
-    sidecar = path.with_name(path.name + ".sha256")
-    atomic_write(sidecar, lambda tmp: tmp.write_text(sha256sum(path) + "\n"))
-
-
 def train(config: Doc2VecConfig, workers: int | None = None, progress: bool = True) -> Doc2Vec:
     """Train (or load from the cache) one Doc2Vec model in ``corpus_file`` mode.
 
@@ -214,7 +195,7 @@ def train(config: Doc2VecConfig, workers: int | None = None, progress: bool = Tr
         A progress bar per epoch.
     """
     path = settings.data_dir() / "models" / f"d2v_{config.key()}.model"
-    if _cached(path):
+    if verified_cache(path):
         return Doc2Vec.load(str(path))
     if os.environ.get("PYTHONHASHSEED") != "0":
         warnings.warn("PYTHONHASHSEED is not 0: gensim's initial vectors (and so this model) will "
@@ -232,7 +213,7 @@ def train(config: Doc2VecConfig, workers: int | None = None, progress: bool = Tr
         with open(tmp, "wb") as handle:  # one file: gensim stores big arrays inline in a handle
             model.save(handle)
 
-    _store(path, write)
+    store_verified(path, write)
     return model
 
 
@@ -252,7 +233,7 @@ def review_vectors(config: Doc2VecConfig, workers: int | None = None, infer_epoc
     ndarray of shape (2000, vector_size)
     """
     path = _vector_path(config, infer_epochs)
-    if _cached(path):
+    if verified_cache(path):
         return np.load(path)
     reviews = data.load_movie_reviews()
     if config.transductive:
@@ -267,7 +248,7 @@ def review_vectors(config: Doc2VecConfig, workers: int | None = None, infer_epoc
         with open(tmp, "wb") as handle:  # a handle: np.save would add ".npy" to a name
             np.save(handle, vectors)
 
-    _store(path, write)
+    store_verified(path, write)
     return vectors
 
 
@@ -375,7 +356,7 @@ def prepare(configs, infer_epochs: int | None = None, profile: str | None = None
     side by side, one process per core (each still bit-for-bit reproducible). In the full
     profile each model already uses every core, so they train one after another.
     """
-    missing = list(dict.fromkeys(c for c in configs if not _cached(_vector_path(c, infer_epochs))))
+    missing = list(dict.fromkeys(c for c in configs if not verified_cache(_vector_path(c, infer_epochs))))
     if not missing:
         return
     workers = workers_for(profile)

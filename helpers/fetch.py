@@ -118,6 +118,9 @@ def is_verified(name: str, data_dir: Path | None = None) -> bool:
 # --------------------------------------------------------------------------- fetching
 
 
+PRESENT = "present (verified)"
+
+
 def fetch(
     names: Iterable[str] | None = None,
     source: Path | str | None = None,
@@ -144,7 +147,8 @@ def fetch(
     Returns
     -------
     dict
-        ``{name: "present" | "fetched"}``.
+        ``{name: what happened}``: ``"present (verified)"``, or ``"fetched from <origin>,
+        <size>, verified"`` where the origin is the local copy's folder or the official URL.
 
     Raises
     ------
@@ -161,7 +165,7 @@ def fetch(
     status = {}
     for name in chosen:
         if is_verified(name, root):
-            status[name] = "present"
+            status[name] = PRESENT
             continue
         try:
             _fetch_one(DATASETS[name], root, src, progress)
@@ -170,8 +174,16 @@ def fetch(
                 f"Could not write {name} into {root}: {err}. Free some disk space or point "
                 "KIT_DATA_DIR at a writable folder, then run `kit fetch` again."
             ) from err
-        status[name] = "fetched"
+        size = (root / DATASETS[name].archive).stat().st_size
+        status[name] = f"fetched from {origin(DATASETS[name], src)}, {size / 2**20:,.1f} MiB, verified"
     return status
+
+
+def origin(ds: Dataset, source: Path | None) -> str:
+    """Where a data set's archive comes from: the local copy's folder, the URL, or NLTK."""
+    if source is not None:
+        return f"local copy {source}"
+    return ds.url or f"nltk.download({ds.name!r})"
 
 
 def _fetch_one(ds: Dataset, root: Path, source: Path | None, progress: bool) -> None:
@@ -209,9 +221,8 @@ def _obtain(ds: Dataset, archive: Path, source: Path | None, progress: bool) -> 
         if digest not in ds.sha256:
             aside = archive.with_name(f"{archive.name}.corrupt-{digest[:DIGEST_CHARS]}")
             tmp.replace(aside)
-            origin = source / ds.archive if source else (ds.url or f"nltk.download({ds.name!r})")
             raise KitError(
-                f"{ds.name}: the file from {origin} has sha256 {digest}, expected one of "
+                f"{ds.name}: the file from {origin(ds, source)} has sha256 {digest}, expected one of "
                 f"{list(ds.sha256)}. It was kept as {aside} and not used. Replace the source "
                 "copy (or retry the download) and run `kit fetch` again."
             )
@@ -338,3 +349,26 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
         os.replace(tmp_name, path)
     finally:
         Path(tmp_name).unlink(missing_ok=True)
+
+
+def verified_cache(path: Path) -> bool:
+    """True if cache file ``path`` and its sha256 sidecar exist and agree.
+
+    A file that fails its checksum is renamed ``*.corrupt`` (kept for a look, never read) and
+    the caller rebuilds it.
+    """
+    sidecar = path.with_name(path.name + ".sha256")
+    if not (path.is_file() and sidecar.is_file()):
+        return False
+    if sidecar.read_text().strip() == sha256sum(path):
+        return True
+    path.rename(path.with_name(path.name + ".corrupt"))
+    tqdm.write(f"{path.name} failed its checksum; it was set aside and will be rebuilt.")
+    return False
+
+
+def store_verified(path: Path, write: Callable[[Path], None]) -> None:
+    """Write a cache file atomically (``write(tmp)``), then its sha256 sidecar."""
+    atomic_write(path, write)
+    sidecar = path.with_name(path.name + ".sha256")
+    atomic_write(sidecar, lambda tmp: tmp.write_text(sha256sum(path) + "\n"))

@@ -12,15 +12,24 @@ of test rows at a time, keeping only each row's running maximum, so memory stays
 
 from __future__ import annotations
 
+import hashlib
+import itertools
+from collections.abc import Iterable
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+import sklearn
 from joblib import Parallel, delayed
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.preprocessing import normalize
 from tqdm import tqdm
 
+from helpers import settings
 from helpers.errors import KitError
+from helpers.evaluation import KEY_CHARS
+from helpers.fetch import store_verified, verified_cache
 
 NGRAMS = {1: (1, 1), 2: (2, 2), 3: (3, 3)}
 EQUAL_BINS = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -31,11 +40,6 @@ def _count_vectors(train_texts, test_texts, ngram: int, stop_words) -> tuple[sp.
 
     The vocabulary includes test-only n-grams so that each test vector's norm is complete.
     """
-    if ngram not in NGRAMS:
-        raise KitError(f"ngram must be 1 (unigrams), 2 (bigrams only) or 3 (trigrams only), not {ngram}.")
-    train_texts, test_texts = list(train_texts), list(test_texts)
-    if not train_texts or not test_texts:
-        raise KitError("Both the training and the test texts must be non-empty.")
     vectorizer = CountVectorizer(ngram_range=NGRAMS[ngram], stop_words=stop_words, dtype=np.float32)
     counts = vectorizer.fit_transform(train_texts + test_texts)
     counts = normalize(counts, norm="l2", copy=False).tocsr()
@@ -49,7 +53,8 @@ def _chunk_max(test_chunk: sp.csr_matrix, train_t: sp.csr_matrix) -> tuple[np.nd
 
 
 def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str | list | None = "english",
-                       chunk_size: int = 1000, n_jobs: int = -1, progress: bool = True) -> pd.DataFrame:
+                       chunk_size: int = 1000, n_jobs: int = -1, progress: bool = True,
+                       use_cache: bool = True) -> pd.DataFrame:
     """For each test text, its highest cosine similarity to any training text, and which.
 
     Parameters
@@ -65,6 +70,9 @@ def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str 
         Threads working on chunks (joblib; -1: all cores).
     progress : bool
         Show a progress bar over chunks.
+    use_cache : bool
+        Read and write ``data/overlap/<key>.npz``, keyed by the texts, ``ngram``,
+        ``stop_words`` and scikit-learn's version, and verified by its sha256 on every read.
 
     Returns
     -------
@@ -73,6 +81,17 @@ def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str 
         ``train_index`` (position of the most similar training text). Its
         ``similarity.mean()`` is the overlap score.
     """
+    train_texts, test_texts = list(train_texts), list(test_texts)
+    if ngram not in NGRAMS:
+        raise KitError(f"ngram must be 1 (unigrams), 2 (bigrams only) or 3 (trigrams only), not {ngram}.")
+    if not train_texts or not test_texts:
+        raise KitError("Both the training and the test texts must be non-empty.")
+    if not all(isinstance(text, str) for text in itertools.chain(train_texts, test_texts)):
+        raise KitError("Every training and test text must be a string.")
+    cache = _cache_path(train_texts, test_texts, ngram, stop_words) if use_cache else None
+    if cache is not None and verified_cache(cache):
+        with np.load(cache, allow_pickle=False) as stored:
+            return pd.DataFrame({"similarity": stored["similarity"], "train_index": stored["train_index"]})
     train, test = _count_vectors(train_texts, test_texts, ngram, stop_words)
     train_t = train.T.tocsr()  # CSR × CSR is the faster sparse product here
     starts = range(0, test.shape[0], chunk_size)
@@ -81,8 +100,24 @@ def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str 
     chunks = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(jobs)
     parts = list(tqdm(chunks, total=len(starts), desc=f"overlap {ngram}-grams", disable=not progress,
                       leave=False))
-    return pd.DataFrame({"similarity": np.concatenate([p[0] for p in parts]).astype(float),
-                         "train_index": np.concatenate([p[1] for p in parts])})
+    found = pd.DataFrame({"similarity": np.concatenate([p[0] for p in parts]).astype(float),
+                          "train_index": np.concatenate([p[1] for p in parts])})
+    if cache is not None:
+        store_verified(cache, lambda tmp: _save_npz(tmp, found))
+    return found
+
+
+def _save_npz(path: Path, found: pd.DataFrame) -> None:
+    with open(path, "wb") as f:  # a file object: np.savez would append ".npz" to a bare name
+        np.savez(f, similarity=found.similarity.to_numpy(), train_index=found.train_index.to_numpy())
+
+
+def _cache_path(train_texts: Iterable[str], test_texts: Iterable[str], ngram: int,
+                stop_words: str | list | None) -> Path:
+    digest = hashlib.sha256(f"{ngram}|{stop_words!r}|{sklearn.__version__}".encode())
+    for text in itertools.chain(train_texts, [None], test_texts):
+        digest.update(b"\x00" if text is None else text.encode() + b"\x01")
+    return settings.data_dir() / "overlap" / f"{digest.hexdigest()[:KEY_CHARS]}.npz"
 
 
 def fold_overlap(reviews: pd.DataFrame, ngram: int = 1, **kwargs) -> pd.DataFrame:

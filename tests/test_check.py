@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 from helpers.cli import main
-from helpers.course import check, release
+from helpers.course import check, config, release, workspace
 from helpers.errors import KitError
 
 FIXTURE = Path(__file__).parent / "fixtures" / "solutions" / "00_fixture.ipynb"
@@ -28,10 +28,15 @@ def test_check_says_per_exercise_what_passes(tmp_path):
         copy = tmp_path / name / FIXTURE.name
         copy.parent.mkdir()
         nbformat.write(nb, copy)
-        lines[name] = [check.describe(*row) for row in check.check_notebook(copy, released, timeout=120)]
+        lines[name] = [check.describe(row) for row in check.check_notebook(copy, released, timeout=120)]
     assert lines["correct"] == ["✓ 0.1", "✓ 0.2"]
     assert lines["stub"] == ["✗ 0.1  not done yet", "✗ 0.2  not done yet"]
-    assert lines["wrong"][0].startswith("✗ 0.1  output differs from the reference: stdout, line 1: -1")
+    assert lines["wrong"][0] == (
+        "✗ 0.1  Fixture practical\n"
+        "    output differs from the reference: stdout, line 1: -1 where 5 was expected "
+        "(must match exactly)\n"
+        "    expected (reference): 5\n"
+        "    got (your output):    -1")
     assert lines["wrong"][1] == "✗ 0.2  not done yet"
 
 
@@ -45,3 +50,82 @@ def test_check_names_what_is_missing(tmp_path, capsys):
         check.check_notebook(tmp_path / "broken.ipynb", FIXTURE)
     assert main(["check", str(tmp_path / "absent.ipynb")]) == 1
     assert "not one of the released notebooks" in capsys.readouterr().err
+
+
+def test_an_error_shows_where_it_was_raised_and_the_table_counts_each_kind(tmp_path):
+    solution = nbformat.read(FIXTURE, as_version=4)
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    nbformat.write(release.release_notebook(solution), notebooks / FIXTURE.name)
+    raising = release.release_notebook(solution)
+    raising.cells[1].source = "def add(a, b):\n    total = a + b\n    return total / 0"
+    work = tmp_path / "work"
+    work.mkdir()
+    nbformat.write(raising, work / FIXTURE.name)
+    nbformat.write(solution, work / "mine.ipynb")  # no release of that name: not checked
+    found = check.check_workspace(config.notebooks_in(work) + [work / "mine.ipynb"], timeout=120,
+                                  notebooks=notebooks)
+    assert list(found) == [FIXTURE.name]
+    assert check.describe(found[FIXTURE.name][0]) == (
+        "✗ 0.1  Fixture practical\n    ZeroDivisionError: division by zero "
+        "(in add, line 3: return total / 0)")
+    table = check.progress(found)
+    assert table.loc[FIXTURE.name].to_dict() == {
+        "exercises": 2, "pass": 0, "not done": 1, "blocked": 0, "fail": 1}
+
+
+def test_kit_check_on_a_catalogued_mistake_in_a_course_notebook(tmp_path, monkeypatch, capsys, corpora):
+    from test_mistakes import MISTAKES
+
+    work = tmp_path / "work"
+    workspace.seed(work)
+    copy = work / "03_significance.ipynb"
+    nb = nbformat.read(copy, as_version=4)
+    solved = {release.exercise_id(c): c.source for c in
+              nbformat.read(config.SOLUTIONS_DIR / copy.name, as_version=4).cells}
+    mistake = MISTAKES["3.1"]["the Monte Carlo formula (s + 1) / (R + 1) for the exact test"]
+    for cell in nb.cells:
+        if release.exercise_id(cell) == "3.1":
+            cell.source = mistake
+        elif release.exercise_id(cell) == "3.2":
+            cell.source = solved["3.2"]
+    nbformat.write(nb, copy)
+    monkeypatch.setenv("KIT_WORK_DIR", str(work))
+    assert main(["check", "03"]) == 0
+    assert capsys.readouterr().out == CATALOGUED_MISTAKE_03
+
+
+CATALOGUED_MISTAKE_03 = """\
+03_significance.ipynb: 1/2 exercises pass the visible checks (grading also runs hidden ones)
+  ✗ 3.1  The lecture's worked example
+      output differs from the reference: stdout, line 2: 0.04615 where 0.03125 was expected \
+(must match exactly)
+      expected (reference): 2 of 64 swap patterns are at least as extreme: p = 2/64 = 0.03125
+      got (your output):    2 of 64 swap patterns are at least as extreme: p = 2/64 = 0.04615
+  ✓ 3.2
+"""
+
+
+def test_check_in_a_notebook_runs_one_exercise_s_checks_on_the_live_names(tmp_path, capsys):
+    solution = nbformat.read(FIXTURE, as_version=4)
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    nbformat.write(release.release_notebook(solution), notebooks / FIXTURE.name)
+    right, wrong = {}, {}
+    exec("def add(a, b):\n    return a + b", right)
+    exec("def add(a, b):\n    return a - b", wrong)
+    stub = {}
+    exec(release.stub_source(solution.cells[1].source, "0.1"), stub)
+
+    assert check.check("0.1", right, notebooks) is True
+    assert capsys.readouterr().out == "✓ 0.1\n"
+    assert check.check("0.1", wrong, notebooks) is False
+    assert capsys.readouterr().out == (
+        "✗ 0.1  Fixture practical\n    output differs from the reference: line 1: -1 where 5 was "
+        "expected (must match exactly)\n    expected (reference): 5\n    got (your output):    -1\n")
+    assert check.check("0.1", stub, notebooks) is False
+    assert capsys.readouterr().out == "✗ 0.1  Fixture practical\n    not done yet\n"
+    with pytest.raises(KitError, match="Exercise 0.9 is not in"):
+        check.check("0.9", right, notebooks)
+    with pytest.raises(KitError, match="No released notebook has exercise 'x'"):
+        check.check("x", right, notebooks)

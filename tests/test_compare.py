@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from helpers.course import compare, config
-from helpers.course.nbval_plugin import tolerance_of
+from helpers.course.compare import tolerance_of
 from helpers.errors import KitError
 
 

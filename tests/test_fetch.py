@@ -16,11 +16,11 @@ SMALL = "opinion_lexicon"  # the smallest archive, for tests that fetch into a t
 
 
 def test_fetch_verifies_and_is_idempotent(source, empty_data_dir):
-    assert fetch.fetch([SMALL], source=source, progress=False) == {SMALL: "fetched"}
+    assert _fetched_from_local_copy(source)
     assert fetch.is_verified(SMALL, empty_data_dir)
     archive = empty_data_dir / fetch.DATASETS[SMALL].archive
     mtime = archive.stat().st_mtime_ns
-    assert fetch.fetch([SMALL], source=source, progress=False) == {SMALL: "present"}
+    assert fetch.fetch([SMALL], source=source, progress=False) == {SMALL: fetch.PRESENT}
     assert archive.stat().st_mtime_ns == mtime
     assert data.load_opinion_lexicon()["pos"]
 
@@ -30,7 +30,7 @@ def test_corrupt_archive_in_data_dir_is_moved_aside_and_refetched(source, empty_
     archive = empty_data_dir / fetch.DATASETS[SMALL].archive
     archive.write_bytes(b"not the zip you are looking for")
     assert not fetch.is_verified(SMALL, empty_data_dir)
-    assert fetch.fetch([SMALL], source=source, progress=False) == {SMALL: "fetched"}
+    assert _fetched_from_local_copy(source)
     assert fetch.is_verified(SMALL, empty_data_dir)
     aside = list(archive.parent.glob(f"{archive.name}.corrupt-*"))
     assert len(aside) == 1 and aside[0].read_bytes() == b"not the zip you are looking for"
@@ -74,7 +74,7 @@ def test_failed_extraction_leaves_nothing_half_written(source, empty_data_dir, m
     assert sorted(p.name for p in corpora_dir.iterdir()) == [f"{SMALL}.zip"]
     monkeypatch.undo()
     monkeypatch.setenv("KIT_DATA_DIR", str(empty_data_dir))
-    assert fetch.fetch([SMALL], source=source, progress=False) == {SMALL: "fetched"}
+    assert _fetched_from_local_copy(source)
 
 
 def test_failed_copy_leaves_no_partial_archive(source, empty_data_dir, monkeypatch):
@@ -119,7 +119,7 @@ def test_stale_extraction_is_replaced(source, empty_data_dir):
     shutil.rmtree(folder)
     folder.mkdir()
     (folder / "half-written.txt").write_text("x")
-    assert fetch.fetch([SMALL], source=source, progress=False) == {SMALL: "fetched"}
+    assert _fetched_from_local_copy(source)
     assert not (folder / "half-written.txt").exists()
     assert (folder / "positive-words.txt").is_file()
 
@@ -154,3 +154,16 @@ def test_unsafe_tar_members_are_refused_on_every_python(tmp_path, name, kind):
         fetch._checked(member)
     safe = tarfile.TarInfo("aclImdb/train/pos/0_9.txt")
     assert fetch._checked(safe) is safe
+
+
+def test_without_an_offline_copy_the_suite_uses_the_verified_data_folder(corpora, monkeypatch, tmp_path):
+    import conftest
+
+    monkeypatch.delenv("KIT_DATA_SOURCE", raising=False)
+    monkeypatch.setattr(conftest, "REPO", tmp_path / "repo")  # no ../shared/data beside it
+    assert conftest._source() == corpora
+
+
+def _fetched_from_local_copy(source) -> bool:
+    return fetch.fetch([SMALL], source=source, progress=False)[SMALL].startswith(
+        f"fetched from local copy {source}, ")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import nbformat
@@ -158,7 +159,7 @@ def test_a_check_failing_on_an_earlier_stub_reports_blocked():
     # a name a cell failing on the 1.1 stub did not define
     missing = "NameError: name 'predictions' is not defined"
     assert grading._blocked("1.3", missing, ["1.1", "1.2"]) == "blocked by 1.2 (not done yet)"
-    assert grading._blocked("1.3", missing, ["1.3"]) == "NotImplementedError: exercise 1.3"
+    assert grading._blocked("1.3", missing, ["1.3"]) == "NotImplementedError: exercise 1.3 not done yet"
     assert grading._blocked("1.3", missing) == missing
     assert grading._blocked("1.3", "ValueError: shapes", ["1.2"]) == "ValueError: shapes"
 
@@ -265,3 +266,27 @@ def test_each_variant_starts_from_the_state_before_its_exercise(tmp_path):
     assert not passed and error.startswith("NameError") and position == 1
     assert first[1]["0.2"] == solved  # a wrong 0.1 is not charged to 0.2
     assert not second[1]["0.2"][0] and second[1]["0.2"][2] == 1
+
+
+def test_an_error_says_where_in_the_notebook_it_was_raised():
+    text = ("Traceback:\n-----\nZeroDivisionError        Traceback (most recent call last)\n"
+            "Cell In[1], line 2\n      1 # NBVAL_CHECK_OUTPUT\n----> 2 print(add(2, 3))\n\n"
+            "Cell In[1], line 3, in add(a, b)\n      1 def add(a, b):\n      2     c = a + b\n"
+            "----> 3     return c / 0\n\nZeroDivisionError: division by zero\n")
+    problem = ET.Element("failure", message="Cell 1: Cell execution caused an exception")
+    problem.text = text
+    assert grading._short_reason(problem) == \
+        "ZeroDivisionError: division by zero (in add, line 3: return c / 0)"
+    problem.text = text.replace("ZeroDivisionError: division by zero",
+                                "NotImplementedError: exercise 0.1 not done yet")
+    assert grading._short_reason(problem) == "NotImplementedError: exercise 0.1 not done yet"
+
+
+def test_an_output_difference_shows_both_lines_labelled_once():
+    lines = ["Traceback:", "stdout, line 1: 0.19 where 0.1824 was expected (allowed ± 0.0003)",
+             "expected (reference): p = 0.1824", "got (your output):    p = 0.19",
+             "Traceback:", "stdout, line 1: 0.19 where 0.1824 was expected (allowed ± 0.0003)",
+             "expected (reference): p = 0.1824", "got (your output):    p = 0.19"]
+    assert grading._output_difference(lines) == (
+        "output differs from the reference: stdout, line 1: 0.19 where 0.1824 was expected "
+        "(allowed ± 0.0003); expected (reference): p = 0.1824; got (your output):    p = 0.19")

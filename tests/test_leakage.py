@@ -38,7 +38,7 @@ def test_matches_brute_force_on_real_reviews(corpora, ngram):
     assert (found.train_index.iloc[distinct] == [expected[i][1] for i in distinct]).mean() > 0.95
 
 
-def test_nothing_shared_gives_zero():
+def test_nothing_shared_gives_zero(empty_data_dir):
     found = train_test_overlap(["red apples"], ["blue skies", "red apples"], progress=False, n_jobs=1)
     assert found.similarity.round(6).tolist() == [0.0, 1.0]
 
@@ -79,3 +79,26 @@ def test_binned_accuracy_equal_bins_and_quartiles():
 def test_unknown_bins_are_a_clear_error():
     with pytest.raises(KitError, match="bins"):
         binned_accuracy([0.1, 0.9], [True, False], "deciles")
+
+
+def test_overlap_is_cached_verified_on_read_and_rebuilt_when_corrupt(empty_data_dir):
+    train, test = ["a good film", "a bad film", "dull plot"], ["good film", "bad plot"]
+    first = train_test_overlap(train, test, progress=False)
+    [cache] = (empty_data_dir / "overlap").glob("*.npz")
+    assert cache.with_name(cache.name + ".sha256").is_file()
+    pd.testing.assert_frame_equal(train_test_overlap(train, test, progress=False), first)
+
+    with open(cache, "wb") as f:  # the file changes, its recorded checksum does not
+        np.savez(f, similarity=np.ones(2), train_index=np.zeros(2, dtype=int))
+    pd.testing.assert_frame_equal(train_test_overlap(train, test, progress=False), first)
+    assert cache.with_name(cache.name + ".corrupt").is_file()
+
+    train_test_overlap(train, ["dull film"], progress=False)  # other texts, another entry
+    assert len(list((empty_data_dir / "overlap").glob("*.npz"))) == 2
+    train_test_overlap(train, test, progress=False, use_cache=False)
+    assert len(list((empty_data_dir / "overlap").glob("*.npz"))) == 2
+
+
+def test_texts_must_be_strings():
+    with pytest.raises(KitError, match="must be a string"):
+        train_test_overlap(["a good film"], [None], progress=False)

@@ -220,3 +220,15 @@ def test_release_refuses_a_misplaced_or_invalid_tolerance(fixture_solution, posi
     solution.cells[position].metadata.setdefault("kit", {})["tolerance"] = tolerance
     with pytest.raises(KitError, match=message):
         release.release_notebook(solution, "00_fixture")
+
+
+def test_release_lets_run_all_go_on_from_the_first_exercise_and_grading_does_not(fixture_solution):
+    released = release.release_notebook(fixture_solution)
+    first = next(i for i, cell in enumerate(released.cells) if release.exercise_id(cell))
+    tagged = [release.RUN_ON_TAG in cell.metadata.get("tags", []) for cell in released.cells]
+    code = [cell.cell_type == "code" for cell in released.cells]
+    assert tagged == [is_code and i >= first for i, is_code in enumerate(code)]
+    graded = release.release_notebook(fixture_solution, hidden=True)
+    assert not any(release.RUN_ON_TAG in cell.metadata.get("tags", []) for cell in graded.cells)
+    release.without_run_on(released)
+    assert not any(release.RUN_ON_TAG in cell.metadata.get("tags", []) for cell in released.cells)

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from helpers.course import tolerances
+from helpers.course.compare import tolerance_of
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
-from helpers.course.nbval_plugin import tolerance_of
 from helpers.course.release import is_checked
 from helpers.errors import KitError
 

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers.cli import main
+from helpers.cli import lab_arguments, main
 from helpers.course import config, workspace
 from helpers.errors import KitError
+from helpers.settings import REPO_ROOT
 
 LAB_START_SECONDS = 300  # a loaded machine starts JupyterLab slowly; this only bounds a hang
 
@@ -102,6 +103,8 @@ def _get(url: str, token: str) -> tuple[int, bytes]:
 def test_kit_lab_runs_headless_with_jupyter_options_and_serves_the_workspace(tmp_path):
     port, token = _free_port(), "kit-test-token"
     env = {**os.environ, "KIT_WORK_DIR": str(tmp_path / "work"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
+    for folder in ("data", "notebooks", "solutions"):  # served from tmp_path, the workspace's parent
+        (tmp_path / folder).mkdir()
     log = tmp_path / "lab.log"
     with log.open("w") as output:
         lab = subprocess.Popen([sys.executable, "-m", "helpers.cli", "lab", "--no-browser",
@@ -118,10 +121,20 @@ def test_kit_lab_runs_headless_with_jupyter_options_and_serves_the_workspace(tmp
         _, listing = _get(f"http://127.0.0.1:{port}/api/contents/work", token)
         served = sorted(item["name"] for item in json.loads(listing)["content"] if item["type"] == "notebook")
         assert served == [p.name for p in config.notebooks_in(config.NOTEBOOKS_DIR)]
+        _, listing = _get(f"http://127.0.0.1:{port}/api/contents/", token)
+        shown = {item["name"] for item in json.loads(listing)["content"]}
+        assert {"work", "data"} <= shown and not shown & {"notebooks", "solutions"}, shown
     finally:
         if lab.poll() is None:
             os.killpg(lab.pid, 15)
             lab.wait(timeout=60)
+
+
+def test_kit_lab_serves_the_repository_and_opens_the_workspace_inside_it(tmp_path):
+    assert lab_arguments(REPO_ROOT / "work") == [
+        f"--ServerApp.root_dir={REPO_ROOT}", "--LabApp.default_url=/lab/tree/work"]
+    assert lab_arguments(tmp_path / "mine") == [
+        f"--ServerApp.root_dir={tmp_path}", "--LabApp.default_url=/lab/tree/mine"]
 
 
 def test_a_garbled_seed_record_costs_nothing_but_a_notice(tmp_path, released):

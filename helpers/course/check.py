@@ -1,30 +1,51 @@
-"""``kit check``: the student's self-check, through the grading engine.
+"""``kit check`` and ``check("N.M")``: the student's self-check.
+
+``kit check`` goes through the grading engine:
 
 The student's working copy (``work/NN_topic.ipynb``) is merged into the pristine released
 notebook (``notebooks/``) the way ``kit grade`` merges a submission: their exercise cells and
 the cells they added; every check cell and every reference output from the release. It runs
 under nbval in a fresh kernel, and each exercise gets one line. The release has no hidden
 checks, so a pass here is necessary, not sufficient, for a pass in ``kit grade``.
+
+``check("1.2")`` inside a notebook (``from helpers.course.check import check``) runs exercise
+1.2's visible checks on the live kernel, with the names the student's cells defined, and
+compares what they print with the release's reference outputs the way nbval does.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import sys
 import tempfile
+import textwrap
 from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
+import pandas as pd
+from nbformat import NotebookNode
 
-from helpers.course import config, grading
+from helpers.course import compare, config, grading
 from helpers.course.release import exercises
 from helpers.errors import KitError
+from helpers.exercises import NOT_DONE, unfinished
 from helpers.settings import work_dir
 
-NOT_DONE = "not done yet"
+
+class Row(NamedTuple):
+    """One exercise's self-check: whether it passes, why not, and the failing check's title."""
+
+    exercise: str
+    passed: bool
+    error: str
+    title: str
 
 
 def check_notebook(submission: Path, reference: Path,
-                   timeout: float = config.CELL_TIMEOUT) -> list[tuple[str, bool, str]]:
-    """Check one working copy against its released notebook: ``(exercise, passed, error)`` each.
+                   timeout: float = config.CELL_TIMEOUT) -> list[Row]:
+    """Check one working copy against its released notebook: one ``Row`` per exercise.
 
     Parameters
     ----------
@@ -48,16 +69,66 @@ def check_notebook(submission: Path, reference: Path,
         path = Path(folder) / Path(submission).name
         nbformat.write(graded, path)
         results = grading.run_nbval(path, timeout)
-    return grading.exercise_rows(exercises(released), graded, results)
+    items = exercises(released)
+    numbers = grading.code_numbers(graded)
+    rows = []
+    for ex, (exercise, passed, error) in zip(items, grading.exercise_rows(items, graded, results),
+                                             strict=True):
+        failed = None if passed or not results else grading.first_failure(ex, numbers, results)
+        title = heading_above(graded, ex.cell_ids[failed[0]]) if failed else ""
+        rows.append(Row(exercise, passed, error, title))
+    return rows
 
 
-def describe(exercise: str, passed: bool, error: str) -> str:
-    """One line for one exercise: ✓, ✗ with why, not done yet, or blocked by N.M."""
-    if passed:
-        return f"✓ {exercise}"
-    if error.startswith(f"NotImplementedError: exercise {exercise}"):
-        return f"✗ {exercise}  {NOT_DONE}"
-    return f"✗ {exercise}  {error}"
+def check_workspace(copies: list[Path], timeout: float = config.CELL_TIMEOUT,
+                    notebooks: Path = config.NOTEBOOKS_DIR) -> dict[str, list[Row]]:
+    """Check every working copy that has a released notebook with exercises, by file name."""
+    found = {}
+    for copy in copies:
+        reference = notebooks / copy.name
+        if not reference.is_file() or not exercises(nbformat.read(reference, as_version=4)):
+            continue  # the student's own notebook, or one with nothing to check
+        found[copy.name] = check_notebook(copy, reference, timeout)
+    return found
+
+
+def heading_above(nb: NotebookNode, cell_id: str) -> str:
+    """The last Markdown heading above a cell (what the student sees as its title), or ""."""
+    index = next(i for i, cell in enumerate(nb.cells) if cell.get("id") == cell_id)
+    for cell in reversed(nb.cells[:index]):
+        headings = [line.lstrip("#").strip() for line in cell.source.splitlines()
+                    if cell.cell_type == "markdown" and line.startswith("#")]
+        if headings:
+            return headings[-1]
+    return ""
+
+
+def describe(row: Row) -> str:
+    """A few lines for one exercise: ✓; not done yet; or ✗, the check's title and why."""
+    if row.passed:
+        return f"✓ {row.exercise}"
+    if row.error.startswith(f"NotImplementedError: exercise {row.exercise}"):
+        return f"✗ {row.exercise}  {NOT_DONE}"
+    if row.error.startswith("blocked by"):
+        return f"✗ {row.exercise}  {row.error}"
+    why = row.error.replace("; expected (reference):", "\n    expected (reference):") \
+        .replace("; got (your output):", "\n    got (your output):")
+    title = f"  {row.title}" if row.title else ""
+    return f"✗ {row.exercise}{title}\n    {why}"
+
+
+def progress(rows_by_notebook: dict[str, list[Row]]) -> pd.DataFrame:
+    """The progress table: per notebook, exercises passing, not done, failing, blocked."""
+    table = pd.DataFrame(
+        [{"notebook": name,
+          "exercises": len(rows),
+          "pass": sum(row.passed for row in rows),
+          "not done": sum(describe(row).endswith(NOT_DONE) for row in rows),
+          "blocked": sum(row.error.startswith("blocked by") for row in rows)}
+         for name, rows in rows_by_notebook.items()],
+        columns=["notebook", "exercises", "pass", "not done", "blocked"])
+    table["fail"] = table.exercises - table["pass"] - table["not done"] - table.blocked
+    return table.set_index("notebook")
 
 
 def working_copy(which: str, work: Path | None = None) -> Path:
@@ -77,3 +148,66 @@ def released_for(submission: Path, notebooks: Path = config.NOTEBOOKS_DIR) -> Pa
     if not reference.is_file():
         raise KitError(f"{submission.name} is not one of the released notebooks in {notebooks}.")
     return reference
+
+
+def check(exercise: str, namespace: dict | None = None,
+          notebooks: Path = config.NOTEBOOKS_DIR) -> bool:
+    """Run one exercise's visible checks here, on the live kernel, and print what passes.
+
+    Parameters
+    ----------
+    exercise : str
+        ``"N.M"``, as in the notebook's headings.
+    namespace : dict, optional
+        Where the checks run: default the notebook's own names (IPython's ``user_ns``).
+    notebooks : Path
+        The released notebooks, which hold the checks and their reference outputs.
+
+    Returns
+    -------
+    bool
+        True if every visible check printed its reference output.
+    """
+    released = _released_with(exercise, notebooks)
+    item = next((ex for ex in exercises(released) if ex.id == exercise), None)
+    if item is None:
+        raise KitError(f"Exercise {exercise} is not in {notebooks}; exercises are numbered as in "
+                       "the notebooks' headings, like \"1.2\".")
+    cells = {cell.id: cell for cell in released.cells}
+    problems = [problem for cell_id in item.cell_ids[1:]
+                if (problem := _live_problem(cells[cell_id], exercise, namespace or _user_names()))]
+    print(f"✓ {exercise}" if not problems else f"✗ {exercise}  {heading_above(released, item.cell_ids[1])}\n"
+          + textwrap.indent(problems[0], "    "))
+    return not problems
+
+
+def _released_with(exercise: str, notebooks: Path) -> NotebookNode:
+    found = config.notebooks_in(notebooks, [exercise.split(".")[0]]) if "." in exercise else []
+    if not found:
+        raise KitError(f"No released notebook has exercise {exercise!r}; write it as \"N.M\".")
+    return nbformat.read(found[0], as_version=4)
+
+
+def _user_names() -> dict:
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return shell.user_ns if shell is not None else vars(sys.modules["__main__"])
+
+
+def _live_problem(cell: NotebookNode, exercise: str, namespace: dict) -> str | None:
+    """Run one check cell in ``namespace``; say what went wrong, or None if it printed its reference."""
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(compile(cell.source, f"<check {exercise}>", "exec"), namespace)  # noqa: S102
+    except Exception as err:  # the student's code raised: say what, as grading would
+        stub = unfinished(err)
+        if stub:
+            return NOT_DONE if stub == exercise else f"blocked by {stub} ({NOT_DONE})"
+        return f"{type(err).__name__}: {err}"
+    expected = "".join(output.text for output in cell.outputs if output.output_type == "stream")
+    difference = compare.compare_text(expected, printed.getvalue(), compare.tolerance_of(cell))
+    if difference is None:
+        return None
+    return (f"output differs from the reference: line {difference.line}: {difference.reason}\n"
+            f"expected (reference): {difference.expected}\ngot (your output):    {difference.got}")

@@ -109,6 +109,11 @@ def check_tolerance(tolerance: Any) -> int:
     return tolerance
 
 
+def tolerance_of(cell: Any) -> int:
+    """Return a checked cell's declared tolerance (``kit.tolerance`` in its metadata, default 0)."""
+    return check_tolerance(cell.get("metadata", {}).get("kit", {}).get("tolerance", 0))
+
+
 def compare_text(expected: str, got: str, tolerance: int = 0) -> Difference | None:
     """Compare a checked output with its reference; return the first difference, or None.
 

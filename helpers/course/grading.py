@@ -35,8 +35,9 @@ from nbformat import NotebookNode
 
 from helpers.course import config, environment, flags
 from helpers.course.config import SOLUTIONS_DIR
-from helpers.course.release import Exercise, exercise_id, exercises, release_notebook
+from helpers.course.release import Exercise, exercise_id, exercises, release_notebook, without_run_on
 from helpers.errors import KitError
+from helpers.exercises import not_done
 
 GRADES_COLUMNS = ["student", "notebook", "exercise", "passed", "error", "flags"]
 
@@ -47,7 +48,7 @@ def graded_notebook(reference: NotebookNode, submission: NotebookNode) -> Notebo
     Exercise cells take the student's source (matched by exercise id, else by cell id);
     cells the student added (ids unknown to the reference) are kept, without outputs, after
     the reference cell they followed. Every other cell, and every stored output, comes from
-    the reference.
+    the reference. No cell keeps the ``raises-exception`` tag that lets Run All go on.
 
     Parameters
     ----------
@@ -89,6 +90,7 @@ def graded_notebook(reference: NotebookNode, submission: NotebookNode) -> Notebo
         cells.append(cell)
         cells.extend(added_after.get(cell.id, []))
     graded.cells = cells
+    without_run_on(graded)  # an error is a failure again, wherever the student put the tag
     return graded
 
 
@@ -121,7 +123,7 @@ def with_cell_ids(submission: NotebookNode, reference: NotebookNode) -> Notebook
     return filled
 
 
-def _code_numbers(nb: NotebookNode) -> dict[str, int]:
+def code_numbers(nb: NotebookNode) -> dict[str, int]:
     """Map cell id -> nbval's ``Cell N`` number (position among code cells)."""
     code = [c for c in nb.cells if c.cell_type == "code"]
     return {c.id: n for n, c in enumerate(code)}
@@ -169,6 +171,11 @@ _CELL_PREFIX = re.compile(r"^Cell \d+: ")
 _EXCEPTION = re.compile(r"^[A-Za-z_.]*(?:Error|Exception|Interrupt|Exit)\b(?::.*)?$")
 
 
+_FRAME = re.compile(r"^Cell In\[\d+\], line (?P<line>\d+)(?:, in (?P<function>\w+))?")
+_ARROW = re.compile(r"^-+> *\d+ ?(?P<code>.*)$")
+_LABELS = ("expected (reference):", "got (your output):")
+
+
 def _short_reason(problem: ET.Element) -> str:
     """One line saying why a cell failed: the exception, a timeout, or an output mismatch."""
     if problem.tag == "skipped":
@@ -182,17 +189,33 @@ def _short_reason(problem: ET.Element) -> str:
         return "the kernel died"
     raised = [line for line in lines if _EXCEPTION.match(line)]
     if raised:
-        return raised[-1][:200]
+        where = "" if _STUB.search(raised[-1]) else _last_frame(lines)
+        return raised[-1][:200] + (f" ({where})" if where else "")
     if any("outputs differ" in line for line in lines):
         return _output_difference(lines)
     return (lines[0] if lines else problem.tag)[:200]
 
 
+def _last_frame(lines: list[str]) -> str:
+    """Where in the notebook's cells the error was raised: ``in f, line 3: return c / 0``."""
+    frames = [i for i, line in enumerate(lines) if _FRAME.match(line)]
+    if not frames:
+        return ""
+    found = _FRAME.match(lines[frames[-1]])
+    code = next((m["code"].strip() for line in lines[frames[-1] + 1:] if (m := _ARROW.match(line))), "")
+    place = (f"in {found['function']}, " if found["function"] else "") + f"line {found['line']}"
+    return f"{place}: {code[:120]}" if code else place
+
+
 def _output_difference(lines: list[str]) -> str:
-    """The kit's comparison (nbval prints it after "Traceback:"), with the environments if named."""
+    """The kit's comparison (nbval prints it after "Traceback:"): what differs, then the
+    expected and printed lines, labelled, then the environments if they are named."""
     after = lines[lines.index("Traceback:") + 1:] if "Traceback:" in lines else []
     reason = "output differs from the reference" + (f": {after[0]}"[:200] if after else "")
+    shown = [next(line[:160] for line in after if line.startswith(label))
+             for label in _LABELS if any(line.startswith(label) for line in after)]
     environments = [line for line in after if line.startswith(ENVIRONMENT_LINES)]
+    reason = "; ".join([reason, *shown])
     return f"{reason} [{'; '.join(environments)}]" if environments else reason
 
 
@@ -232,7 +255,7 @@ def exercise_rows(items: list[Exercise], graded: NotebookNode,
     """
     if not results:
         return [(ex.id, False, "grading stopped: the notebook ran out of time") for ex in items]
-    numbers = _code_numbers(graded)
+    numbers = code_numbers(graded)
     stubs = sorted((number, found["exercise"]) for number, error in results.items()
                    if error and (found := _STUB.search(error)))
     rows = []
@@ -253,7 +276,7 @@ def first_failure(ex: Exercise, numbers: dict[str, int],
     """The first of an exercise's cells that failed, as ``(position, error)``, or None.
 
     Position 0 is the exercise cell, 1 its first check, and so on; ``numbers`` maps cell ids
-    to nbval's cell numbers (``_code_numbers``).
+    to nbval's cell numbers (``code_numbers``).
     """
     errors = [results.get(numbers[cell_id], "not run") for cell_id in ex.cell_ids]
     return next(((i, e) for i, e in enumerate(errors) if e is not None), None)
@@ -367,7 +390,7 @@ def grade_variants(solution: NotebookNode, answers: Mapping[str, Sequence[str]],
     path = Path(work) / "variants.ipynb"
     nbformat.write(graded, path)
     results = run_nbval(path, timeout)
-    numbers = _code_numbers(graded)
+    numbers = code_numbers(graded)
 
     def decided(ex: Exercise) -> Decision:
         [(_, passed, error)] = exercise_rows([ex], graded, results)
@@ -393,7 +416,7 @@ def _blocked(exercise: str, error: str, earlier_stubs: Sequence[str] = ()) -> st
         return f"blocked by {stub['exercise']} (not done yet)"
     if error.startswith("NameError") and earlier_stubs:
         cause = earlier_stubs[-1]
-        return f"NotImplementedError: exercise {cause}" if cause == exercise else \
+        return not_done(cause) if cause == exercise else \
             f"blocked by {cause} (not done yet)"
     return error
 

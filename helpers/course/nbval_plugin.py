@@ -7,6 +7,8 @@ students' self-check; ``kit grade`` passes it too), so all three check outputs t
   environment), so set iteration order and gensim's hashing match the reference run.
 - stderr and HTML are not compared: a new library warning or a pandas styling change must
   not fail a checked cell; the plain-text output is what is checked.
+- A checked cell tagged ``raises-exception`` (the released notebooks tag every cell from the
+  first exercise on, so Run All goes on) that raises fails with that error, not a diff.
 - Checked outputs are compared by ``helpers.course.compare``: numbers within the cell's
   declared tolerance, everything else exactly. A failure says which line differs, what was
   expected and what was printed, and names the reference's BLAS kernels and versions when
@@ -41,9 +43,10 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.__class__ = KitCell
 
 
-def tolerance_of(cell: Any) -> int:
-    """Return a checked cell's declared tolerance (``kit.tolerance`` in its metadata, default 0)."""
-    return compare.check_tolerance(cell.get("metadata", {}).get("kit", {}).get("tolerance", 0))
+def _raised(outputs: list) -> str | None:
+    """``"Name: value"`` of the first error among a cell's outputs, or None."""
+    error = next((o for o in outputs if o.get("output_type") == "error"), None)
+    return f"{error['ename']}: {error['evalue']}" if error else None
 
 
 class KitCell(IPyNbCell):
@@ -65,9 +68,13 @@ class KitCell(IPyNbCell):
 
     def compare_outputs(self, test: list, ref: list, skip_compare: tuple[str, ...] | None = None) -> bool:
         skip = skip_compare or self.parent.skip_compare
-        problem = compare.compare_outputs(self._grouped(ref, skip), self._grouped(test, skip),
-                                          tolerance_of(self.cell))
         self.comparison_traceback = []
+        raised = _raised(test)
+        if raised and not _raised(ref):  # a raises-exception cell that was not meant to raise
+            self.comparison_traceback.append(f"the cell raised {raised}")
+            return False
+        problem = compare.compare_outputs(self._grouped(ref, skip), self._grouped(test, skip),
+                                          compare.tolerance_of(self.cell))
         if problem is None:
             return True
         self.comparison_traceback.append(problem)

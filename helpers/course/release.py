@@ -42,6 +42,7 @@ from helpers.errors import KitError
 
 CHECK_MARKER = "# NBVAL_CHECK_OUTPUT"
 CHECK_TAG = "nbval-check-output"
+RUN_ON_TAG = "raises-exception"  # JupyterLab's Run All goes on past an error in such a cell
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 _SOLUTION = re.compile(
     r"^(?P<indent>[ \t]*)### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*### END SOLUTION[^\n]*(?:\n|$)",
@@ -201,7 +202,34 @@ def release_notebook(solution: NotebookNode, name: str = "notebook",
             cell.outputs = []
             cell.execution_count = None
     exercises(solution, name)
+    if not hidden:
+        run_on_after_first_exercise(nb)
     return nb
+
+
+def run_on_after_first_exercise(nb: NotebookNode) -> None:
+    """Tag every code cell from the first exercise on ``raises-exception`` (in place).
+
+    JupyterLab then sends those cells with ``stop_on_error`` off, so Run All on an untouched
+    notebook reaches its end: an unfinished exercise fails its checks and the cells that need
+    it, and every other cell still runs. Grading removes the tag (``without_run_on``).
+    """
+    first = next((i for i, cell in enumerate(nb.cells) if exercise_id(cell)), len(nb.cells))
+    for cell in nb.cells[first:]:
+        if cell.cell_type == "code":
+            tags = cell.metadata.setdefault("tags", [])
+            if RUN_ON_TAG not in tags:
+                tags.append(RUN_ON_TAG)
+
+
+def without_run_on(nb: NotebookNode) -> None:
+    """Remove the ``raises-exception`` tag from every cell (in place), so errors fail again."""
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags")
+        if tags and RUN_ON_TAG in tags:
+            tags.remove(RUN_ON_TAG)
+            if not tags:
+                del cell.metadata["tags"]
 
 
 def _check_tolerance(cell: NotebookNode, name: str) -> None:

@@ -26,9 +26,8 @@ import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
-from helpers.course.compare import is_exact, tokens, unit
+from helpers.course.compare import is_exact, tokens, tolerance_of, unit
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in, reference_environ
-from helpers.course.nbval_plugin import tolerance_of
 from helpers.course.release import is_checked, render
 from helpers.errors import KitError
 from helpers.fetch import atomic_write

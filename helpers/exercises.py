@@ -1,0 +1,104 @@
+"""Unfinished exercises in a notebook: one line that says so, instead of a traceback.
+
+A released exercise is a stub that raises ``NotImplementedError("exercise N.M")``. In a
+notebook (an IPython kernel) importing ``helpers`` shows that error as the single line
+``NotImplementedError: exercise N.M not done yet``, and a later cell that misses a name the
+stopped cell was to define says so (``NameError: name 'x' is not defined: the cell that
+defines it needs exercise N.M, not done yet``). Every other error keeps its usual traceback.
+
+The released notebooks tag the cells from the first exercise on ``raises-exception``, so
+JupyterLab's Run All goes on past these errors to the end; grading removes that tag, so a
+check that fails here still fails there.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import re
+import sys
+from types import TracebackType
+from typing import Any
+
+NOT_DONE = "not done yet"
+STUB_MESSAGE = re.compile(r"exercise (?P<exercise>\d+\.\d+)")
+
+_needs: dict[str, str] = {}  # a name a cell stopped on a stub before defining -> that exercise
+
+
+def unfinished(error: BaseException) -> str | None:
+    """The exercise a stub's error names (``"1.1"``), or None for any other error."""
+    if type(error) is not NotImplementedError:
+        return None
+    found = STUB_MESSAGE.fullmatch(str(error))
+    return found["exercise"] if found else None
+
+
+def not_done(exercise: str) -> str:
+    """The line a stub's error shows: ``NotImplementedError: exercise N.M not done yet``."""
+    return f"NotImplementedError: exercise {exercise} {NOT_DONE}"
+
+
+def defined_names(source: str) -> set[str]:
+    """The names a cell's code assigns, defines or imports (empty if it does not parse)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return names
+
+
+def missing_because(error: BaseException, needs: dict[str, str]) -> str | None:
+    """The line for a ``NameError`` on a name a cell stopped on a stub before defining, else None.
+
+    Parameters
+    ----------
+    error : BaseException
+        What a cell raised.
+    needs : dict
+        Name -> the unfinished exercise that stopped the cell meant to define it.
+    """
+    name = getattr(error, "name", None) if type(error) is NameError else None
+    if name not in needs:
+        return None
+    return (f"NameError: name {name!r} is not defined: the cell that defines it needs "
+            f"exercise {needs[name]}, {NOT_DONE}")
+
+
+def _cell_source(tb: TracebackType | None) -> str:
+    """The source of the notebook cell a traceback started in (IPython keeps it in linecache)."""
+    while tb is not None and tb.tb_frame.f_code.co_name != "<module>":
+        tb = tb.tb_next
+    return "".join(linecache.getlines(tb.tb_frame.f_code.co_filename)) if tb is not None else ""
+
+
+def _show(shell: Any, etype: type, value: BaseException, tb: TracebackType | None,
+          tb_offset: int | None = None) -> None:
+    exercise = unfinished(value)
+    line = not_done(exercise) if exercise else missing_because(value, _needs)
+    if exercise is None and line:
+        exercise = _needs[value.name]  # this cell stopped too: what it defines needs it as well
+    if exercise is not None:
+        _needs.update(dict.fromkeys(defined_names(_cell_source(tb)), exercise))
+    lines = [line] if line else \
+        shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
+    value._render_traceback_ = lambda: lines  # IPython shows these lines instead of its own
+    shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+
+
+def show_unfinished_briefly() -> bool:
+    """In an IPython kernel, show stub errors as one line (see the module); True if installed."""
+    ipython = sys.modules.get("IPython")  # not loaded: not a notebook, and too slow to load
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None:
+        return False
+    shell.set_custom_exc((NotImplementedError, NameError), _show)
+    return True
