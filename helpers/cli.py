@@ -164,7 +164,8 @@ def cmd_check(args: argparse.Namespace) -> None:
     copies = config.notebooks_in(settings.work_dir())
     if not copies:
         raise KitError(f"Your workspace {settings.work_dir()} has no notebooks yet; run `kit work`.")
-    print(check.progress(check.check_workspace(copies, timeout=args.timeout)).to_string())
+    found = check.check_workspace(copies, timeout=args.timeout, report=True)
+    print("\n" + check.progress(found).to_string())
     print("\n`kit check NN` says, per exercise, what fails and why.")
 
 

@@ -4,7 +4,8 @@ A released exercise is a stub that raises ``NotImplementedError("exercise N.M")`
 notebook (an IPython kernel) importing ``helpers`` shows that error as the single line
 ``NotImplementedError: exercise N.M not done yet``, and a later cell that misses a name the
 stopped cell was to define says so (``NameError: name 'x' is not defined: the cell that
-defines it needs exercise N.M, not done yet``). Every other error keeps its usual traceback.
+defines it stopped on exercise N.M, not done yet when it ran; ...``). Every other error keeps
+its usual traceback, and so does any error if working this out fails.
 
 The released notebooks tag the cells from the first exercise on ``raises-exception``, so
 JupyterLab's Run All goes on past these errors to the end; grading removes that tag, so a
@@ -22,6 +23,8 @@ from typing import Any
 
 NOT_DONE = "not done yet"
 STUB_MESSAGE = re.compile(r"exercise (?P<exercise>\d+\.\d+)")
+#: How ``missing_because`` names the exercise a missing name waits for (grading reads it).
+STOPPED_ON = re.compile(rf"stopped on exercise (?P<exercise>\d+\.\d+), {NOT_DONE}")
 
 _needs: dict[str, str] = {}  # a name a cell stopped on a stub before defining -> that exercise
 
@@ -40,20 +43,31 @@ def not_done(exercise: str) -> str:
 
 
 def defined_names(source: str) -> set[str]:
-    """The names a cell's code assigns, defines or imports (empty if it does not parse)."""
+    """The names a cell's code defines at its top level: assigned, imported, ``def``, ``class``.
+
+    Names local to a function, class or comprehension are not the cell's; a cell that does
+    not parse defines nothing.
+    """
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return set()
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    names: set[str] = set()
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif not isinstance(node, _OWN_SCOPES):
+            pending.extend(ast.iter_child_nodes(node))
     return names
+
+
+_OWN_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def missing_because(error: BaseException, needs: dict[str, str]) -> str | None:
@@ -67,10 +81,10 @@ def missing_because(error: BaseException, needs: dict[str, str]) -> str | None:
         Name -> the unfinished exercise that stopped the cell meant to define it.
     """
     name = getattr(error, "name", None) if type(error) is NameError else None
-    if name not in needs:
+    if not isinstance(name, str) or name not in needs:
         return None
-    return (f"NameError: name {name!r} is not defined: the cell that defines it needs "
-            f"exercise {needs[name]}, {NOT_DONE}")
+    return (f"NameError: name {name!r} is not defined: the cell that defines it stopped on "
+            f"exercise {needs[name]}, {NOT_DONE} when it ran; run that cell again once it is done")
 
 
 def _cell_source(tb: TracebackType | None) -> str:
@@ -82,16 +96,26 @@ def _cell_source(tb: TracebackType | None) -> str:
 
 def _show(shell: Any, etype: type, value: BaseException, tb: TracebackType | None,
           tb_offset: int | None = None) -> None:
+    try:
+        lines = _lines(shell, etype, value, tb, tb_offset)
+    except Exception:  # never lose the error: IPython would then show it as plain text only
+        lines = None
+    if lines is not None:
+        value._render_traceback_ = lambda: lines  # IPython shows these lines instead of its own
+    shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+
+
+def _lines(shell: Any, etype: type, value: BaseException, tb: TracebackType | None,
+           tb_offset: int | None) -> list[str] | None:
+    """What to show for an error: one line for an unfinished exercise, else None (the usual)."""
     exercise = unfinished(value)
     line = not_done(exercise) if exercise else missing_because(value, _needs)
-    if exercise is None and line:
+    if line is None:
+        return None
+    if exercise is None:
         exercise = _needs[value.name]  # this cell stopped too: what it defines needs it as well
-    if exercise is not None:
-        _needs.update(dict.fromkeys(defined_names(_cell_source(tb)), exercise))
-    lines = [line] if line else \
-        shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
-    value._render_traceback_ = lambda: lines  # IPython shows these lines instead of its own
-    shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+    _needs.update(dict.fromkeys(defined_names(_cell_source(tb)), exercise))
+    return [line]
 
 
 def show_unfinished_briefly() -> bool:

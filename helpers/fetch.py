@@ -147,8 +147,9 @@ def fetch(
     Returns
     -------
     dict
-        ``{name: what happened}``: ``"present (verified)"``, or ``"fetched from <origin>,
-        <size>, verified"`` where the origin is the local copy's folder or the official URL.
+        ``{name: what happened}``: ``"present (verified)"``; ``"fetched from <origin>, <size>,
+        verified"``, the origin being the local copy's folder or the official URL; or
+        ``"extracted again from its verified archive (<size>)"``.
 
     Raises
     ------
@@ -168,14 +169,15 @@ def fetch(
             status[name] = PRESENT
             continue
         try:
-            _fetch_one(DATASETS[name], root, src, progress)
+            obtained = _fetch_one(DATASETS[name], root, src, progress)
         except OSError as err:
             raise KitError(
                 f"Could not write {name} into {root}: {err}. Free some disk space or point "
                 "KIT_DATA_DIR at a writable folder, then run `kit fetch` again."
             ) from err
-        size = (root / DATASETS[name].archive).stat().st_size
-        status[name] = f"fetched from {origin(DATASETS[name], src)}, {size / 2**20:,.1f} MiB, verified"
+        size = (root / DATASETS[name].archive).stat().st_size / 2**20
+        status[name] = (f"fetched from {origin(DATASETS[name], src)}, {size:,.1f} MiB, verified"
+                        if obtained else f"extracted again from its verified archive ({size:,.1f} MiB)")
     return status
 
 
@@ -186,14 +188,17 @@ def origin(ds: Dataset, source: Path | None) -> str:
     return ds.url or f"nltk.download({ds.name!r})"
 
 
-def _fetch_one(ds: Dataset, root: Path, source: Path | None, progress: bool) -> None:
+def _fetch_one(ds: Dataset, root: Path, source: Path | None, progress: bool) -> bool:
+    """Obtain (unless a verified copy is there) and extract one data set; True if obtained."""
     archive = root / ds.archive
     archive.parent.mkdir(parents=True, exist_ok=True)
     if archive.exists() and sha256sum(archive) not in ds.sha256:
         _move_aside(archive)
-    if not archive.exists():
+    obtained = not archive.exists()
+    if obtained:
         _obtain(ds, archive, source, progress)
     _extract(ds, archive, root / ds.folder, progress)
+    return obtained
 
 
 def _move_aside(path: Path) -> Path:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from helpers.evaluation import KEY_CHARS
 from helpers.fetch import store_verified, verified_cache
 
 NGRAMS = {1: (1, 1), 2: (2, 2), 3: (3, 3)}
+CACHE_VERSION = 1  # raise when the computation changes: older cached results are then not read
 EQUAL_BINS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
@@ -91,7 +93,9 @@ def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str 
     cache = _cache_path(train_texts, test_texts, ngram, stop_words) if use_cache else None
     if cache is not None and verified_cache(cache):
         with np.load(cache, allow_pickle=False) as stored:
-            return pd.DataFrame({"similarity": stored["similarity"], "train_index": stored["train_index"]})
+            found = pd.DataFrame({"similarity": stored["similarity"], "train_index": stored["train_index"]})
+        if len(found) == len(test_texts) and found.train_index.between(0, len(train_texts) - 1).all():
+            return found
     train, test = _count_vectors(train_texts, test_texts, ngram, stop_words)
     train_t = train.T.tocsr()  # CSR × CSR is the faster sparse product here
     starts = range(0, test.shape[0], chunk_size)
@@ -103,7 +107,11 @@ def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str 
     found = pd.DataFrame({"similarity": np.concatenate([p[0] for p in parts]).astype(float),
                           "train_index": np.concatenate([p[1] for p in parts])})
     if cache is not None:
-        store_verified(cache, lambda tmp: _save_npz(tmp, found))
+        try:
+            store_verified(cache, lambda tmp: _save_npz(tmp, found))
+        except OSError as err:  # a read-only or full data folder costs the cache, not the result
+            warnings.warn(f"train-test overlap not cached ({err}); it will be computed again next time.",
+                          stacklevel=2)
     return found
 
 
@@ -114,9 +122,12 @@ def _save_npz(path: Path, found: pd.DataFrame) -> None:
 
 def _cache_path(train_texts: Iterable[str], test_texts: Iterable[str], ngram: int,
                 stop_words: str | list | None) -> Path:
-    digest = hashlib.sha256(f"{ngram}|{stop_words!r}|{sklearn.__version__}".encode())
-    for text in itertools.chain(train_texts, [None], test_texts):
-        digest.update(b"\x00" if text is None else text.encode() + b"\x01")
+    digest = hashlib.sha256(f"{CACHE_VERSION}|{ngram}|{stop_words!r}|{sklearn.__version__}".encode())
+    for texts in (train_texts, test_texts):  # each text with its length: no two inputs share a key
+        digest.update(f"|{len(texts)}".encode())
+        for text in texts:
+            encoded = text.encode("utf-8", "surrogatepass")
+            digest.update(f"|{len(encoded)}|".encode() + encoded)
     return settings.data_dir() / "overlap" / f"{digest.hexdigest()[:KEY_CHARS]}.npz"
 
 

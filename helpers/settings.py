@@ -35,10 +35,26 @@ def data_dir() -> Path:
     return Path(configured).expanduser().resolve() if configured else REPO_ROOT / "data"
 
 
+#: Folders of the kit a workspace must not be (its notebooks would be edited, or mixed in).
+KIT_FOLDERS = ("notebooks", "solutions", "helpers", "tests")
+
+
 def work_dir() -> Path:
-    """Return the student's workspace (``KIT_WORK_DIR`` or ``<repo>/work``); may not exist yet."""
+    """Return the student's workspace (``KIT_WORK_DIR`` or ``<repo>/work``); may not exist yet.
+
+    Raises
+    ------
+    KitError
+        If ``KIT_WORK_DIR`` is the repository itself or one of the kit's own folders.
+    """
     configured = os.environ.get("KIT_WORK_DIR")
-    return Path(configured).expanduser().resolve() if configured else REPO_ROOT / "work"
+    if not configured:
+        return REPO_ROOT / "work"
+    work = Path(configured).expanduser().resolve()
+    if work == REPO_ROOT or any(work.is_relative_to(REPO_ROOT / name) for name in KIT_FOLDERS):
+        raise KitError(f"KIT_WORK_DIR={configured} is the kit's own folder {work}; a workspace "
+                       "must be a folder of its own, such as the default work/.")
+    return work
 
 
 def data_source() -> Path | None:

@@ -72,6 +72,7 @@ def test_an_error_shows_where_it_was_raised_and_the_table_counts_each_kind(tmp_p
     table = check.progress(found)
     assert table.loc[FIXTURE.name].to_dict() == {
         "exercises": 2, "pass": 0, "not done": 1, "blocked": 0, "fail": 1}
+    assert list(table.columns) == ["exercises", "pass", "not done", "blocked", "fail"]
 
 
 def test_kit_check_on_a_catalogued_mistake_in_a_course_notebook(tmp_path, monkeypatch, capsys, corpora):
@@ -129,3 +130,5 @@ def test_check_in_a_notebook_runs_one_exercise_s_checks_on_the_live_names(tmp_pa
         check.check("0.9", right, notebooks)
     with pytest.raises(KitError, match="No released notebook has exercise 'x'"):
         check.check("x", right, notebooks)
+    with pytest.raises(KitError, match="as a string"):
+        check.check(0.1, right, notebooks)

@@ -18,15 +18,16 @@ def test_a_stub_error_names_its_exercise_and_nothing_else_does():
 def test_a_cell_s_defined_names_are_found():
     source = ("import numpy as np\nfrom a.b import c as d\nx, (y, z) = 1, (2, 3)\n"
               "def f():\n    inner = 1\nclass K: pass\nfor i in []: pass\nprint(w)")
-    assert exercises.defined_names(source) == {"np", "d", "x", "y", "z", "f", "inner", "K", "i"}
+    assert exercises.defined_names(source) == {"np", "d", "x", "y", "z", "f", "K", "i"}
+    assert exercises.defined_names("total = sum(v for v in values)\nif x:\n    late = 1") == {"total", "late"}
     assert exercises.defined_names("def broken(:") == set()
 
 
 def test_a_name_error_on_a_name_a_stub_stopped_says_which_exercise():
     missing = NameError("name 'mine' is not defined", name="mine")
     assert exercises.missing_because(missing, {"mine": "4.1"}) == (
-        "NameError: name 'mine' is not defined: the cell that defines it needs exercise 4.1, "
-        "not done yet")
+        "NameError: name 'mine' is not defined: the cell that defines it stopped on exercise 4.1, "
+        "not done yet when it ran; run that cell again once it is done")
     assert exercises.missing_because(missing, {"other": "4.1"}) is None
     assert exercises.missing_because(KeyError("mine"), {"mine": "4.1"}) is None
 
@@ -53,3 +54,18 @@ def test_in_a_kernel_a_stub_error_is_one_line(monkeypatch):
     error = NotImplementedError("exercise 2.1")
     shell.handler(shell, type(error), error, None)
     assert shell.shown == ["NotImplementedError: exercise 2.1 not done yet"]
+
+
+def test_an_error_in_the_handler_still_shows_the_error(monkeypatch):
+    shell = FakeShell()
+    monkeypatch.setattr(pytest.importorskip("IPython"), "get_ipython", lambda: shell)
+    exercises.show_unfinished_briefly()
+
+    def broken(*args):
+        raise RuntimeError("a bug in the handler")
+
+    monkeypatch.setattr(exercises, "_lines", broken)
+    shell.showtraceback = lambda exc_tuple, tb_offset=None: setattr(shell, "shown", exc_tuple[1])
+    error = NotImplementedError("exercise 2.1")
+    shell.handler(shell, type(error), error, None)
+    assert shell.shown is error and not hasattr(error, "_render_traceback_")

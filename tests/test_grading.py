@@ -16,6 +16,9 @@ from helpers.errors import KitError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "solutions"
 NAME = "00_fixture.ipynb"
+# A cell may run this long: the endless loop costs that much, and the fixture's other cells
+# (each well under a second) keep their verdicts on a machine many times slower than usual.
+LOOP_SECONDS = 30
 
 
 def _write(folder: Path, nb: nbformat.NotebookNode) -> None:
@@ -98,7 +101,7 @@ def graded(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
     (subs / "old" / NAME).write_text(json.dumps(old))
 
     (subs / "absent").mkdir()
-    return subs, grading.grade(subs, solutions, jobs=2, timeout=5)
+    return subs, grading.grade(subs, solutions, jobs=2, timeout=LOOP_SECONDS)
 
 
 def _result(grades: pd.DataFrame, student: str) -> list[tuple[str, bool]]:
@@ -162,6 +165,10 @@ def test_a_check_failing_on_an_earlier_stub_reports_blocked():
     assert grading._blocked("1.3", missing, ["1.3"]) == "NotImplementedError: exercise 1.3 not done yet"
     assert grading._blocked("1.3", missing) == missing
     assert grading._blocked("1.3", "ValueError: shapes", ["1.2"]) == "ValueError: shapes"
+    # the kernel named the exercise the missing name waits for: that one, not the last stub
+    told = ("NameError: name 'model' is not defined: the cell that defines it stopped on "
+            "exercise 1.1, not done yet when it ran; run that cell again once it is done")
+    assert grading._blocked("1.3", told, ["1.1", "1.2"]) == "blocked by 1.1 (not done yet)"
 
 
 def test_editing_checks_or_outputs_does_not_pass(graded):

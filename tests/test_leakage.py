@@ -29,7 +29,7 @@ def test_matches_brute_force_on_real_reviews(corpora, ngram):
     imdb = data.load_imdb("test")
     train, test = imdb.text.iloc[:120].tolist(), imdb.text.iloc[12500:12540].tolist()
     test.append(train[7])  # an exact duplicate must score 1 and point at its twin
-    found = train_test_overlap(train, test, ngram, chunk_size=7, n_jobs=2, progress=False)
+    found = train_test_overlap(train, test, ngram, chunk_size=7, n_jobs=2, progress=False, use_cache=False)
     expected = brute_force(train, test, ngram)
     np.testing.assert_allclose(found.similarity, [s for s, _ in expected], atol=1e-5)
     assert found.similarity.iloc[-1] == pytest.approx(1.0, abs=1e-5)
@@ -38,8 +38,9 @@ def test_matches_brute_force_on_real_reviews(corpora, ngram):
     assert (found.train_index.iloc[distinct] == [expected[i][1] for i in distinct]).mean() > 0.95
 
 
-def test_nothing_shared_gives_zero(empty_data_dir):
-    found = train_test_overlap(["red apples"], ["blue skies", "red apples"], progress=False, n_jobs=1)
+def test_nothing_shared_gives_zero():
+    found = train_test_overlap(["red apples"], ["blue skies", "red apples"], progress=False, n_jobs=1,
+                               use_cache=False)
     assert found.similarity.round(6).tolist() == [0.0, 1.0]
 
 
@@ -54,7 +55,8 @@ def test_fold_overlap_uses_only_training_folds(corpora):
     reviews = data.load_movie_reviews()
     small = pd.concat([reviews[reviews.fold == f].head(15) for f in range(3)])
     small = pd.concat([small, small.iloc[[0]].assign(doc_id="copy", fold=1)], ignore_index=True)
-    found = fold_overlap(small, n_jobs=1)  # "copy" is a twin of the first review, in another fold
+    # "copy" is a twin of the first review, in another fold
+    found = fold_overlap(small, n_jobs=1, use_cache=False)
     assert found.doc_id.tolist() == small.doc_id.tolist()
     fold_of = small.set_index("doc_id").fold
     assert (found.fold.to_numpy() != fold_of.loc[found.nearest].to_numpy()).all()
@@ -102,3 +104,12 @@ def test_overlap_is_cached_verified_on_read_and_rebuilt_when_corrupt(empty_data_
 def test_texts_must_be_strings():
     with pytest.raises(KitError, match="must be a string"):
         train_test_overlap(["a good film"], [None], progress=False)
+
+
+def test_texts_split_differently_have_different_cache_keys(empty_data_dir):
+    joined = train_test_overlap(["good\x01film"], ["dull plot"], progress=False)
+    split = train_test_overlap(["good", "film"], ["dull plot"], progress=False)
+    assert len(list((empty_data_dir / "overlap").glob("*.npz"))) == 2
+    assert len(joined) == len(split) == 1
+    assert len(train_test_overlap(["good"], ["dull\x01plot", "film"], progress=False)) == 2
+    assert len(train_test_overlap(["good"], ["dull", "plot", "film"], progress=False)) == 3

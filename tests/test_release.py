@@ -232,3 +232,12 @@ def test_release_lets_run_all_go_on_from_the_first_exercise_and_grading_does_not
     assert not any(release.RUN_ON_TAG in cell.metadata.get("tags", []) for cell in graded.cells)
     release.without_run_on(released)
     assert not any(release.RUN_ON_TAG in cell.metadata.get("tags", []) for cell in released.cells)
+
+
+def test_removing_the_tag_survives_what_a_student_may_write(fixture_solution):
+    nb = release.release_notebook(fixture_solution)
+    odd = [["raises-exception", "raises-exception", "mine"], "raises-exception", "no-raises-exception"]
+    for cell, tags in zip(nb.cells[1:], odd, strict=False):
+        cell.metadata["tags"] = tags
+    release.without_run_on(nb)
+    assert [cell.metadata.get("tags") for cell in nb.cells[1:4]] == [["mine"], None, None]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import settings
 from helpers.cli import lab_arguments, main
 from helpers.course import config, workspace
 from helpers.errors import KitError
@@ -144,3 +145,17 @@ def test_a_garbled_seed_record_costs_nothing_but_a_notice(tmp_path, released):
     assert set(workspace.seed(work, released).values()) == {workspace.YOURS}
     record = json.loads((work / workspace.SEEDED_FILE).read_text())
     assert record.keys() == {"00_data.ipynb", "01_naive_bayes.ipynb"}
+
+
+@pytest.mark.parametrize("inside", ["", "notebooks", "solutions", "notebooks/mine", "helpers"])
+def test_a_workspace_in_the_kit_s_own_folders_is_refused(inside, monkeypatch):
+    monkeypatch.setenv("KIT_WORK_DIR", str(REPO_ROOT / inside))
+    with pytest.raises(KitError, match="is the kit's own folder"):
+        settings.work_dir()
+
+
+def test_a_workspace_of_its_own_is_taken_as_given(tmp_path, monkeypatch):
+    monkeypatch.setenv("KIT_WORK_DIR", str(tmp_path / "mine"))
+    assert settings.work_dir() == tmp_path / "mine"
+    monkeypatch.delenv("KIT_WORK_DIR")
+    assert settings.work_dir() == REPO_ROOT / "work"

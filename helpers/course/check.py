@@ -42,6 +42,15 @@ class Row(NamedTuple):
     error: str
     title: str
 
+    @property
+    def status(self) -> str:
+        """``"pass"``, ``"not done"``, ``"blocked"`` or ``"fail"``."""
+        if self.passed:
+            return "pass"
+        if self.error.startswith(f"NotImplementedError: exercise {self.exercise}"):
+            return "not done"
+        return "blocked" if self.error.startswith("blocked by") else "fail"
+
 
 def check_notebook(submission: Path, reference: Path,
                    timeout: float = config.CELL_TIMEOUT) -> list[Row]:
@@ -81,14 +90,19 @@ def check_notebook(submission: Path, reference: Path,
 
 
 def check_workspace(copies: list[Path], timeout: float = config.CELL_TIMEOUT,
-                    notebooks: Path = config.NOTEBOOKS_DIR) -> dict[str, list[Row]]:
-    """Check every working copy that has a released notebook with exercises, by file name."""
+                    notebooks: Path = config.NOTEBOOKS_DIR, report: bool = False) -> dict[str, list[Row]]:
+    """Check every working copy that has a released notebook with exercises, by file name.
+
+    With ``report``, print a line as each notebook is done (a whole workspace takes minutes).
+    """
     found = {}
     for copy in copies:
         reference = notebooks / copy.name
         if not reference.is_file() or not exercises(nbformat.read(reference, as_version=4)):
             continue  # the student's own notebook, or one with nothing to check
-        found[copy.name] = check_notebook(copy, reference, timeout)
+        found[copy.name] = rows = check_notebook(copy, reference, timeout)
+        if report:
+            print(f"{copy.name}: {sum(row.passed for row in rows)}/{len(rows)} pass", flush=True)
     return found
 
 
@@ -105,11 +119,11 @@ def heading_above(nb: NotebookNode, cell_id: str) -> str:
 
 def describe(row: Row) -> str:
     """A few lines for one exercise: ✓; not done yet; or ✗, the check's title and why."""
-    if row.passed:
+    if row.status == "pass":
         return f"✓ {row.exercise}"
-    if row.error.startswith(f"NotImplementedError: exercise {row.exercise}"):
+    if row.status == "not done":
         return f"✗ {row.exercise}  {NOT_DONE}"
-    if row.error.startswith("blocked by"):
+    if row.status == "blocked":
         return f"✗ {row.exercise}  {row.error}"
     why = row.error.replace("; expected (reference):", "\n    expected (reference):") \
         .replace("; got (your output):", "\n    got (your output):")
@@ -117,18 +131,15 @@ def describe(row: Row) -> str:
     return f"✗ {row.exercise}{title}\n    {why}"
 
 
+STATUSES = ("pass", "not done", "blocked", "fail")
+
+
 def progress(rows_by_notebook: dict[str, list[Row]]) -> pd.DataFrame:
-    """The progress table: per notebook, exercises passing, not done, failing, blocked."""
-    table = pd.DataFrame(
-        [{"notebook": name,
-          "exercises": len(rows),
-          "pass": sum(row.passed for row in rows),
-          "not done": sum(describe(row).endswith(NOT_DONE) for row in rows),
-          "blocked": sum(row.error.startswith("blocked by") for row in rows)}
-         for name, rows in rows_by_notebook.items()],
-        columns=["notebook", "exercises", "pass", "not done", "blocked"])
-    table["fail"] = table.exercises - table["pass"] - table["not done"] - table.blocked
-    return table.set_index("notebook")
+    """The progress table: per notebook, how many exercises pass, are not done, blocked, fail."""
+    counts = [{"notebook": name, "exercises": len(rows),
+               **{status: sum(row.status == status for row in rows) for status in STATUSES}}
+              for name, rows in rows_by_notebook.items()]
+    return pd.DataFrame(counts, columns=["notebook", "exercises", *STATUSES]).set_index("notebook")
 
 
 def working_copy(which: str, work: Path | None = None) -> Path:
@@ -168,17 +179,23 @@ def check(exercise: str, namespace: dict | None = None,
     bool
         True if every visible check printed its reference output.
     """
+    if not isinstance(exercise, str):
+        raise KitError(f"Write the exercise as a string, check(\"{exercise}\"): a number like 1.10 "
+                       "would read as 1.1.")
     released = _released_with(exercise, notebooks)
     item = next((ex for ex in exercises(released) if ex.id == exercise), None)
     if item is None:
         raise KitError(f"Exercise {exercise} is not in {notebooks}; exercises are numbered as in "
                        "the notebooks' headings, like \"1.2\".")
     cells = {cell.id: cell for cell in released.cells}
-    problems = [problem for cell_id in item.cell_ids[1:]
-                if (problem := _live_problem(cells[cell_id], exercise, namespace or _user_names()))]
-    print(f"✓ {exercise}" if not problems else f"✗ {exercise}  {heading_above(released, item.cell_ids[1])}\n"
-          + textwrap.indent(problems[0], "    "))
-    return not problems
+    names = _user_names() if namespace is None else namespace
+    for cell_id in item.cell_ids[1:]:
+        problem = _live_problem(cells[cell_id], exercise, names)
+        if problem:
+            print(f"✗ {exercise}  {heading_above(released, cell_id)}\n" + textwrap.indent(problem, "    "))
+            return False
+    print(f"✓ {exercise}")
+    return True
 
 
 def _released_with(exercise: str, notebooks: Path) -> NotebookNode:
@@ -205,7 +222,8 @@ def _live_problem(cell: NotebookNode, exercise: str, namespace: dict) -> str | N
         if stub:
             return NOT_DONE if stub == exercise else f"blocked by {stub} ({NOT_DONE})"
         return f"{type(err).__name__}: {err}"
-    expected = "".join(output.text for output in cell.outputs if output.output_type == "stream")
+    expected = "".join(output.text for output in cell.outputs  # stdout is what nbval compares
+                       if output.output_type == "stream" and output.name == "stdout")
     difference = compare.compare_text(expected, printed.getvalue(), compare.tolerance_of(cell))
     if difference is None:
         return None

@@ -37,7 +37,7 @@ from helpers.course import config, environment, flags
 from helpers.course.config import SOLUTIONS_DIR
 from helpers.course.release import Exercise, exercise_id, exercises, release_notebook, without_run_on
 from helpers.errors import KitError
-from helpers.exercises import not_done
+from helpers.exercises import STOPPED_ON, not_done
 
 GRADES_COLUMNS = ["student", "notebook", "exercise", "passed", "error", "flags"]
 
@@ -90,7 +90,7 @@ def graded_notebook(reference: NotebookNode, submission: NotebookNode) -> Notebo
         cells.append(cell)
         cells.extend(added_after.get(cell.id, []))
     graded.cells = cells
-    without_run_on(graded)  # an error is a failure again, wherever the student put the tag
+    without_run_on(graded)  # an error fails its cell again, in released and added cells alike
     return graded
 
 
@@ -171,7 +171,7 @@ _CELL_PREFIX = re.compile(r"^Cell \d+: ")
 _EXCEPTION = re.compile(r"^[A-Za-z_.]*(?:Error|Exception|Interrupt|Exit)\b(?::.*)?$")
 
 
-_FRAME = re.compile(r"^Cell In\[\d+\], line (?P<line>\d+)(?:, in (?P<function>\w+))?")
+_FRAME = re.compile(r"^Cell In\[\d+\], line (?P<line>\d+)(?:, in (?P<function>[\w.<>]+))?")
 _ARROW = re.compile(r"^-+> *\d+ ?(?P<code>.*)$")
 _LABELS = ("expected (reference):", "got (your output):")
 
@@ -414,8 +414,9 @@ def _blocked(exercise: str, error: str, earlier_stubs: Sequence[str] = ()) -> st
     stub = _STUB.search(error)
     if stub and stub["exercise"] != exercise:
         return f"blocked by {stub['exercise']} (not done yet)"
-    if error.startswith("NameError") and earlier_stubs:
-        cause = earlier_stubs[-1]
+    named = STOPPED_ON.search(error)  # the kernel said which exercise the missing name waits for
+    if error.startswith("NameError") and (named or earlier_stubs):
+        cause = named["exercise"] if named else earlier_stubs[-1]
         return not_done(cause) if cause == exercise else \
             f"blocked by {cause} (not done yet)"
     return error

@@ -16,6 +16,8 @@ Conventions (nbgrader's, so instructors who know nbgrader feel at home):
 - Hidden checks (nbgrader's idea, our markers): a checked cell whose code lies entirely
   between ``### BEGIN HIDDEN CHECKS`` and ``### END HIDDEN CHECKS`` calls the student's code on
   inputs the student has not seen. Release removes it; grading keeps it.
+- Every code cell from the first exercise on is tagged ``raises-exception``, so JupyterLab's
+  Run All goes on past an unfinished exercise; grading removes the tag again.
 
 The output is normalised (kernel metadata, execution counts = the code cell's position) and
 byte-stable: releasing twice changes nothing. ``notebooks/RELEASED.sha256`` records what the
@@ -223,13 +225,19 @@ def run_on_after_first_exercise(nb: NotebookNode) -> None:
 
 
 def without_run_on(nb: NotebookNode) -> None:
-    """Remove the ``raises-exception`` tag from every cell (in place), so errors fail again."""
+    """Remove the ``raises-exception`` tag from every cell (in place), so errors fail again.
+
+    Tags that are not a list of strings (a hand-edited notebook) are dropped altogether.
+    """
     for cell in nb.cells:
         tags = cell.get("metadata", {}).get("tags")
-        if tags and RUN_ON_TAG in tags:
-            tags.remove(RUN_ON_TAG)
-            if not tags:
-                del cell.metadata["tags"]
+        if tags is None:
+            continue
+        kept = [tag for tag in tags if tag != RUN_ON_TAG] if isinstance(tags, list) else []
+        if kept:
+            cell.metadata["tags"] = kept
+        else:
+            del cell.metadata["tags"]
 
 
 def _check_tolerance(cell: NotebookNode, name: str) -> None:
