@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import sys
 import tempfile
 import textwrap
@@ -27,11 +28,14 @@ import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
-from helpers.course import compare, config, grading
+from helpers.course import compare, config, environment, grading
 from helpers.course.release import exercises
 from helpers.errors import KitError
 from helpers.exercises import NOT_DONE, unfinished
 from helpers.settings import work_dir
+
+# The reference's and this run's libraries, which grading appends to an output difference.
+_ENVIRONMENTS = re.compile(rf" \[({re.escape(environment.REFERENCE_LABEL)}.*)\]$")
 
 
 class Row(NamedTuple):
@@ -125,7 +129,8 @@ def describe(row: Row) -> str:
         return f"✗ {row.exercise}  {NOT_DONE}"
     if row.status == "blocked":
         return f"✗ {row.exercise}  {row.error}"
-    why = row.error.replace("; expected (reference):", "\n    expected (reference):") \
+    why = _ENVIRONMENTS.sub(r"\n    (\1)", row.error) \
+        .replace("; expected (reference):", "\n    expected (reference):") \
         .replace("; got (your output):", "\n    got (your output):")
     title = f"  {row.title}" if row.title else ""
     return f"✗ {row.exercise}{title}\n    {why}"

@@ -71,7 +71,9 @@ def run_notebook(path: Path, out_dir: Path, timeout: float | None = None) -> dic
     Returns
     -------
     dict
-        ``notebook``, ``status`` (``ok`` or the error), ``seconds``, ``peak_mb``, ``output``.
+        ``notebook``, ``status`` (``ok``; the error that stopped it; or, when it ran to the end
+        past cells that raised, how many did and the first error), ``seconds``, ``peak_mb``,
+        ``output``.
     """
     nb = nbformat.read(path, as_version=4)
     n_code = sum(c.cell_type == "code" for c in nb.cells)
@@ -85,6 +87,7 @@ def run_notebook(path: Path, out_dir: Path, timeout: float | None = None) -> dic
     with PeakMemory() as memory:
         try:
             client.execute()
+            status = _shown_errors(nb) or status  # cells tagged raises-exception let it go on
         except CellExecutionError as err:
             status = f"error: {str(err).strip().splitlines()[-1][:120]}"
         except (CellTimeoutError, DeadKernelError) as err:
@@ -96,6 +99,15 @@ def run_notebook(path: Path, out_dir: Path, timeout: float | None = None) -> dic
     nbformat.write(nb, output)
     return {"notebook": path.name, "status": status, "seconds": round(seconds, 1),
             "peak_mb": round(memory.peak_bytes / 2**20), "output": str(output)}
+
+
+def _shown_errors(nb: nbformat.NotebookNode) -> str | None:
+    """``error: N cells raised, the first: Name: value`` for a notebook that ran to its end."""
+    errors = [output for cell in nb.cells if cell.cell_type == "code"
+              for output in cell.outputs if output.output_type == "error"]
+    if not errors:
+        return None
+    return f"error: {len(errors)} cells raised, the first: {errors[0].ename}: {errors[0].evalue}"[:160]
 
 
 def run(which: str = "notebooks", numbers: list[str] | None = None,
