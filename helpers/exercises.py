@@ -118,10 +118,15 @@ def _lines(shell: Any, etype: type, value: BaseException, tb: TracebackType | No
     return [line]
 
 
+def ipython_shell() -> Any | None:
+    """The running IPython shell (a notebook's kernel), or None outside IPython."""
+    ipython = sys.modules.get("IPython")  # not loaded: not a notebook, and too slow to load
+    return ipython.get_ipython() if ipython is not None else None
+
+
 def show_unfinished_briefly() -> bool:
     """In an IPython kernel, show stub errors as one line (see the module); True if installed."""
-    ipython = sys.modules.get("IPython")  # not loaded: not a notebook, and too slow to load
-    shell = ipython.get_ipython() if ipython is not None else None
+    shell = ipython_shell()
     if shell is None:
         return False
     shell.set_custom_exc((NotImplementedError, NameError), _show)

@@ -31,7 +31,7 @@ from nbformat import NotebookNode
 from helpers.course import compare, config, environment, grading
 from helpers.course.release import exercises
 from helpers.errors import KitError
-from helpers.exercises import NOT_DONE, unfinished
+from helpers.exercises import NOT_DONE, ipython_shell, unfinished
 from helpers.settings import work_dir
 
 # The reference's and this run's libraries, which grading appends to an output difference.
@@ -211,8 +211,7 @@ def _released_with(exercise: str, notebooks: Path) -> NotebookNode:
 
 
 def _user_names() -> dict:
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
+    shell = ipython_shell()
     return shell.user_ns if shell is not None else vars(sys.modules["__main__"])
 
 

@@ -11,6 +11,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from helpers.errors import KitError
 from helpers.settings import REPO_ROOT
 
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
@@ -70,3 +71,18 @@ def reference_environ(base: Mapping[str, str] | None = None) -> dict[str, str]:
 def apply_reference_env() -> None:
     """Set the reference environment in this process, so kernels it starts inherit it."""
     os.environ.update(REFERENCE_ENV)
+
+
+def backup_path(folder: Path, original: Path, stamp: str) -> Path:
+    """Where a copy of ``original`` taken at ``stamp`` goes in ``folder`` (created if missing).
+
+    Raises
+    ------
+    KitError
+        If that name is taken: an earlier copy is never overwritten.
+    """
+    backup = folder / f"{original.stem}.{stamp}{original.suffix}"
+    if backup.exists():
+        raise KitError(f"{backup} exists already; wait a second and try again.")
+    folder.mkdir(parents=True, exist_ok=True)
+    return backup

@@ -39,7 +39,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from helpers.course.compare import check_tolerance
-from helpers.course.config import BACKUPS_DIR, NOTEBOOKS_DIR, SOLUTIONS_DIR, notebooks_in
+from helpers.course.config import BACKUPS_DIR, NOTEBOOKS_DIR, SOLUTIONS_DIR, backup_path, notebooks_in
 from helpers.errors import KitError
 
 CHECK_MARKER = "# NBVAL_CHECK_OUTPUT"
@@ -298,11 +298,7 @@ def release(solutions_dir: Path = SOLUTIONS_DIR, notebooks_dir: Path = NOTEBOOKS
                        f"`kit release --force` overwrites them and keeps a copy in {backups_dir}.")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for target in edited:
-        backups_dir.mkdir(parents=True, exist_ok=True)
-        backup = backups_dir / f"{target.stem}.{stamp}{target.suffix}"
-        if backup.exists():
-            raise KitError(f"{backup} exists already; wait a second and try again.")
-        shutil.copyfile(target, backup)
+        shutil.copyfile(target, backup_path(backups_dir, target, stamp))
     notebooks_dir.mkdir(parents=True, exist_ok=True)
     for target in changed:
         target.write_text(texts[target], encoding="utf-8")

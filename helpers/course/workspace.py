@@ -16,7 +16,7 @@ import shutil
 import time
 from pathlib import Path
 
-from helpers.course.config import NOTEBOOKS_DIR, notebooks_in
+from helpers.course.config import NOTEBOOKS_DIR, backup_path, notebooks_in
 from helpers.errors import KitError
 from helpers.settings import work_dir
 
@@ -119,10 +119,7 @@ def update(numbers: list[str], work: Path | None = None,
     for source in released:
         copy, backup = work / source.name, None
         if copy.exists():
-            backup = work / BACKUPS / f"{copy.stem}.{stamp}{copy.suffix}"
-            if backup.exists():
-                raise KitError(f"{backup} exists already; wait a second and try again.")
-            backup.parent.mkdir(exist_ok=True)
+            backup = backup_path(work / BACKUPS, copy, stamp)
             copy.rename(backup)
         shutil.copyfile(source, copy)
         record[source.name] = _digest(source)
