@@ -1,0 +1,252 @@
+"""One feedback file per student and notebook, from its grading record.
+
+``kit grade`` (and ``kit grade --feedback-only``, from the records alone) writes
+``SUBMISSIONS_DIR/feedback/<student>/<notebook>.html`` and ``.md``: which file was graded,
+each exercise's status and points, and for each exercise that did not pass the failing check,
+what it expected beside what the student's code printed, the error and the traceback.
+
+Everything in a record may come from a student's code, so the HTML escapes every text and
+runs nothing (no JavaScript, no external resources: it reads offline), and the Markdown puts
+student output in fences no backtick run in it can close. A hidden check's expected output is
+never shown: it would give the answer away.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from helpers.course import gradebook
+from helpers.course.owned import write_owned
+
+EXPECTED_LABEL = "expected (reference)"
+GOT_LABEL = "got (your output)"
+TRACEBACK_LABEL = "traceback"
+HIDDEN_NOTE = "a hidden check failed (its expected output is not shown)"
+FLAGGED = "flagged for review"
+NOTHING_PRINTED = "(nothing printed)"
+
+Record = Mapping[str, Any]
+
+# Only what is in the page: the style sheet; no script, image, font or frame may load.
+_CSP = "default-src 'none'; style-src 'unsafe-inline'"
+_CSS = """
+body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem;
+       line-height: 1.45; color: #1a1a1a; }
+table { border-collapse: collapse; margin: 1rem 0; }
+th, td { border: 1px solid #ccc; padding: 0.3rem 0.6rem; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+.passed { color: #17663a; } .failed, .blocked { color: #a4161a; } .not-done { color: #8a5a00; }
+.problem { background: #fff1f0; border-left: 4px solid #a4161a; padding: 0.5rem 1rem; }
+.pair { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
+.pair h4, section h4 { margin: 0.8rem 0 0.3rem; }
+pre { background: #f6f6f6; border: 1px solid #ddd; padding: 0.6rem; overflow-x: auto;
+      white-space: pre-wrap; word-break: break-word; margin: 0; }
+footer { margin-top: 2rem; color: #555; font-size: 0.9rem; }
+"""
+
+
+# --------------------------------------------------------------------------- shared wording
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def _status(exercise: Mapping[str, Any]) -> str:
+    flagged = f"; {FLAGGED}" if exercise["flags"].strip() else ""
+    return f"{exercise['status']}{flagged}"
+
+
+def _total(record: Record) -> str:
+    earned = sum(gradebook.earned(ex) for ex in record["exercises"])
+    worth = sum(float(ex["points"]) for ex in record["exercises"])
+    return f"{_points(earned)} / {_points(worth)}"
+
+
+def _not_passed(record: Record) -> list[Mapping[str, Any]]:
+    return [ex for ex in record["exercises"] if not ex["passed"]]
+
+
+def _heading(exercise: Mapping[str, Any]) -> str:
+    title = f": {exercise['title']}" if exercise["title"] else ""
+    return f"Exercise {exercise['exercise']}{title} ({exercise['status']})"
+
+
+def _shows_got(exercise: Mapping[str, Any]) -> bool:
+    return bool(exercise["got"]) or (not exercise["hidden"] and bool(exercise["expected"]))
+
+
+def _run(record: Record) -> str:
+    def seconds(value: float | None) -> str:
+        return "-" if value is None else f"{value:.1f} s"
+
+    memory = record["peak_memory_mb"]
+    ran = ("nothing ran" if record["seconds"] is None and record["cpu_seconds"] is None else
+           f"{seconds(record['seconds'])} wall, {seconds(record['cpu_seconds'])} CPU, peak memory "
+           f"{'-' if memory is None else f'{memory:.1f} MB'}")
+    return f"Run: {ran}. Graded {record['graded_at']} (sandbox: {record['sandbox']})."
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def _fence(text: str) -> str:
+    """``text`` in a fenced block longer than any backtick run in it, so nothing closes it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text.rstrip(chr(10))}\n{fence}"
+
+
+def _code(text: str) -> str:
+    """One line of untrusted text as an inline code span (shown as is, HTML and all)."""
+    text = " ".join(text.split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}" if text else ""
+
+
+def _md(text: str) -> str:
+    """One line of plain text with what Markdown would act on (HTML, links, emphasis, table
+    cells) backslash-escaped."""
+    return re.sub(r"([\\`*\[\]<>|&#!])", r"\\\1", " ".join(str(text).split()))
+
+
+def render_markdown(record: Record) -> str:
+    """The feedback on one record as Markdown (same content as ``render_html``)."""
+    lines = [f"# Feedback: {_md(record['notebook'])}, {_md(record['student'])}", ""]
+    graded = f"graded {_code(record['file'])}" if record["file"] else "no notebook was found to grade"
+    lines.append(f"- File: {graded}")
+    if record["note"]:
+        lines.append(f"- Note: {_md(record['note'])}")
+    if record["problem"]:
+        lines.append(f"- **Problem with the whole notebook:** {_code(record['problem'])}")
+    lines += [f"- Points: {_total(record)}", ""]
+    if record["exercises"]:
+        lines += ["| exercise | title | status | points |", "|---|---|---|---|"]
+        lines += [f"| {_md(ex['exercise'])} | {_md(ex['title'])} | {_status(ex)} | "
+                  f"{_points(gradebook.earned(ex))} / {_points(ex['points'])} |"
+                  for ex in record["exercises"]]
+        lines.append("")
+    for ex in _not_passed(record):
+        lines += [f"## {_md(_heading(ex))}", ""]
+        if ex["check"]:
+            lines += [f"Failing check: {_md(ex['check'])}", ""]
+        if ex["error"]:
+            lines += [f"Error: {_code(ex['error'])}", ""]
+        if ex["hidden"]:
+            lines += [f"*{HIDDEN_NOTE}*", ""]
+        elif ex["expected"]:
+            lines += [f"**{EXPECTED_LABEL}**", "", _fence(ex["expected"]), ""]
+        if _shows_got(ex):
+            lines += [f"**{GOT_LABEL}**", "", _fence(ex["got"] or NOTHING_PRINTED), ""]
+        if ex["traceback"]:
+            lines += [f"**{TRACEBACK_LABEL}**", "", _fence(ex["traceback"]), ""]
+    lines += ["---", "", _md(_run(record)), ""]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- HTML
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _pre(label: str, text: str) -> str:
+    return f"<div><h4>{_e(label)}</h4><pre>{_e(text)}</pre></div>"
+
+
+def _html_exercise(ex: Mapping[str, Any]) -> str:
+    parts = [f"<section><h2>{_e(_heading(ex))}</h2>"]
+    if ex["check"]:
+        parts.append(f"<p>Failing check: {_e(ex['check'])}</p>")
+    if ex["error"]:
+        parts.append(f"<p>Error: <code>{_e(ex['error'])}</code></p>")
+    if ex["hidden"]:
+        parts.append(f"<p><em>{_e(HIDDEN_NOTE)}</em></p>")
+    pair = []
+    if not ex["hidden"] and ex["expected"]:
+        pair.append(_pre(EXPECTED_LABEL, ex["expected"]))
+    if _shows_got(ex):
+        pair.append(_pre(GOT_LABEL, ex["got"] or NOTHING_PRINTED))
+    if pair:
+        parts.append(f'<div class="pair">{"".join(pair)}</div>')
+    if ex["traceback"]:
+        parts.append(_pre(TRACEBACK_LABEL, ex["traceback"]))
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def render_html(record: Record) -> str:
+    """The feedback on one record as a self-contained HTML page.
+
+    Inline CSS only, no JavaScript, no external resource; every text is HTML-escaped.
+    """
+    title = f"Feedback: {record['notebook']}, {record['student']}"
+    graded = (f"graded <code>{_e(record['file'])}</code>" if record["file"]
+              else "no notebook was found to grade")
+    facts = [f"<li>File: {graded}</li>"]
+    if record["note"]:
+        facts.append(f"<li>Note: {_e(record['note'])}</li>")
+    if record["problem"]:
+        facts.append(f'<li class="problem"><strong>Problem with the whole notebook:</strong> '
+                     f"{_e(record['problem'])}</li>")
+    facts.append(f"<li>Points: {_total(record)}</li>")
+    body = [f"<h1>{_e(title)}</h1>", f"<ul>{''.join(facts)}</ul>"]
+    if record["exercises"]:
+        rows = "".join(
+            f"<tr><td>{_e(ex['exercise'])}</td><td>{_e(ex['title'])}</td>"
+            f'<td class="{_e(ex["status"].replace(" ", "-"))}">{_e(_status(ex))}</td>'
+            f"<td>{_points(gradebook.earned(ex))} / {_points(ex['points'])}</td></tr>"
+            for ex in record["exercises"])
+        body.append("<table><thead><tr><th>exercise</th><th>title</th><th>status</th>"
+                    f"<th>points</th></tr></thead><tbody>{rows}</tbody></table>")
+    body += [_html_exercise(ex) for ex in _not_passed(record)]
+    body.append(f"<footer>{_e(_run(record))}</footer>")
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
+        *body,
+        "</body></html>",
+        "",
+    ])
+
+
+# --------------------------------------------------------------------------- files
+
+
+def feedback_paths(submissions_dir: Path, student: str, notebook: str) -> tuple[Path, Path]:
+    """Where the HTML and the Markdown feedback on ``student``'s ``notebook`` go."""
+    gradebook.record_path(submissions_dir, student, notebook)  # refuses names that are not plain
+    folder = Path(submissions_dir) / gradebook.FEEDBACK_DIR / student
+    return folder / f"{notebook}.html", folder / f"{notebook}.md"
+
+
+def write_feedback(submissions_dir: Path, record: Record) -> list[Path]:
+    """Write the HTML and Markdown feedback on ``record``; return the paths written.
+
+    A feedback file edited since the kit wrote it is kept: the new one goes beside it under a
+    stamped name, and that is the path returned (see ``owned.write_owned``).
+
+    Raises
+    ------
+    KitError
+        If ``record`` breaks the record format (``gradebook.check_record``).
+    """
+    gradebook.check_record(record)
+    page, text = feedback_paths(submissions_dir, record["student"], record["notebook"])
+    return [write_owned(page, render_html(record)), write_owned(text, render_markdown(record))]
+
+
+def write_all_feedback(submissions_dir: Path, records: Iterable[Record] | None = None) -> list[Path]:
+    """Write the feedback on every record (default: every usable record, ``read_records``)."""
+    if records is None:
+        records = gradebook.read_records(submissions_dir)
+    return [path for record in records for path in write_feedback(submissions_dir, record)]

@@ -1,0 +1,330 @@
+"""The class's grading records, and the tables derived from them.
+
+After grading one student's notebook, ``kit grade`` writes a *record* (a JSON object with the
+keys and types of ``RECORD_KEYS``, each exercise those of ``EXERCISE_KEYS``; see
+``check_record``) to ``SUBMISSIONS_DIR/.kit-grading/records/<student>/<notebook>.json``.
+Everything else is derived from the records, so it needs no notebook run:
+
+- ``grades.csv``: one row per student, notebook and exercise, from every record (a regrade of
+  one notebook keeps the others' rows);
+- ``gradebook.csv``: one row per student, points earned per notebook, ready for an LMS import;
+- the feedback files (``helpers.course.feedback``).
+
+A record also lets grading resume: a notebook whose submission and solution are those of its
+record needs no new run (``is_current``). The CSV files are written with
+``owned.write_owned``: an instructor's edited copy is never overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from helpers.course.owned import write_owned
+from helpers.errors import KitError
+from helpers.fetch import atomic_write
+
+RECORDS_DIR = ".kit-grading"
+RECORDS_SUBDIR = "records"
+FEEDBACK_DIR = "feedback"
+GRADES_FILE = "grades.csv"
+SUMMARY_FILE = "gradebook.csv"
+RECORD_VERSION = 1
+
+PASSED, FAILED, BLOCKED, NOT_DONE = "passed", "failed", "blocked", "not done"
+STATUSES = (PASSED, FAILED, BLOCKED, NOT_DONE)
+
+GRADES_COLUMNS = ["student", "notebook", "exercise", "status", "passed", "points", "max_points",
+                  "error", "flags", "file"]
+
+_NUMBER = (int, float)
+_OPTIONAL_NUMBER = (int, float, type(None))
+_OPTIONAL_STR = (str, type(None))
+
+#: The record's keys and the types each may take.
+RECORD_KEYS: dict[str, tuple[type, ...]] = {
+    "version": (int,),
+    "student": (str,),
+    "notebook": (str,),
+    "file": _OPTIONAL_STR,
+    "note": (str,),
+    "submission_sha256": _OPTIONAL_STR,
+    "solution_sha256": (str,),
+    "graded_at": (str,),
+    "sandbox": (str,),
+    "seconds": _OPTIONAL_NUMBER,
+    "cpu_seconds": _OPTIONAL_NUMBER,
+    "peak_memory_mb": _OPTIONAL_NUMBER,
+    "problem": (str,),
+    "exercises": (list,),
+}
+
+#: Each exercise's keys and the types each may take.
+EXERCISE_KEYS: dict[str, tuple[type, ...]] = {
+    "exercise": (str,),
+    "title": (str,),
+    "points": _NUMBER,
+    "passed": (bool,),
+    "status": (str,),
+    "error": (str,),
+    "check": (str,),
+    "hidden": (bool,),
+    "expected": (str,),
+    "got": (str,),
+    "traceback": (str,),
+    "flags": (str,),
+}
+
+# A student's or notebook's name becomes a path component.
+_SAFE_NAME = re.compile(r"[^./\\][^/\\]*")
+
+
+# --------------------------------------------------------------------------- records
+
+
+def _check_keys(where: str, value: Mapping[str, Any], keys: dict[str, tuple[type, ...]]) -> None:
+    for key, types in keys.items():
+        if key not in value:
+            raise KitError(f"{where}: '{key}' is missing.")
+        item = value[key]
+        # bool is an int to Python, but a true/false is no number of points or seconds
+        if (isinstance(item, bool) and bool not in types) or not isinstance(item, types):
+            wanted = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+            raise KitError(f"{where}: '{key}' must be {wanted}, not {type(item).__name__}.")
+
+
+def _check_name(where: str, key: str, name: str) -> None:
+    if not _SAFE_NAME.fullmatch(name) or name == "..":
+        raise KitError(f"{where}: '{key}' must be a plain file name, not {name!r}.")
+
+
+def check_record(record: Mapping[str, Any]) -> None:
+    """Raise ``KitError`` naming the first key of ``record`` that breaks the record format.
+
+    Checks that every key is there with the right type, the version, that student and notebook
+    are plain names, that each exercise's status is known and agrees with ``passed``, and
+    that its points are not negative.
+    """
+    if not isinstance(record, Mapping):
+        raise KitError(f"A grading record must be a JSON object, not {type(record).__name__}.")
+    who = f"{record.get('student', '?')}/{record.get('notebook', '?')}"
+    where = f"grading record {who}"
+    _check_keys(where, record, RECORD_KEYS)
+    if record["version"] != RECORD_VERSION:
+        raise KitError(f"{where}: 'version' is {record['version']}; this kit reads version "
+                       f"{RECORD_VERSION} (grade again with this kit).")
+    _check_name(where, "student", record["student"])
+    _check_name(where, "notebook", record["notebook"])
+    for number, exercise in enumerate(record["exercises"]):
+        at = f"{where}: exercises[{number}]"
+        if not isinstance(exercise, Mapping):
+            raise KitError(f"{at} must be an object, not {type(exercise).__name__}.")
+        _check_keys(at, exercise, EXERCISE_KEYS)
+        if exercise["status"] not in STATUSES:
+            raise KitError(f"{at}: 'status' must be one of {', '.join(STATUSES)}, "
+                           f"not {exercise['status']!r}.")
+        if exercise["passed"] != (exercise["status"] == PASSED):
+            raise KitError(f"{at}: 'passed' is {exercise['passed']} but 'status' is "
+                           f"{exercise['status']!r}.")
+        if exercise["points"] < 0:
+            raise KitError(f"{at}: 'points' must not be negative, not {exercise['points']}.")
+
+
+def record_path(submissions_dir: Path, student: str, notebook: str) -> Path:
+    """Where the record of ``student``'s ``notebook`` (``NN_topic``, no suffix) is kept."""
+    _check_name("grading record", "student", student)
+    _check_name("grading record", "notebook", notebook)
+    return Path(submissions_dir) / RECORDS_DIR / RECORDS_SUBDIR / student / f"{notebook}.json"
+
+
+def write_record(submissions_dir: Path, record: Mapping[str, Any]) -> Path:
+    """Check ``record`` (``check_record``), write it atomically and return its path.
+
+    Raises
+    ------
+    KitError
+        If the record breaks the format; the message names the bad key. Nothing is written.
+    """
+    check_record(record)
+    path = record_path(submissions_dir, record["student"], record["notebook"])
+    text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
+    atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    return path
+
+
+def _skip(path: Path, reason: str) -> None:
+    reason = " ".join(reason.split())  # one line, whatever the reason holds
+    print(f"skipped grading record {path}: {reason}", file=sys.stderr)
+
+
+def read_record(submissions_dir: Path, student: str, notebook: str) -> dict[str, Any] | None:
+    """The record of ``student``'s ``notebook``, or None if there is none that can be used.
+
+    A record that is unreadable, garbled, of another version or stored under another
+    student's or notebook's name costs one line on stderr naming the file, and is ignored.
+    """
+    path = record_path(submissions_dir, student, notebook)
+    if not path.is_file():
+        return None
+    return _load(path, student, notebook)
+
+
+def _load(path: Path, student: str, notebook: str) -> dict[str, Any] | None:
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        check_record(record)
+    except (OSError, ValueError) as err:
+        _skip(path, f"{type(err).__name__}: {err}")
+        return None
+    except KitError as err:
+        _skip(path, str(err))
+        return None
+    if (record["student"], record["notebook"]) != (student, notebook):
+        _skip(path, f"it is the record of {record['student']}/{record['notebook']}")
+        return None
+    return record
+
+
+def read_records(submissions_dir: Path) -> list[dict[str, Any]]:
+    """Every usable record under ``submissions_dir``, sorted by student and notebook.
+
+    Records that cannot be used are skipped, each with one line on stderr (``read_record``).
+    """
+    root = Path(submissions_dir) / RECORDS_DIR / RECORDS_SUBDIR
+    records = []
+    for path in sorted(root.glob("*/*.json")):
+        if path.name.startswith(".") or path.parent.name.startswith("."):
+            continue
+        record = _load(path, path.parent.name, path.stem)
+        if record is not None:
+            records.append(record)
+    return sorted(records, key=lambda r: (r["student"], r["notebook"]))
+
+
+def is_current(record: Mapping[str, Any] | None, submission_sha256: str | None,
+               solution_sha256: str) -> bool:
+    """True if ``record`` graded this very submission against this very solution.
+
+    ``submission_sha256`` is None for a missing notebook: a record of the same notebook
+    missing against the same solution is current too. No record (None) is never current.
+    """
+    return (record is not None and record.get("version") == RECORD_VERSION
+            and record.get("submission_sha256") == submission_sha256
+            and record.get("solution_sha256") == solution_sha256)
+
+
+# --------------------------------------------------------------------------- grades.csv
+
+
+def exercise_key(exercise: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key for exercise ids: ``"1.2"`` before ``"1.10"``."""
+    return tuple((0, int(part)) if part.isdigit() else (1, part)
+                 for part in re.findall(r"\d+|\D+", exercise))
+
+
+def earned(exercise: Mapping[str, Any]) -> float:
+    """Points earned for one exercise of a record: all its points if passed, else none."""
+    return float(exercise["points"]) if exercise["passed"] else 0.0
+
+
+def grades_table(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """One row per exercise of every record (``GRADES_COLUMNS``), sorted.
+
+    ``points`` is what the student earned, ``max_points`` what the exercise is worth;
+    ``file`` is the submission graded ('' when it was missing).
+    """
+    rows = [
+        {"student": r["student"], "notebook": r["notebook"], "exercise": ex["exercise"],
+         "status": ex["status"], "passed": bool(ex["passed"]), "points": earned(ex),
+         "max_points": float(ex["points"]), "error": ex["error"], "flags": ex["flags"],
+         "file": r["file"] or ""}
+        for r in records for ex in r["exercises"]
+    ]
+    rows.sort(key=lambda row: (row["student"], row["notebook"], exercise_key(row["exercise"])))
+    table = pd.DataFrame(rows, columns=GRADES_COLUMNS)
+    return table.astype({"passed": bool, "points": float, "max_points": float})
+
+
+def write_grades(submissions_dir: Path, records: Iterable[Mapping[str, Any]]) -> Path:
+    """Write ``grades.csv`` from ``records`` (pass every record: it replaces the whole table).
+
+    Returns
+    -------
+    Path
+        ``SUBMISSIONS_DIR/grades.csv``, or the stamped file beside it when that file was
+        edited since the kit wrote it (it is kept; see ``owned.where_written``).
+    """
+    text = grades_table(records).to_csv(index=False)
+    return write_owned(Path(submissions_dir) / GRADES_FILE, text)
+
+
+# --------------------------------------------------------------------------- class tables
+
+
+def flagged(grades: pd.DataFrame) -> pd.DataFrame:
+    """The rows an instructor should review (non-empty ``flags``), with who, where and why."""
+    flags = grades["flags"].fillna("").astype(str).str.strip()  # a read-back CSV has NaN for ''
+    return grades.loc[flags != "", ["student", "notebook", "exercise", "flags"]]
+
+
+def summary(grades: pd.DataFrame) -> pd.DataFrame:
+    """The class table: points earned per student and notebook.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``student`` (sorted): one float column per notebook (points earned; NaN
+        where the student has no grade for it), ``total`` (points earned) and ``max_total``
+        (what the notebooks graded for that student are worth).
+    """
+    if grades.empty:
+        return pd.DataFrame(columns=["total", "max_total"], index=pd.Index([], name="student"),
+                            dtype=float)
+    table = grades.pivot_table(index="student", columns="notebook", values="points",
+                               aggfunc="sum").astype(float)
+    table = table.reindex(sorted(table.columns), axis=1)
+    table.columns.name = None
+    by_student = grades.groupby("student")
+    table["total"] = by_student["points"].sum().astype(float)
+    table["max_total"] = by_student["max_points"].sum().astype(float)
+    return table.sort_index()
+
+
+def pass_rates(grades: pd.DataFrame) -> pd.DataFrame:
+    """Per notebook and exercise: students graded, the fraction who passed, counts per status.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``notebook, exercise, students, pass_rate`` and one count column per status
+        (``passed, failed, blocked, not done``), sorted by notebook and exercise.
+    """
+    columns = ["notebook", "exercise", "students", "pass_rate", *STATUSES]
+    rows = []
+    for (notebook, exercise), group in grades.groupby(["notebook", "exercise"], sort=False):
+        counts = group["status"].value_counts()
+        rows.append({"notebook": notebook, "exercise": exercise, "students": len(group),
+                     "pass_rate": float(group["passed"].mean()),
+                     **{status: int(counts.get(status, 0)) for status in STATUSES}})
+    rows.sort(key=lambda row: (row["notebook"], exercise_key(row["exercise"])))
+    return pd.DataFrame(rows, columns=columns)
+
+
+def write_summary(submissions_dir: Path, grades: pd.DataFrame) -> Path:
+    """Write ``gradebook.csv`` (``summary``: ``student``, one column per notebook, ``total``,
+    ``max_total``), one row per student, for an LMS gradebook import.
+
+    Returns
+    -------
+    Path
+        ``SUBMISSIONS_DIR/gradebook.csv``, or the stamped file beside it when that file was
+        edited since the kit wrote it (it is kept; see ``owned.where_written``).
+    """
+    text = summary(grades).to_csv(index=True, index_label="student")
+    return write_owned(Path(submissions_dir) / SUMMARY_FILE, text)
