@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import sys
@@ -69,16 +70,40 @@ def cmd_release(args: argparse.Namespace) -> None:
 
 
 def cmd_grade(args: argparse.Namespace) -> None:
-    from helpers.course import grading
+    from helpers.course import classgrade, feedback, gradebook, owned, sandbox
 
-    grades = grading.grade(Path(args.submissions), notebook=args.notebook, jobs=args.jobs,
-                           timeout=args.timeout)
-    print(grading.summary(grades).to_string())
-    review = grading.flagged(grades)
+    submissions = Path(args.submissions)
+    if args.prepare:
+        done = classgrade.prepare(notebooks=_graded_names(args.notebook), force=args.force)
+        print(f"prepared: {', '.join(done) or 'nothing (every solution was prepared already)'}")
+        return
+    if not args.feedback_only and not args.summary:
+        limits = sandbox.Limits(memory_mb=args.memory_mb, cpu_seconds=args.cpu_seconds,
+                                processes=args.processes, output_mb=args.output_mb)
+        classgrade.grade(submissions, notebook=args.notebook, jobs=args.jobs, timeout=args.timeout,
+                         student=args.student, force=args.force, limits=limits,
+                         scheduler=args.scheduler, report=True)
+    records = gradebook.read_records(submissions)
+    if not records:
+        raise KitError(f"Nothing graded in {submissions} yet: run `kit grade {submissions}`.")
+    grades = gradebook.grades_table(records)
+    if args.feedback_only:
+        written = feedback.write_all_feedback(submissions, records)
+        print(f"{len(written)} feedback files written under {submissions / gradebook.FEEDBACK_DIR}")
+        return
+    print(gradebook.summary(grades).to_string())
+    review = gradebook.flagged(grades)
     if not review.empty:
         print(f"\n{len(review)} exercise(s) flagged for review (graded all the same):")
         print(review.to_string(index=False))
-    print(f"\ngrades written to {Path(args.submissions) / 'grades.csv'}")
+    if args.summary:
+        print("\n" + gradebook.pass_rates(grades).to_string(index=False))
+        written = gradebook.write_summary(submissions, grades)
+        print("\n" + owned.where_written("class table", submissions / gradebook.SUMMARY_FILE, written))
+
+
+def _graded_names(number: str | None) -> list[str] | None:
+    return [p.stem for p in config.notebooks_in(config.SOLUTIONS_DIR, [number])] if number else None
 
 
 def cmd_run(args: argparse.Namespace) -> None:
@@ -201,6 +226,47 @@ def _version() -> str:
         return "(not installed)"
 
 
+def positive_int(text: str) -> int:
+    """argparse type: a whole number ≥ 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} must be a finite number above 0")
+    return value
+
+
+def notebook_number(text: str) -> str:
+    """argparse type: a notebook number, ``1`` or ``01``."""
+    if not text.isdigit() or len(text) > 2:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a notebook number such as 01")
+    return text.zfill(2)
+
+
+def cluster_arg(text: str) -> str:
+    """argparse type: ``local:N`` or a Dask scheduler address (see ``cluster.scheduler_arg``)."""
+    from helpers.course import cluster
+    return cluster.scheduler_arg(text)
+
+
+def sandbox_defaults() -> object:
+    """The grading sandbox's default limits (``sandbox.Limits()``)."""
+    from helpers.course import sandbox
+    return sandbox.Limits()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kit", description=__doc__.splitlines()[0].replace("``", "`"))
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
@@ -224,14 +290,34 @@ def build_parser() -> argparse.ArgumentParser:
                      "each is kept in backups/)")
     rel.set_defaults(func=cmd_release)
 
-    grade = sub.add_parser("grade", help="grade a folder of student submissions with nbval")
+    grade = sub.add_parser("grade", help="grade a folder of student submissions, each in a sandbox; "
+                           "keeps results, writes grades.csv and feedback/")
     grade.add_argument("submissions", metavar="SUBMISSIONS_DIR",
                        help="one folder per student holding their NN_topic.ipynb files")
-    grade.add_argument("--notebook", metavar="NN", help="grade only notebook NN")
-    grade.add_argument("--jobs", type=int, default=config.GRADE_JOBS,
-                       help="notebooks graded in parallel (default %(default)s)")
-    grade.add_argument("--timeout", type=float, default=config.CELL_TIMEOUT, metavar="S",
+    grade.add_argument("--notebook", metavar="NN", type=notebook_number, help="grade only notebook NN")
+    grade.add_argument("--student", metavar="NAME", help="grade only this student's folder")
+    grade.add_argument("--force", action="store_true", help="grade again what is graded already")
+    grade.add_argument("--jobs", type=positive_int, default=config.GRADE_JOBS,
+                       help="notebooks graded at once on this machine (default %(default)s)")
+    grade.add_argument("--scheduler", metavar="ADDRESS", type=cluster_arg,
+                       help="grade on a Dask cluster: a scheduler address, or local:N for N workers here")
+    grade.add_argument("--timeout", type=positive_float, default=config.CELL_TIMEOUT, metavar="S",
                        help="seconds allowed per cell (default %(default)s)")
+    defaults = sandbox_defaults()
+    for flag, name, unit in (("--memory-mb", "memory_mb", "MB of address space per process"),
+                             ("--cpu-seconds", "cpu_seconds", "CPU seconds per process"),
+                             ("--processes", "processes", "processes and threads at once"),
+                             ("--output-mb", "output_mb", "MB of output per notebook")):
+        grade.add_argument(flag, type=positive_int, default=getattr(defaults, name), metavar="N",
+                           help=f"sandbox limit: {unit} (default %(default)s)")
+    what = grade.add_mutually_exclusive_group()
+    what.add_argument("--prepare", action="store_true",
+                      help="only grade the solutions once to build the shared caches (done "
+                      "anyway before the first student)")
+    what.add_argument("--feedback-only", action="store_true",
+                      help="rebuild the feedback files from the kept results; run nothing")
+    what.add_argument("--summary", action="store_true",
+                      help="print the class table and pass rates; write gradebook.csv; run nothing")
     grade.set_defaults(func=cmd_grade)
 
     run = sub.add_parser("run", help="execute notebooks headless; time and memory per notebook")

@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from helpers import settings
 from helpers.errors import KitError
-from helpers.fetch import DIGEST_CHARS, atomic_write, require, stamp
+from helpers.fetch import DIGEST_CHARS, atomic_write, keep_cache, require, stamp
 from helpers.text import HTML_BREAK
 
 IMDB_SAMPLE_SEED = 0
@@ -72,7 +72,7 @@ def load_imdb(split: str) -> pd.DataFrame:
     if cache.is_file():
         return pd.read_pickle(cache)
     table = _read_imdb(root, split)
-    atomic_write(cache, table.to_pickle)
+    keep_cache(atomic_write, cache, table.to_pickle)
     return table
 
 

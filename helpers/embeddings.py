@@ -39,7 +39,7 @@ from tqdm import tqdm
 from helpers import data, fetch, settings
 from helpers.errors import KitError
 from helpers.evaluation import C_GRID, KEY_CHARS, Classifier, fit_svm
-from helpers.fetch import atomic_write, store_verified, verified_cache
+from helpers.fetch import atomic_write, keep_cache, store_verified, verified_cache
 from helpers.text import tokenize
 
 CACHE_VERSION = 1
@@ -213,7 +213,7 @@ def train(config: Doc2VecConfig, workers: int | None = None, progress: bool = Tr
         with open(tmp, "wb") as handle:  # one file: gensim stores big arrays inline in a handle
             model.save(handle)
 
-    store_verified(path, write)
+    keep_cache(store_verified, path, write)
     return model
 
 
@@ -248,7 +248,7 @@ def review_vectors(config: Doc2VecConfig, workers: int | None = None, infer_epoc
         with open(tmp, "wb") as handle:  # a handle: np.save would add ".npy" to a name
             np.save(handle, vectors)
 
-    store_verified(path, write)
+    keep_cache(store_verified, path, write)
     return vectors
 
 

@@ -225,7 +225,7 @@ def cross_validate(system: System, name: str | None = None, reviews: pd.DataFram
         "correct": found.prediction.to_numpy() == labels, "C": found.C.to_numpy(),
     }, columns=PREDICTION_COLUMNS)
     if cache is not None:
-        fetch.atomic_write(cache, lambda tmp: predictions.to_csv(tmp, index=False))
+        fetch.keep_cache(fetch.atomic_write, cache, lambda tmp: predictions.to_csv(tmp, index=False))
     return predictions
 
 

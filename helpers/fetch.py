@@ -372,6 +372,21 @@ def verified_cache(path: Path) -> bool:
     return False
 
 
+def keep_cache(store: Callable[[Path, Callable[[Path], None]], None], path: Path,
+               write: Callable[[Path], None]) -> bool:
+    """Store a computed result as a cache with ``store`` (``atomic_write`` or ``store_verified``).
+
+    A folder that cannot be written (read-only in ``kit grade``'s sandbox, a full disk) costs
+    one line on stderr, not the result: returns False then.
+    """
+    try:
+        store(path, write)
+    except OSError as err:
+        tqdm.write(f"{path.name} was computed but not kept as a cache ({err.strerror or err}).")
+        return False
+    return True
+
+
 def store_verified(path: Path, write: Callable[[Path], None]) -> None:
     """Write a cache file atomically (``write(tmp)``), then its sha256 sidecar."""
     atomic_write(path, write)

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import nbformat
 import pandas as pd
+import psutil
 import pytest
 
+from helpers import settings
 from helpers.cli import main
-from helpers.course import grading, release
+from helpers.course import classgrade, feedback, gradebook, grading, release, sandbox
 from helpers.errors import KitError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "solutions"
@@ -26,8 +29,32 @@ def _write(folder: Path, nb: nbformat.NotebookNode) -> None:
     nbformat.write(nb, folder / NAME)
 
 
+REPO = settings.REPO_ROOT
+#: A command line no other process has: the lingering process the "lingerer" starts.
+LINGER = "import time; time.sleep(4242.4242)"
+CANARY = "system,fold,correct\nnb,0,True\n"
+
+
+def _attack(target: str, text: str) -> str:
+    return (f"try:\n    open({target}, 'a').write({text!r})\nexcept OSError as err:\n"
+            f"    print(type(err).__name__)\n")
+
+
+SOLUTIONS: dict[Path, Path] = {}  # the fixture's solutions folder, by its submissions folder
+SOLVED_ADD = "def add(a, b):\n    return a + b\n"
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
+    data = tmp_path_factory.mktemp("data")  # the shared caches a student may try to flip
+    (data / "results").mkdir()
+    (data / "results" / "canary.csv").write_text(CANARY)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KIT_DATA_DIR", str(data))
+        yield _grade_class(tmp_path_factory, data)
+
+
+def _grade_class(tmp_path_factory, data: Path) -> tuple[Path, pd.DataFrame]:
     subs = tmp_path_factory.mktemp("submissions")
     solution = nbformat.read(FIXTURES / NAME, as_version=4)
     solution.cells[5].metadata["kit"]["tolerance"] = 3  # mean([1, 2, 3, 6]) prints 3.0
@@ -101,7 +128,43 @@ def graded(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
     (subs / "old" / NAME).write_text(json.dumps(old))
 
     (subs / "absent").mkdir()
-    return subs, grading.grade(subs, solutions, jobs=2, timeout=LOOP_SECONDS)
+
+    # Attacks: each must fail to reach outside its own run.
+    vandal = nbformat.from_dict(stub)
+    vandal.cells[1].source = "import os\n" + "".join(_attack(repr(str(target)), "x") for target in (
+        subs / "correct" / NAME, REPO / "helpers" / "nbval_hooks.py", data / "results" / "canary.csv",
+    )) + _attack("os.path.join(os.environ['KIT_DATA_DIR'], 'results', 'canary.csv')", ",flipped") + \
+        f"try:\n    os.remove({str(subs / 'grades.csv')!r})\nexcept OSError:\n    pass\n" + SOLVED_ADD
+    _write(subs / "vandal", vandal)
+    lingerer = nbformat.from_dict(stub)  # leaves a process behind to rewrite grades.csv later
+    lingerer.cells[1].source = (
+        f"import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', {LINGER!r}], "
+        "start_new_session=True)\n" + SOLVED_ADD)
+    _write(subs / "lingerer", lingerer)
+    for student, code in (
+            ("hog", "import numpy as np\nhog = np.ones(6 * 10**9 // 8)\n" + SOLVED_ADD),
+            ("talker", "for _ in range(600_000):\n    print('x' * 200)\n" + SOLVED_ADD),
+            ("forker", "import os, time\nfor _ in range(3000):\n    if os.fork() == 0:\n"
+                       "        time.sleep(60)\n        os._exit(0)\n" + SOLVED_ADD),
+            ("offline", "import socket\nassert [n for _, n in socket.if_nameindex()] == ['lo'], "
+                        "'a network'\n" + SOLVED_ADD),
+            ("peeker", "import glob\nassert glob.glob('*.ipynb') + glob.glob('../*.ipynb'), "
+                       "'no notebook to read'\n" + SOLVED_ADD),
+            ("skipper", "# NBVAL_SKIP\n" + SOLVED_ADD)):
+        attacker = nbformat.from_dict(stub)
+        attacker.cells[1].source = code
+        _write(subs / student, attacker)
+    listed = nbformat.from_dict(solution)  # an exercise id saved as a list
+    listed.cells[1].metadata["kit"]["exercise"] = ["0.1"]
+    _write(subs / "listed", listed)
+    (subs / "renamed").mkdir()
+    nbformat.write(solution, subs / "renamed" / "00_fixture (1).ipynb")
+    SOLUTIONS[subs] = solutions
+    return subs, classgrade.grade(subs, solutions, jobs=2, timeout=LOOP_SECONDS)
+
+
+def _solutions_of(subs: Path) -> Path:
+    return SOLUTIONS[subs]
 
 
 def _result(grades: pd.DataFrame, student: str) -> list[tuple[str, bool]]:
@@ -134,10 +197,12 @@ def test_a_wrong_answer_is_told_what_differs(graded):
 
 
 def test_hidden_checks_run_in_grading_and_catch_a_hard_coded_answer(graded):
-    _, grades = graded
+    subs, grades = graded
     assert _result(grades, "hardcoded") == [("0.1", False), ("0.2", True)]
     row = grades[(grades.student == "hardcoded") & (grades.exercise == "0.1")].iloc[0]
-    assert "5 where 0.5 was expected" in row.error
+    assert row.error == "output differs from the reference (a hidden check)"
+    record = gradebook.read_record(subs, "hardcoded", "00_fixture")["exercises"][0]
+    assert record["hidden"] and record["got"] == "5" and record["expected"] == ""
 
 
 def test_cheats_are_failed_or_flagged(graded):
@@ -152,7 +217,8 @@ def test_cheats_are_failed_or_flagged(graded):
     assert "touches the kernel or interpreter (get_ipython)" in rows.loc[("replayer", "0.1"), "flags"]
     assert rows.loc[("shadow", "0.2"), "flags"] == "" and rows.loc[("replayer", "0.2"), "flags"] == ""
     assert rows.loc[("correct", "0.1"), "flags"] == "" and rows.loc[("helper", "0.2"), "flags"] == ""
-    assert set(grading.flagged(grades).student) == {"kitcopy", "shadow", "replayer"}
+    attackers = {"vandal", "lingerer", "peeker"}  # flagged for touching the system (tested below)
+    assert set(gradebook.flagged(grades).student) - attackers == {"kitcopy", "shadow", "replayer"}
 
 
 def test_a_check_failing_on_an_earlier_stub_reports_blocked():
@@ -177,23 +243,98 @@ def test_editing_checks_or_outputs_does_not_pass(graded):
 
 
 def test_corrupt_missing_loop_and_dead_kernel_are_recorded(graded):
-    _, grades = graded
+    subs, grades = graded
     by = grades.set_index(["student", "exercise"])
     assert by.loc[("corrupt", "0.1"), "error"].startswith("not a readable notebook")
     assert by.loc[("absent", "0.2"), "error"] == "notebook missing"
     assert "Timeout" in by.loc[("loop", "0.1"), "error"]
     assert by.loc[("loop", "0.2"), "passed"]  # the kernel was interrupted; the rest ran
-    assert not by.loc[("killer", "0.1"), "passed"] and not by.loc[("killer", "0.2"), "passed"]
+    assert by.loc[("killer", "0.1"), "error"] == "the kernel died (exit code 1)"
+    assert by.loc[("killer", "0.2"), "error"] == "not run: the kernel died in an earlier cell"
+    killer = gradebook.read_record(subs, "killer", "00_fixture")
+    assert killer["seconds"] < LOOP_SECONDS  # told within seconds, not after the cell timeout
 
 
 def test_grades_csv_and_summary(graded):
     subs, grades = graded
-    written = pd.read_csv(subs / "grades.csv", keep_default_na=False)
-    assert list(written.columns) == grading.GRADES_COLUMNS
-    assert len(written) == 2 * 16
-    table = grading.summary(grades)
-    assert table.loc["correct", "total"] == "2/2"
-    assert table.loc["stub", "00_fixture"] == "0/2"
+    written = pd.read_csv(subs / "grades.csv", keep_default_na=False, dtype={"exercise": str})
+    assert list(written.columns) == gradebook.GRADES_COLUMNS
+    assert len(written) == 2 * len(classgrade.students_in(subs))
+    table = gradebook.summary(grades)
+    assert table.loc["correct", "total"] == 2.0 and table.loc["correct", "max_total"] == 2.0
+    assert table.loc["stub", "00_fixture"] == 0.0
+
+
+def test_student_code_cannot_touch_classmates_grades_code_or_caches(graded):
+    subs, grades = graded
+    solution = nbformat.read(FIXTURES / NAME, as_version=4)
+    assert nbformat.read(subs / "correct" / NAME, as_version=4).cells[1].source == solution.cells[1].source
+    assert not (REPO / "helpers" / "nbval_hooks.py").exists()
+    assert (Path(os.environ["KIT_DATA_DIR"]) / "results" / "canary.csv").read_text() == CANARY
+    assert _result(grades, "vandal") == [("0.1", True), ("0.2", False)]  # each attempt was refused
+    assert _result(grades, "correct") == [("0.1", True), ("0.2", True)]
+    assert set(grades.student) >= {"correct", "vandal", "stub"}  # grades.csv was not deleted
+    assert (subs / "grades.csv").is_file()
+
+
+def test_no_process_outlives_its_run(graded):
+    subs, grades = graded
+    assert _result(grades, "lingerer")[0] == ("0.1", True)
+    left = [p.info["cmdline"] for p in psutil.process_iter(["cmdline"])
+            if LINGER in " ".join(p.info["cmdline"] or [])]
+    assert left == []
+
+
+def test_memory_output_processes_and_network_are_capped(graded):
+    _, grades = graded
+    by = grades.set_index(["student", "exercise"])
+    assert by.loc[("hog", "0.1"), "error"].startswith("MemoryError")
+    assert by.loc[("talker", "0.1"), "error"].startswith("output limit: this cell took the notebook")
+    assert by.loc[("talker", "0.2"), "error"].startswith("not run: the notebook showed more than")
+    limit = sandbox.Limits().processes
+    assert by.loc[("forker", "0.1"), "error"] == \
+        f"grading stopped: it ran more than {limit} processes and threads at once"
+    assert by.loc[("offline", "0.1"), "passed"]  # only the loopback interface in the sandbox
+    assert by.loc[("peeker", "0.1"), "error"].startswith("AssertionError: no notebook to read")
+
+
+def test_odd_submissions_get_a_precise_reason(graded):
+    subs, grades = graded
+    by = grades.set_index(["student", "exercise"])
+    assert by.loc[("skipper", "0.1"), "error"] == "not run: the cell is marked NBVAL_SKIP"
+    assert _result(grades, "listed") == [("0.1", True), ("0.2", True)]
+    assert _result(grades, "renamed") == [("0.1", True), ("0.2", True)]
+    renamed = gradebook.read_record(subs, "renamed", "00_fixture")
+    assert renamed["file"] == "00_fixture (1).ipynb" and "matched by its exercises" in renamed["note"]
+    assert _result(grades, "old") == _result(grades, "helper")
+
+
+def test_feedback_for_every_student_shows_expected_and_got(graded):
+    subs, grades = graded
+    for student in set(grades.student):
+        html, markdown = feedback.feedback_paths(subs, student, "00_fixture")
+        assert html.is_file() and markdown.is_file()
+    html, markdown = feedback.feedback_paths(subs, "wrong", "00_fixture")
+    text = markdown.read_text()
+    assert "expected (reference)" in text and "got (your output)" in text and "-1" in text
+    hidden = feedback.feedback_paths(subs, "hardcoded", "00_fixture")[1].read_text()
+    assert "hidden check" in hidden and "0.5" not in hidden
+
+
+def test_grading_again_skips_what_is_graded_and_merges_a_regrade(graded, capsys):
+    subs, grades = graded
+    before = {(r["student"]): r["graded_at"] for r in gradebook.read_records(subs)}
+    again = classgrade.grade(subs, _solutions_of(subs), timeout=LOOP_SECONDS)
+    pd.testing.assert_frame_equal(again, grades)
+    assert {r["student"]: r["graded_at"] for r in gradebook.read_records(subs)} == before
+    wrong = nbformat.read(subs / "wrong" / NAME, as_version=4)
+    wrong.cells[1].source = SOLVED_ADD
+    nbformat.write(wrong, subs / "wrong" / NAME)
+    regraded = classgrade.grade(subs, _solutions_of(subs), timeout=LOOP_SECONDS, student="wrong")
+    after = {r["student"]: r["graded_at"] for r in gradebook.read_records(subs)}
+    assert [s for s in after if after[s] != before[s]] == ["wrong"]
+    assert _result(regraded, "wrong")[0] == ("0.1", True)
+    assert len(regraded) == len(grades)  # merged into the class table, not replacing it
 
 
 def test_graded_notebook_restores_reference_cells():
@@ -207,9 +348,38 @@ def test_graded_notebook_restores_reference_cells():
     assert merged.cells[2].outputs == reference.cells[2].outputs
 
 
+def test_a_local_dask_cluster_grades_a_class_end_to_end(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("KIT_DATA_DIR", str(tmp_path / "data"))
+    solution = nbformat.read(FIXTURES / NAME, as_version=4)
+    _write(tmp_path / "class" / "correct", solution)
+    _write(tmp_path / "class" / "stub", release.release_notebook(solution))
+    subs = tmp_path / "class"
+    grades = classgrade.grade(subs, FIXTURES, timeout=LOOP_SECONDS, scheduler="local:2")
+    assert _result(grades, "correct") == [("0.1", True), ("0.2", True)]
+    assert _result(grades, "stub") == [("0.1", False), ("0.2", False)]
+    assert main(["grade", str(subs), "--summary"]) == 0
+    out = capsys.readouterr().out
+    assert "pass_rate" in out and (subs / gradebook.SUMMARY_FILE).is_file()
+    written = pd.read_csv(subs / gradebook.SUMMARY_FILE)
+    assert written.set_index("student").loc["correct", "total"] == 2.0
+    for path in feedback.feedback_paths(subs, "stub", "00_fixture"):
+        path.unlink()
+    assert main(["grade", str(subs), "--feedback-only"]) == 0
+    assert all(p.is_file() for p in feedback.feedback_paths(subs, "stub", "00_fixture"))
+
+
+@pytest.mark.parametrize("argument", [["--timeout", "-1"], ["--timeout", "nan"], ["--jobs", "0"],
+                                      ["--memory-mb", "0"], ["--scheduler", "local:0"],
+                                      ["--notebook", "x1"]])
+def test_grade_arguments_are_validated(tmp_path, capsys, argument):
+    with pytest.raises(SystemExit):
+        main(["grade", str(tmp_path), *argument])
+    assert "error: argument" in capsys.readouterr().err
+
+
 def test_empty_or_missing_folder_is_a_clear_error(tmp_path, capsys):
     with pytest.raises(KitError, match="no student folders"):
-        grading.grade(tmp_path, FIXTURES)
+        classgrade.grade(tmp_path, FIXTURES)
     assert main(["grade", str(tmp_path / "nowhere")]) == 1
     assert "is not a folder of student submissions" in capsys.readouterr().err
 

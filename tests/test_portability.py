@@ -2,9 +2,10 @@
 
 The notebooks that train or use Doc2Vec go through BLAS (gensim's ``sdot``/``saxpy`` from
 scipy's OpenBLAS), whose kernels differ from CPU to CPU. Here the solutions of those
-notebooks are graded as a student's submission under another kernel setting, one thread and
-a fresh data folder (every model and cache recomputed): each must pass its checks within the
-declared, measured tolerances (``solutions/tolerances.csv``) and get full marks.
+notebooks are prepared for grading (``kit grade --prepare``: each solution graded as a
+submission, outside the sandbox, building every cache) under another kernel setting, one
+thread and a fresh data folder (every model and cache recomputed): each must pass its checks
+within the declared, measured tolerances (``solutions/tolerances.csv``), or preparing fails.
 
 The grading starts in the background when the test session starts (see ``conftest.py``);
 the test waits for it at the end of the run.
@@ -12,18 +13,17 @@ the test waits for it at the end of the run.
 
 from __future__ import annotations
 
+import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
-from helpers.course import grading
+from helpers.course import classgrade
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
 from helpers.course.tolerances import Setting
 
@@ -36,7 +36,7 @@ OTHER_KERNELS = Setting("Sandybridge", 1)
 
 @dataclass
 class GradingRun:
-    """A ``kit grade`` of the solutions under OTHER_KERNELS, running in its own process group."""
+    """``kit grade --prepare`` of the solutions under OTHER_KERNELS, in its own process group."""
 
     folder: Path
     process: subprocess.Popen
@@ -52,16 +52,13 @@ class GradingRun:
 
 
 def start_grading(folder: Path, source: Path) -> GradingRun:
-    """Copy the kernel-dependent solutions as one student's work and start grading them."""
-    student = folder / "class" / "solutions"
-    student.mkdir(parents=True)
-    for path in notebooks_in(SOLUTIONS_DIR, KERNEL_DEPENDENT):
-        shutil.copy(path, student)
+    """Start preparing the kernel-dependent solutions for grading, in a fresh data folder."""
     env = OTHER_KERNELS.environ(folder / "data")
     python = sys.executable
+    names = [path.stem for path in notebooks_in(SOLUTIONS_DIR, KERNEL_DEPENDENT)]
     # One notebook at a time: each reuses the models and caches the previous ones built.
-    script = (f"{python} -m helpers.cli fetch --source {source} && "
-              f"{python} -m helpers.cli grade {student.parent} --jobs 1")
+    script = (f"{python} -m helpers.cli fetch --source {source} && {python} -c "
+              f"'from helpers.course import classgrade; print(classgrade.prepare(notebooks={names!r}))'")
     log = folder / "grading.log"
     with log.open("w") as out:
         process = subprocess.Popen(["bash", "-c", script], env=env, stdout=out, stderr=subprocess.STDOUT,
@@ -74,12 +71,5 @@ def test_kernel_dependent_solutions_get_full_marks_under_other_kernels(other_ker
     if run is None:
         pytest.skip("no data: run `kit fetch` (or set KIT_DATA_SOURCE to an offline copy)")
     assert run.wait() == 0, run.log.read_text()[-3000:]
-    graded = pd.read_csv(run.folder / "class" / "grades.csv", dtype=str, keep_default_na=False)
-    others = graded[~graded.notebook.str[:2].isin(KERNEL_DEPENDENT)]
-    assert (others.error == "notebook missing").all(), others.to_string()  # not handed in
-    grades = graded[graded.notebook.str[:2].isin(KERNEL_DEPENDENT)]
-    assert set(grades.notebook.str[:2]) == set(KERNEL_DEPENDENT)
-    failed = grades[grades.passed != "True"]
-    assert failed.empty, failed.to_string()
-    review = grading.flagged(grades)
-    assert review.empty, review.to_string()
+    prepared = json.loads((run.folder / "data" / classgrade.PREPARED_FILE).read_text())
+    assert sorted(prepared) == [path.stem for path in notebooks_in(SOLUTIONS_DIR, KERNEL_DEPENDENT)]

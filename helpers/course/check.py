@@ -29,6 +29,7 @@ import pandas as pd
 from nbformat import NotebookNode
 
 from helpers.course import compare, config, environment, grading
+from helpers.course.grading import heading_above
 from helpers.course.release import exercises
 from helpers.errors import KitError
 from helpers.exercises import NOT_DONE, ipython_shell, unfinished
@@ -108,17 +109,6 @@ def check_workspace(copies: list[Path], timeout: float = config.CELL_TIMEOUT,
         if report:
             print(f"{copy.name}: {sum(row.passed for row in rows)}/{len(rows)} pass", flush=True)
     return found
-
-
-def heading_above(nb: NotebookNode, cell_id: str) -> str:
-    """The last Markdown heading above a cell (what the student sees as its title), or ""."""
-    index = next(i for i, cell in enumerate(nb.cells) if cell.get("id") == cell_id)
-    for cell in reversed(nb.cells[:index]):
-        headings = [line.lstrip("#").strip() for line in cell.source.splitlines()
-                    if cell.cell_type == "markdown" and line.startswith("#")]
-        if headings:
-            return headings[-1]
-    return ""
 
 
 def describe(row: Row) -> str:

@@ -1,21 +1,17 @@
-"""Grade a class's notebooks against the reference outputs with nbval.
+"""The grading engine: merge a student's notebook into the graded one, run it, decide.
 
-``SUBMISSIONS_DIR`` holds one folder per student, each with that student's notebooks
-(``NN_topic.ipynb``, as released). For every student and notebook:
+One engine serves ``kit grade`` (``classgrade``: a class, sandboxed, with records and
+feedback), ``kit check`` (``check``), and the tests (``grade_variants``):
 
 1. The graded notebook is the released notebook with its hidden checks (reference outputs
    and check cells from ``solutions/``) with the student's exercise cells (matched by
    exercise id) and any cells the student added put in. A student cannot pass by editing
    outputs or checks.
-2. nbval runs it (``--nbval-lax``, fresh kernel, per-cell timeout) in its own process; the
-   notebooks run in parallel (``jobs``).
+2. nbval runs it (``--nbval-lax``, fresh kernel, per-cell timeout) in its own process, in a
+   sandbox when grading a class (``run_notebook``).
 3. Each exercise passes when its cell and its own checks (visible and hidden) pass; a check
-   that fails because an earlier exercise is still a stub reports "blocked by N.M". A
-   missing or unreadable notebook, an endless loop or a dead kernel is recorded for that
-   student; the rest of the class is still graded.
-
-Results go to ``SUBMISSIONS_DIR/grades.csv`` (student, notebook, exercise, passed, error,
-flags: what in the student's code an instructor should review, see ``flags``).
+   that fails because an earlier exercise is still a stub reports "blocked by N.M"; a dead
+   kernel, a limit reached or a run stopped is said as such (``verdicts``).
 """
 
 from __future__ import annotations
@@ -23,23 +19,32 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import tempfile
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-import pandas as pd
 from nbformat import NotebookNode
 
-from helpers.course import config, environment, flags
-from helpers.course.config import SOLUTIONS_DIR
-from helpers.course.release import Exercise, exercise_id, exercises, release_notebook, without_run_on
+from helpers import settings
+from helpers.course import config, environment, flags, sandbox
+from helpers.course.release import (
+    Exercise,
+    exercise_id,
+    exercises,
+    is_hidden,
+    kit_metadata,
+    release_notebook,
+    without_run_on,
+)
 from helpers.errors import KitError
 from helpers.exercises import STOPPED_ON, not_done
 
-GRADES_COLUMNS = ["student", "notebook", "exercise", "passed", "error", "flags"]
+#: An exercise's points when its cell's metadata gives none (``kit.points``).
+DEFAULT_POINTS = 1.0
+#: The last lines of a student's traceback kept for feedback.
+TRACEBACK_LINES = 40
 
 
 def graded_notebook(reference: NotebookNode, submission: NotebookNode) -> NotebookNode:
@@ -129,10 +134,37 @@ def code_numbers(nb: NotebookNode) -> dict[str, int]:
     return {c.id: n for n, c in enumerate(code)}
 
 
+@dataclass
+class NotebookRun:
+    """What running a graded notebook under nbval gave.
+
+    ``results`` maps nbval's cell number to its one-line error or None (cells missing did
+    not run); ``details`` holds each failed cell's whole report (ANSI codes removed);
+    ``problem`` says what stopped the whole run, if anything; ``outcome`` is the sandbox's
+    account (None when the notebook ran without one).
+    """
+
+    results: dict[int, str | None]
+    details: dict[int, str] = field(default_factory=dict)
+    problem: str = ""
+    outcome: sandbox.Outcome | None = None
+
+
 def run_nbval(path: Path, timeout: float) -> dict[int, str | None]:
     """Run nbval on one notebook in a fresh process; return ``{cell number: error or None}``.
 
     Cells missing from the result did not run (the whole run was stopped).
+    """
+    return run_notebook(path, timeout).results
+
+
+def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = None,
+                 slot: tuple[int, frozenset[int]] = (0, frozenset())) -> NotebookRun:
+    """Run nbval on one notebook in a fresh process, sandboxed when ``limits`` are given.
+
+    In a sandbox the notebook's folder is the job's scratch folder (its only writable place),
+    and the notebook file is removed once nbval has read it, so student code cannot read the
+    reference outputs and hidden checks from it.
     """
     report = path.with_suffix(".xml")
     ini = path.parent / "pytest.ini"
@@ -143,26 +175,61 @@ def run_nbval(path: Path, timeout: float) -> dict[int, str | None]:
         "-p", "no:cacheprovider", *config.NBVAL_ARGS, f"--nbval-cell-timeout={timeout}",
         f"--junitxml={report}", "-q",
     ]
-    env = config.reference_environ()
-    try:
-        subprocess.run(command, cwd=path.parent, env=env, capture_output=True,
-                       timeout=timeout * (n_code + 2) + 60)
-    except subprocess.TimeoutExpired:
-        return {}
+    total = timeout * (n_code + 2) + 60
+    outcome = None
+    if limits is None:
+        try:
+            subprocess.run(command, cwd=path.parent, env=config.reference_environ(),
+                           capture_output=True, timeout=total)
+        except subprocess.TimeoutExpired:
+            return NotebookRun({}, problem=f"grading stopped: the notebook ran out of time ({total:.0f} s)")
+    else:
+        command += [f"--kit-output-mb={limits.output_mb}", "--kit-remove-notebook"]
+        outcome = sandbox.run(command, path.parent, limits, total, settings.data_dir(), slot,
+                              env=config.REFERENCE_ENV)
+    results, details = read_report(report)
+    return NotebookRun(results, details, _run_problem(results, outcome, total), outcome)
+
+
+def _run_problem(results: dict[int, str | None], outcome: sandbox.Outcome | None, total: float) -> str:
+    """One line on what stopped a whole run, or "" when nbval reported every cell it ran."""
+    if outcome is not None and outcome.timed_out:
+        return f"grading stopped: the notebook ran out of time ({total:.0f} s)"
+    if outcome is not None and outcome.stopped_for:
+        return f"grading stopped: {outcome.stopped_for}"
+    if results:
+        return ""
+    if outcome is None:
+        return "grading stopped before any cell ran"
+    if outcome.stopped_for:
+        return f"grading stopped: {outcome.stopped_for}"
+    if outcome.returncode < 0:
+        return f"grading stopped: killed by signal {-outcome.returncode} (a resource limit?)"
+    last = [line for line in outcome.output.splitlines() if line.strip()][-1:] or [""]
+    return f"grading stopped before any cell ran: {last[0][:200]}"
+
+
+def read_report(report: Path) -> tuple[dict[int, str | None], dict[int, str]]:
+    """nbval's JUnit report as ``({cell number: error or None}, {cell number: full report})``."""
     if not report.is_file():
-        return {}
+        return {}, {}
+    try:
+        root = ET.parse(report).getroot()
+    except ET.ParseError:
+        return {}, {}
     results: dict[int, str | None] = {}
-    for case in ET.parse(report).getroot().iter("testcase"):
+    details: dict[int, str] = {}
+    for case in root.iter("testcase"):
         name = case.get("name", "")
         if not name.startswith("Cell "):
             continue
+        number = int(name[5:])
         problem = next((child for child in case if child.tag in ("failure", "error", "skipped")),
                        None)
-        if problem is None:
-            results[int(name[5:])] = None
-        else:
-            results[int(name[5:])] = _short_reason(problem)
-    return results
+        results[number] = None if problem is None else _short_reason(problem)
+        if problem is not None:
+            details[number] = _ANSI.sub("", (problem.get("message") or "") + "\n" + (problem.text or ""))
+    return results, details
 
 
 ENVIRONMENT_LINES = (environment.REFERENCE_LABEL, environment.RUN_LABEL)
@@ -174,17 +241,24 @@ _EXCEPTION = re.compile(r"^[A-Za-z_.]*(?:Error|Exception|Interrupt|Exit)\b(?::.*
 _FRAME = re.compile(r"^Cell In\[\d+\], line (?P<line>\d+)(?:, in (?P<function>[\w.<>]+))?")
 _ARROW = re.compile(r"^-+> *\d+ ?(?P<code>.*)$")
 _LABELS = ("expected (reference):", "got (your output):")
+_DIFFERS = "output differs from the reference"
 
 
 def _short_reason(problem: ET.Element) -> str:
     """One line saying why a cell failed: the exception, a timeout, or an output mismatch."""
     if problem.tag == "skipped":
-        return "not run: an earlier cell timed out"
+        said = problem.get("message") or ""
+        return "not run: an earlier cell timed out" if "timed out" in said else \
+            "not run: the cell is marked NBVAL_SKIP"
     text = _ANSI.sub("", (problem.get("message") or "") + "\n" + (problem.text or ""))
     lines = [_CELL_PREFIX.sub("", line.strip()) for line in text.splitlines() if line.strip()]
     timeouts = [line for line in lines if "Timeout" in line]
     if timeouts:
         return timeouts[0][:200]
+    stopped = next((line for line in lines if line.startswith(("the kernel died", "not run: ",
+                                                                "output limit:"))), None)
+    if stopped:
+        return stopped[:200]
     if any("Kernel dead" in line for line in lines):
         return "the kernel died"
     raised = [line for line in lines if _EXCEPTION.match(line)]
@@ -211,7 +285,7 @@ def _output_difference(lines: list[str]) -> str:
     """The kit's comparison (nbval prints it after "Traceback:"): what differs, then the
     expected and printed lines, labelled, then the environments if they are named."""
     after = lines[lines.index("Traceback:") + 1:] if "Traceback:" in lines else []
-    reason = "output differs from the reference" + (f": {after[0]}"[:200] if after else "")
+    reason = _DIFFERS + (f": {after[0]}"[:200] if after else "")
     shown = [next(line[:160] for line in after if line.startswith(label))
              for label in _LABELS if any(line.startswith(label) for line in after)]
     environments = [line for line in after if line.startswith(ENVIRONMENT_LINES)]
@@ -219,33 +293,107 @@ def _output_difference(lines: list[str]) -> str:
     return f"{reason} [{'; '.join(environments)}]" if environments else reason
 
 
-def grade_notebook(solution: NotebookNode, reference: NotebookNode, submission_path: Path | None,
-                   work: Path, timeout: float) -> list[tuple[str, bool, str, str]]:
-    """Grade one student's notebook; return ``(exercise, passed, error, flags)`` per exercise.
+def grade_notebook(solution: NotebookNode, reference: NotebookNode, submission: NotebookNode,
+                   work: Path, timeout: float, limits: sandbox.Limits | None = None,
+                   slot: tuple[int, frozenset[int]] = (0, frozenset())) -> tuple[NotebookRun, list[dict]]:
+    """Grade one student's notebook in ``work`` (a scratch folder); one verdict per exercise.
 
-    ``reference`` is the graded version of ``solution`` (``release_notebook(..., hidden=True)``);
-    ``flags`` says what in the student's code an instructor should review (see ``flags``).
+    ``reference`` is the graded version of ``solution`` (``release_notebook(..., hidden=True)``).
+    With ``limits`` the notebook runs in a sandbox (see ``sandbox``). Each verdict is a dict
+    with the keys of a grading record's exercise (see ``verdicts``).
     """
-    items = exercises(reference)
-    if submission_path is None:
-        return [(ex.id, False, "notebook missing", "") for ex in items]
-    try:
-        submission = nbformat.read(submission_path, as_version=4)
-    except Exception as err:  # any unreadable notebook is a grade, not a crash
-        reason = f"not a readable notebook ({type(err).__name__})"
-        return [(ex.id, False, reason, "") for ex in items]
     graded = graded_notebook(reference, submission)
-    path = work / submission_path.name
+    path = work / "graded.ipynb"
     nbformat.write(graded, path)
+    run = run_notebook(path, timeout, limits, slot)
     known = {cell.id for cell in reference.cells}
     theirs = {cell.id for cell in graded.cells if exercise_id(cell) or cell.id not in known}
     found = flags.exercise_flags(graded, reference, solution, theirs)
-    return [(ex, passed, error, "; ".join(found.get(ex, [])))
-            for ex, passed, error in exercise_rows(items, graded, run_nbval(path, timeout))]
+    return run, verdicts(solution, graded, run, found)
 
 
-def exercise_rows(items: list[Exercise], graded: NotebookNode,
-                  results: dict[int, str | None]) -> list[tuple[str, bool, str]]:
+def points_of(solution: NotebookNode) -> dict[str, float]:
+    """Each exercise's points: its cell's ``kit.points`` in the solution (default 1).
+
+    Raises
+    ------
+    KitError
+        If a cell's points are not a positive number.
+    """
+    found = {}
+    for cell in solution.cells:
+        ex = exercise_id(cell)
+        if ex is None:
+            continue
+        value = kit_metadata(cell).get("points", DEFAULT_POINTS)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+            raise KitError(f"exercise {ex}: points must be a positive number, not {value!r}.")
+        found[ex] = float(value)
+    return found
+
+
+def status_of(exercise: str, passed: bool, error: str) -> str:
+    """``"passed"``, ``"not done"`` (its stub raised), ``"blocked"`` (by another) or ``"failed"``."""
+    if passed:
+        return "passed"
+    if error.startswith(f"NotImplementedError: exercise {exercise}"):
+        return "not done"
+    return "blocked" if error.startswith("blocked by") else "failed"
+
+
+def verdicts(solution: NotebookNode, graded: NotebookNode, run: NotebookRun,
+             found_flags: Mapping[str, Sequence[str]]) -> list[dict]:
+    """One record entry per exercise: status, points, and for a failure the failing check's
+    title, expected and got, and the student's traceback (nothing of a hidden check's)."""
+    items = exercises(graded)
+    points = points_of(solution)
+    numbers = code_numbers(graded)
+    by_id = {cell.id: cell for cell in graded.cells}
+    entries = []
+    for ex, (_, passed, error) in zip(items, exercise_rows(items, graded, run.results, run.problem),
+                                      strict=True):
+        entry = {"exercise": ex.id, "title": heading_above(graded, ex.cell_ids[0]),
+                 "points": points.get(ex.id, DEFAULT_POINTS), "passed": passed,
+                 "status": status_of(ex.id, passed, error), "error": error, "check": "",
+                 "hidden": False, "expected": "", "got": "", "traceback": "",
+                 "flags": "; ".join(found_flags.get(ex.id, []))}
+        failed = None if passed or not run.results else first_failure(ex, numbers, run.results)
+        if failed is not None and entry["status"] == "failed":
+            cell = by_id[ex.cell_ids[failed[0]]]
+            hidden = is_hidden(cell)
+            expected, got, trace = _explained(run.details.get(numbers[cell.id], ""))
+            if hidden and error.startswith(_DIFFERS):  # the student sees no hidden expected output
+                error = f"{_DIFFERS} (a hidden check)"
+            entry.update(check=heading_above(graded, cell.id) if failed[0] else "your exercise cell",
+                         hidden=hidden, expected="" if hidden else expected, got=got,
+                         traceback="" if hidden else trace, error=error)
+        entries.append(entry)
+    return entries
+
+
+def _explained(detail: str) -> tuple[str, str, str]:
+    """``(expected, got, traceback)`` from a failed cell's report."""
+    lines = [line.strip() for line in detail.splitlines()]
+    expected = next((line.split(":", 1)[1].strip() for line in lines
+                     if line.startswith(_LABELS[0])), "")
+    got = next((line.split(":", 1)[1].strip() for line in lines if line.startswith(_LABELS[1])), "")
+    trace = detail.split("Traceback:", 1)[1].strip() if "Traceback:" in detail and not expected else ""
+    return expected, got, "\n".join(trace.splitlines()[-TRACEBACK_LINES:])
+
+
+def heading_above(nb: NotebookNode, cell_id: str) -> str:
+    """The last Markdown heading above a cell (what the student sees as its title), or ""."""
+    index = next(i for i, cell in enumerate(nb.cells) if cell.get("id") == cell_id)
+    for cell in reversed(nb.cells[:index]):
+        headings = [line.lstrip("#").strip() for line in cell.source.splitlines()
+                    if cell.cell_type == "markdown" and line.startswith("#")]
+        if headings:
+            return headings[-1]
+    return ""
+
+
+def exercise_rows(items: list[Exercise], graded: NotebookNode, results: dict[int, str | None],
+                  problem: str = "") -> list[tuple[str, bool, str]]:
     """Decide each exercise from its cells' results: ``(exercise, passed, error)``.
 
     An exercise passes when its cell and all its own checks ran without error; the error
@@ -254,7 +402,7 @@ def exercise_rows(items: list[Exercise], graded: NotebookNode,
     did not define).
     """
     if not results:
-        return [(ex.id, False, "grading stopped: the notebook ran out of time") for ex in items]
+        return [(ex.id, False, problem or "grading stopped: the notebook ran out of time") for ex in items]
     numbers = code_numbers(graded)
     stubs = sorted((number, found["exercise"]) for number, error in results.items()
                    if error and (found := _STUB.search(error)))
@@ -420,71 +568,3 @@ def _blocked(exercise: str, error: str, earlier_stubs: Sequence[str] = ()) -> st
         return not_done(cause) if cause == exercise else \
             f"blocked by {cause} (not done yet)"
     return error
-
-
-def grade(submissions_dir: Path, solutions_dir: Path = SOLUTIONS_DIR,
-          notebook: str | None = None, jobs: int = config.GRADE_JOBS,
-          timeout: float = config.CELL_TIMEOUT) -> pd.DataFrame:
-    """Grade every student's notebooks; write ``grades.csv`` and return it as a DataFrame.
-
-    Parameters
-    ----------
-    submissions_dir : Path
-        One sub-folder per student, holding their ``NN_topic.ipynb`` files.
-    solutions_dir : Path
-        The instructor's solution notebooks (default: the repo's ``solutions/``).
-    notebook : str, optional
-        Grade only notebook ``NN`` (e.g. ``"03"``).
-    jobs : int
-        Notebooks graded in parallel.
-    timeout : float
-        Seconds allowed per cell.
-
-    Returns
-    -------
-    DataFrame
-        Columns ``student, notebook, exercise, passed, error, flags``, sorted.
-    """
-    submissions_dir = Path(submissions_dir)
-    if not submissions_dir.is_dir():
-        raise KitError(f"{submissions_dir} is not a folder of student submissions.")
-    students = sorted(p for p in submissions_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
-    if not students:
-        raise KitError(f"{submissions_dir} has no student folders (one folder per student).")
-    solutions = config.notebooks_in(solutions_dir, [notebook] if notebook else None)
-    if not solutions:
-        raise KitError(f"No solution notebook {notebook or 'NN'}_*.ipynb in {solutions_dir}.")
-    originals = {s.name: nbformat.read(s, as_version=4) for s in solutions}
-    references = {name: release_notebook(nb, name, hidden=True) for name, nb in originals.items()}
-
-    with tempfile.TemporaryDirectory(prefix="kit-grade-") as tmp:
-        tasks = []
-        for student in students:
-            for name, reference in references.items():
-                work = Path(tmp) / student.name / name.removesuffix(".ipynb")
-                work.mkdir(parents=True)
-                found = student / name
-                tasks.append((student.name, name, reference, found if found.is_file() else None, work))
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            graded = pool.map(
-                lambda t: (t[0], t[1], grade_notebook(originals[t[1]], t[2], t[3], t[4], timeout)), tasks)
-            rows = [(student, name.removesuffix(".ipynb"), *result)
-                    for student, name, results in graded for result in results]
-    grades = pd.DataFrame(rows, columns=GRADES_COLUMNS).sort_values(
-        ["student", "notebook", "exercise"], ignore_index=True)
-    grades.to_csv(submissions_dir / "grades.csv", index=False)
-    return grades
-
-
-def flagged(grades: pd.DataFrame) -> pd.DataFrame:
-    """The rows an instructor should review (non-empty ``flags``), with who, where and why."""
-    return grades.loc[grades["flags"] != "", ["student", "notebook", "exercise", "flags"]]
-
-
-def summary(grades: pd.DataFrame) -> pd.DataFrame:
-    """Per-student table: exercises passed per notebook and in total (``passed/total``)."""
-    counts = grades.groupby(["student", "notebook"])["passed"].agg(["sum", "count"])
-    table = (counts["sum"].astype(str) + "/" + counts["count"].astype(str)).unstack("notebook")
-    total = grades.groupby("student")["passed"].agg(["sum", "count"])
-    table["total"] = total["sum"].astype(str) + "/" + total["count"].astype(str)
-    return table

@@ -13,20 +13,51 @@ students' self-check; ``kit grade`` passes it too), so all three check outputs t
   declared tolerance, everything else exactly. A failure says which line differs, what was
   expected and what was printed, and names the reference's BLAS kernels and versions when
   they differ from this run's.
+- ``--kit-remove-notebook`` deletes the notebook once collected (grading runs a notebook
+  holding reference outputs and hidden checks, which student code must not read).
+- A kernel that dies fails its cell within seconds ("the kernel died"), not after the cell
+  timeout; ``--kit-output-mb`` caps what a notebook may print in all (grading passes it):
+  past it the kernel is stopped and the cell fails. Every later cell then says why it did
+  not run.
 """
 
 from __future__ import annotations
 
+import json
+import time
 from collections import defaultdict
+from queue import Empty
 from typing import Any
 
 import pytest
-from nbval.plugin import IPyNbCell, transform_streams_for_comparison
+from nbval.kernel import RunningKernel
+from nbval.plugin import IPyNbCell, NbCellError, transform_streams_for_comparison
 
 from helpers.course import compare, environment
 from helpers.course.config import apply_reference_env
 
 NOT_COMPARED = ("stderr", "text/html")
+#: Seconds between checks that the kernel is still alive while a cell runs.
+ALIVE_POLL = 1.0
+#: Messages that carry what a cell shows; their size counts towards ``--kit-output-mb``.
+OUTPUT_MESSAGES = ("stream", "display_data", "execute_result", "error", "update_display_data")
+KERNEL_DIED = "the kernel died"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.getgroup("nbval").addoption(
+        "--kit-output-mb", type=float, default=None, metavar="MB",
+        help="stop a notebook that shows more than MB megabytes of output in all")
+    parser.getgroup("nbval").addoption(
+        "--kit-remove-notebook", action="store_true",
+        help="delete each notebook once collected (grading: the kernel must not read the "
+        "reference outputs and hidden checks from it)")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if session.config.getoption("kit_remove_notebook"):
+        for path in {item.path for item in session.items if isinstance(item, IPyNbCell)}:
+            path.unlink(missing_ok=True)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -43,6 +74,13 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.__class__ = KitCell
 
 
+def _exit_code(kernel: RunningKernel) -> str:
+    """`` (exit code N)`` for a kernel process that ended, else ``""``."""
+    process = getattr(getattr(kernel.km, "provisioner", None), "process", None)
+    code = process.poll() if process is not None else None
+    return f" (exit code {code})" if code is not None else ""
+
+
 def _raised(outputs: list) -> str | None:
     """``"Name: value"`` of the first error among a cell's outputs, or None."""
     error = next((o for o in outputs if o.get("output_type") == "error"), None)
@@ -50,7 +88,55 @@ def _raised(outputs: list) -> str | None:
 
 
 class KitCell(IPyNbCell):
-    """nbval's cell item, with the kit's comparison of outputs."""
+    """nbval's cell item, with the kit's comparison of outputs and its guards on the kernel."""
+
+    def runtest(self) -> None:
+        notebook = self.parent
+        stopped = getattr(notebook, "kit_stopped", None)
+        if stopped:
+            raise NbCellError(self.cell_num, f"not run: {stopped}", self.cell.source)
+        kernel = notebook.kernel
+        if kernel is not None and kernel.is_alive():
+            kernel.await_reply = lambda msg_id, timeout=None: self._await_reply(msg_id, timeout)
+            notebook.get_kernel_message = self._counted_message
+        try:
+            super().runtest()
+        except BaseException:
+            if kernel is not None and not kernel.is_alive() and not getattr(notebook, "kit_stopped", None):
+                notebook.kit_stopped = f"{KERNEL_DIED} in an earlier cell"
+                raise NbCellError(self.cell_num, f"{KERNEL_DIED}{_exit_code(kernel)}",
+                                  self.cell.source) from None
+            raise
+
+    def _await_reply(self, msg_id: str, timeout: float | None) -> None:
+        """nbval's wait for the cell's reply, checking every ALIVE_POLL s that the kernel lives."""
+        kernel = self.parent.kernel
+        deadline = time.monotonic() + (timeout if timeout is not None else float("inf"))
+        while True:
+            try:
+                return RunningKernel.await_reply(kernel, msg_id, timeout=min(ALIVE_POLL, max(
+                    0.0, deadline - time.monotonic())))
+            except Empty:
+                if not kernel.is_alive():
+                    self.parent.kit_stopped = f"{KERNEL_DIED} in an earlier cell"
+                    raise NbCellError(self.cell_num, f"{KERNEL_DIED}{_exit_code(kernel)}",
+                                      self.cell.source) from None
+                if time.monotonic() >= deadline:
+                    raise
+
+    def _counted_message(self, timeout: float | None = None, stream: str = "iopub") -> dict:
+        """nbval's next kernel message, adding its size to the notebook's output total."""
+        notebook = self.parent
+        message = notebook.kernel.get_message(stream, timeout=timeout)
+        cap = self.config.getoption("kit_output_mb")
+        if cap is not None and message.get("msg_type") in OUTPUT_MESSAGES:
+            notebook.kit_output = getattr(notebook, "kit_output", 0) + len(json.dumps(message["content"]))
+            if notebook.kit_output > cap * 2**20:
+                notebook.kernel.stop()
+                notebook.kit_stopped = f"the notebook showed more than {cap:g} MB of output"
+                raise NbCellError(self.cell_num, f"output limit: this cell took the notebook's output past "
+                                  f"{cap:g} MB", self.cell.source)
+        return message
 
     def _grouped(self, outputs: list, skip: tuple[str, ...]) -> dict[str, list[Any]]:
         grouped: dict[str, list[Any]] = defaultdict(list)

@@ -58,9 +58,21 @@ _KEPT_CELL_METADATA = ("kit", "tags")
 _KEPT_NOTEBOOK_METADATA = ("kit",)
 
 
+def kit_metadata(cell: NotebookNode) -> dict:
+    """A cell's ``kit`` metadata; empty when missing or malformed (a student's notebook may
+    hold anything there)."""
+    metadata = cell.get("metadata")
+    found = metadata.get("kit") if isinstance(metadata, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def exercise_id(cell: NotebookNode) -> str | None:
-    """Return the exercise id stored in a cell's metadata (``kit.exercise``), if any."""
-    return cell.get("metadata", {}).get("kit", {}).get("exercise")
+    """Return the exercise id stored in a cell's metadata (``kit.exercise``), if it is a string."""
+    return _text(kit_metadata(cell).get("exercise"))
 
 
 def is_checked(cell: NotebookNode) -> bool:
@@ -71,7 +83,7 @@ def is_checked(cell: NotebookNode) -> bool:
 
 def checked_exercise(cell: NotebookNode) -> str | None:
     """Return the exercise a checked cell checks (``kit.checks``), if any."""
-    return cell.get("metadata", {}).get("kit", {}).get("checks")
+    return _text(kit_metadata(cell).get("checks"))
 
 
 def is_hidden(cell: NotebookNode) -> bool:
