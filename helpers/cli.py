@@ -16,10 +16,14 @@ import sys
 import textwrap
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from helpers import fetch, settings
 from helpers.course import config
 from helpers.errors import KitError
+
+if TYPE_CHECKING:
+    from helpers.course import cluster, sandbox
 
 DISTRIBUTION = "sentiment-practical-kit"
 
@@ -79,7 +83,8 @@ def cmd_grade(args: argparse.Namespace) -> None:
         return
     if not args.feedback_only and not args.summary:
         limits = sandbox.Limits(memory_mb=args.memory_mb, cpu_seconds=args.cpu_seconds,
-                                processes=args.processes, output_mb=args.output_mb)
+                                processes=args.processes, output_mb=args.output_mb,
+                                disk_mb=args.disk_mb)
         classgrade.grade(submissions, notebook=args.notebook, jobs=args.jobs, timeout=args.timeout,
                          student=args.student, force=args.force, limits=limits,
                          scheduler=args.scheduler, report=True)
@@ -255,13 +260,13 @@ def notebook_number(text: str) -> str:
     return text.zfill(2)
 
 
-def cluster_arg(text: str) -> str:
+def cluster_arg(text: str) -> cluster.Scheduler:
     """argparse type: ``local:N`` or a Dask scheduler address (see ``cluster.scheduler_arg``)."""
     from helpers.course import cluster
     return cluster.scheduler_arg(text)
 
 
-def sandbox_defaults() -> object:
+def sandbox_defaults() -> sandbox.Limits:
     """The grading sandbox's default limits (``sandbox.Limits()``)."""
     from helpers.course import sandbox
     return sandbox.Limits()
@@ -307,7 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
     for flag, name, unit in (("--memory-mb", "memory_mb", "MB of address space per process"),
                              ("--cpu-seconds", "cpu_seconds", "CPU seconds per process"),
                              ("--processes", "processes", "processes and threads at once"),
-                             ("--output-mb", "output_mb", "MB of output per notebook")):
+                             ("--output-mb", "output_mb", "MB of output per notebook"),
+                             ("--disk-mb", "disk_mb", "MB the notebook may write")):
         grade.add_argument(flag, type=positive_int, default=getattr(defaults, name), metavar="N",
                            help=f"sandbox limit: {unit} (default %(default)s)")
     what = grade.add_mutually_exclusive_group()

@@ -372,16 +372,23 @@ def verified_cache(path: Path) -> bool:
     return False
 
 
+#: Set (to anything) when a cache that cannot be stored must be an error, not a warning.
+STRICT_CACHE_ENV = "KIT_STRICT_CACHE"
+
+
 def keep_cache(store: Callable[[Path, Callable[[Path], None]], None], path: Path,
                write: Callable[[Path], None]) -> bool:
     """Store a computed result as a cache with ``store`` (``atomic_write`` or ``store_verified``).
 
     A folder that cannot be written (read-only in ``kit grade``'s sandbox, a full disk) costs
-    one line on stderr, not the result: returns False then.
+    one line on stderr, not the result: returns False then. With ``STRICT_CACHE_ENV`` set
+    (``kit grade --prepare``, which must leave every cache built) the error is raised.
     """
     try:
         store(path, write)
     except OSError as err:
+        if os.environ.get(STRICT_CACHE_ENV):
+            raise
         tqdm.write(f"{path.name} was computed but not kept as a cache ({err.strerror or err}).")
         return False
     return True

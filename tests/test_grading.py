@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -40,6 +41,46 @@ def _attack(target: str, text: str) -> str:
             f"    print(type(err).__name__)\n")
 
 
+#: Writes a report in which every cell passed into every file any process has open (the
+#: report's pipe among them, were it reachable), then answers 0.1 wrongly.
+FORGER = """import os
+fake = b'<testsuites><testsuite>' + b''.join(b'<testcase name="Cell %d"/>' % n for n in range(9)) \\
+    + b'</testsuite></testsuites>'
+for pid in filter(str.isdigit, os.listdir('/proc')):
+    try:
+        fds = os.listdir(f'/proc/{pid}/fd')
+    except OSError:
+        continue
+    for fd in fds:
+        try:
+            with open(f'/proc/{pid}/fd/{fd}', 'wb') as out:
+                out.write(fake)
+        except OSError:
+            pass
+def add(a, b):
+    return a - b
+"""
+#: Tries what bubblewrap alone would not stop: a socket of the host (where an instructor's
+#: session bus or docker.sock would be), the solutions, the grading process's memory.
+PROBER = """import glob, os, socket
+reached = []
+try:
+    socket.socket(socket.AF_UNIX).connect({socket!r})
+    reached.append('a host socket')
+except OSError:
+    pass
+if glob.glob({solutions!r} + '/*'):
+    reached.append('the solutions')
+try:
+    open(f'/proc/{{os.getppid()}}/mem', 'rb').close()
+    reached.append('the memory of the grading process')
+except OSError:
+    pass
+assert not reached, 'reached ' + ', '.join(reached)
+def add(a, b):
+    return a + b
+"""
+LIMITS = sandbox.Limits(disk_mb=64)
 SOLUTIONS: dict[Path, Path] = {}  # the fixture's solutions folder, by its submissions folder
 SOLVED_ADD = "def add(a, b):\n    return a + b\n"
 
@@ -49,12 +90,22 @@ def graded(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
     data = tmp_path_factory.mktemp("data")  # the shared caches a student may try to flip
     (data / "results").mkdir()
     (data / "results" / "canary.csv").write_text(CANARY)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("KIT_DATA_DIR", str(data))
-        yield _grade_class(tmp_path_factory, data)
+    # a socket of the host, where the sandbox hides them (an instructor's session bus lives there)
+    host_socket = Path("/run") / f"kit-test-{os.getpid()}.sock"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(host_socket))
+    host_socket.chmod(0o777)  # anyone may connect: only hiding it keeps the sandbox out
+    listener.listen()
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("KIT_DATA_DIR", str(data))
+            yield _grade_class(tmp_path_factory, data, host_socket)
+    finally:
+        listener.close()
+        host_socket.unlink(missing_ok=True)
 
 
-def _grade_class(tmp_path_factory, data: Path) -> tuple[Path, pd.DataFrame]:
+def _grade_class(tmp_path_factory, data: Path, host_socket: Path) -> tuple[Path, pd.DataFrame]:
     subs = tmp_path_factory.mktemp("submissions")
     solution = nbformat.read(FIXTURES / NAME, as_version=4)
     solution.cells[5].metadata["kit"]["tolerance"] = 3  # mean([1, 2, 3, 6]) prints 3.0
@@ -146,21 +197,32 @@ def _grade_class(tmp_path_factory, data: Path) -> tuple[Path, pd.DataFrame]:
             ("talker", "for _ in range(600_000):\n    print('x' * 200)\n" + SOLVED_ADD),
             ("forker", "import os, time\nfor _ in range(3000):\n    if os.fork() == 0:\n"
                        "        time.sleep(60)\n        os._exit(0)\n" + SOLVED_ADD),
+            ("threader", "import threading, time\nfor _ in range(3000):\n"
+                         "    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
+                         + SOLVED_ADD),
             ("offline", "import socket\nassert [n for _, n in socket.if_nameindex()] == ['lo'], "
                         "'a network'\n" + SOLVED_ADD),
             ("peeker", "import glob\nassert glob.glob('*.ipynb') + glob.glob('../*.ipynb'), "
                        "'no notebook to read'\n" + SOLVED_ADD),
-            ("skipper", "# NBVAL_SKIP\n" + SOLVED_ADD)):
+            ("prober", PROBER.format(socket=str(host_socket), solutions=str(REPO / "solutions"))),
+            ("skipper", "# NBVAL_SKIP\n" + SOLVED_ADD),
+            ("filler", "with open('/tmp/fill', 'wb') as f:\n    for _ in range(200):\n"
+                       "        f.write(bytes(2**20))\n" + SOLVED_ADD),
+            ("forger", FORGER)):
         attacker = nbformat.from_dict(stub)
         attacker.cells[1].source = code
         _write(subs / student, attacker)
+    raiser = nbformat.from_dict(stub)  # an added cell raises before the exercise that needs it
+    raiser.cells.insert(1, nbformat.v4.new_code_cell("offset = int('one')"))
+    raiser.cells[2].source = "def add(a, b):\n    return a + b + offset"
+    _write(subs / "raiser", raiser)
     listed = nbformat.from_dict(solution)  # an exercise id saved as a list
     listed.cells[1].metadata["kit"]["exercise"] = ["0.1"]
     _write(subs / "listed", listed)
     (subs / "renamed").mkdir()
     nbformat.write(solution, subs / "renamed" / "00_fixture (1).ipynb")
     SOLUTIONS[subs] = solutions
-    return subs, classgrade.grade(subs, solutions, jobs=2, timeout=LOOP_SECONDS)
+    return subs, classgrade.grade(subs, solutions, jobs=2, timeout=LOOP_SECONDS, limits=LIMITS)
 
 
 def _solutions_of(subs: Path) -> Path:
@@ -217,7 +279,7 @@ def test_cheats_are_failed_or_flagged(graded):
     assert "touches the kernel or interpreter (get_ipython)" in rows.loc[("replayer", "0.1"), "flags"]
     assert rows.loc[("shadow", "0.2"), "flags"] == "" and rows.loc[("replayer", "0.2"), "flags"] == ""
     assert rows.loc[("correct", "0.1"), "flags"] == "" and rows.loc[("helper", "0.2"), "flags"] == ""
-    attackers = {"vandal", "lingerer", "peeker"}  # flagged for touching the system (tested below)
+    attackers = {"vandal", "lingerer", "peeker", "prober"}  # flagged for touching the system
     assert set(gradebook.flagged(grades).student) - attackers == {"kitcopy", "shadow", "replayer"}
 
 
@@ -291,11 +353,23 @@ def test_memory_output_processes_and_network_are_capped(graded):
     assert by.loc[("hog", "0.1"), "error"].startswith("MemoryError")
     assert by.loc[("talker", "0.1"), "error"].startswith("output limit: this cell took the notebook")
     assert by.loc[("talker", "0.2"), "error"].startswith("not run: the notebook showed more than")
-    limit = sandbox.Limits().processes
-    assert by.loc[("forker", "0.1"), "error"] == \
+    limit = LIMITS.processes
+    assert by.loc[("threader", "0.1"), "error"] == \
         f"grading stopped: it ran more than {limit} processes and threads at once"
+    # a fork bomb's processes each hold some memory of their own: either cap may stop it first
+    assert by.loc[("forker", "0.1"), "error"] in (
+        f"grading stopped: it ran more than {limit} processes and threads at once",
+        f"grading stopped: it used more than {LIMITS.memory_mb} MB of memory in all")
     assert by.loc[("offline", "0.1"), "passed"]  # only the loopback interface in the sandbox
     assert by.loc[("peeker", "0.1"), "error"].startswith("AssertionError: no notebook to read")
+    assert by.loc[("prober", "0.1"), "passed"], by.loc[("prober", "0.1"), "error"]
+    assert by.loc[("filler", "0.1"), "error"].startswith("OSError: [Errno 28] No space left on device")
+
+
+def test_the_report_cannot_be_forged(graded):
+    _, grades = graded
+    by = grades.set_index(["student", "exercise"])
+    assert by.loc[("forger", "0.1"), "error"].startswith("output differs from the reference")
 
 
 def test_odd_submissions_get_a_precise_reason(graded):
@@ -303,6 +377,10 @@ def test_odd_submissions_get_a_precise_reason(graded):
     by = grades.set_index(["student", "exercise"])
     assert by.loc[("skipper", "0.1"), "error"] == "not run: the cell is marked NBVAL_SKIP"
     assert _result(grades, "listed") == [("0.1", True), ("0.2", True)]
+    assert by.loc[("raiser", "0.1"), "error"].startswith("NameError: name 'offset' is not defined")
+    assert by.loc[("raiser", "0.1"), "error"].endswith(
+        "(earlier, your added cell 'offset = int('one')' raised ValueError: invalid literal for int() "
+        "with base 10: 'one' (line 1: offset = int('one')))")
     assert _result(grades, "renamed") == [("0.1", True), ("0.2", True)]
     renamed = gradebook.read_record(subs, "renamed", "00_fixture")
     assert renamed["file"] == "00_fixture (1).ipynb" and "matched by its exercises" in renamed["note"]
@@ -324,13 +402,14 @@ def test_feedback_for_every_student_shows_expected_and_got(graded):
 def test_grading_again_skips_what_is_graded_and_merges_a_regrade(graded, capsys):
     subs, grades = graded
     before = {(r["student"]): r["graded_at"] for r in gradebook.read_records(subs)}
-    again = classgrade.grade(subs, _solutions_of(subs), timeout=LOOP_SECONDS)
+    again = classgrade.grade(subs, _solutions_of(subs), timeout=LOOP_SECONDS, limits=LIMITS)
     pd.testing.assert_frame_equal(again, grades)
     assert {r["student"]: r["graded_at"] for r in gradebook.read_records(subs)} == before
     wrong = nbformat.read(subs / "wrong" / NAME, as_version=4)
     wrong.cells[1].source = SOLVED_ADD
     nbformat.write(wrong, subs / "wrong" / NAME)
-    regraded = classgrade.grade(subs, _solutions_of(subs), timeout=LOOP_SECONDS, student="wrong")
+    regraded = classgrade.grade(subs, _solutions_of(subs), timeout=LOOP_SECONDS, student="wrong",
+                                limits=LIMITS)
     after = {r["student"]: r["graded_at"] for r in gradebook.read_records(subs)}
     assert [s for s in after if after[s] != before[s]] == ["wrong"]
     assert _result(regraded, "wrong")[0] == ("0.1", True)

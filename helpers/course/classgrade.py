@@ -18,11 +18,15 @@ proves the solutions pass here. Tasks run in a thread pool (``jobs``) or on a Da
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
+import os
 import shutil
 import sys
 import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,7 +34,7 @@ import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
-from helpers import settings
+from helpers import fetch, settings
 from helpers.course import cluster, config, feedback, gradebook, grading, owned, sandbox
 from helpers.course.release import exercise_id, exercises, release_notebook
 from helpers.errors import KitError
@@ -39,6 +43,16 @@ from helpers.errors import KitError
 PREPARED_FILE = Path("grading") / "prepared.json"
 #: Seconds one cell may run when ``prepare`` grades a solution (it trains the models).
 PREPARE_CELL_TIMEOUT = 3600
+#: A student's whole notebook may take this many times what the solution took in
+#: ``prepare`` (caches built), and at least BUDGET_FLOOR seconds.
+BUDGET_FACTOR = 10
+BUDGET_FLOOR = 600
+#: Larger files are not read as notebooks (a student's folder may hold anything).
+MAX_NOTEBOOK_MB = 50
+#: The start of a record's problem when the grading itself failed, not the student's work:
+#: such a record is graded again on the next run.
+NOT_GRADED = ("grading stopped before any cell ran", "grading stopped: the run ended with status",
+              "the notebook could not be graded")
 
 
 @dataclass(frozen=True)
@@ -59,30 +73,38 @@ class Task:
 
 def sha256_of(path: Path) -> str:
     """The sha256 of a file's bytes."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return fetch.sha256sum(Path(path))
 
 
 def find_submission(folder: Path, notebook: str, wanted: set[str], others: set[str]
                     ) -> tuple[Path | None, str]:
     """The student's file for ``notebook`` and a note on how it was found.
 
-    The file named ``notebook.ipynb`` if there is one; else a notebook whose exercise cells
-    carry this notebook's exercise ids (``wanted``), e.g. ``01_naive_bayes (1).ipynb``; files
-    named for another notebook (``others``) are never taken.
+    The file named ``notebook.ipynb`` if there is one; else, of the notebooks whose exercise
+    cells carry this notebook's exercise ids (``wanted``), e.g. ``01_naive_bayes (1).ipynb``,
+    the one with the most of them, then the newest; files named for another notebook
+    (``others``) and files over ``MAX_NOTEBOOK_MB`` are never taken.
     """
     exact = folder / f"{notebook}.ipynb"
     if exact.is_file():
         return exact, ""
-    for path in sorted(folder.glob("*.ipynb")):
-        if path.stem in others:
+    candidates = []
+    for path in folder.glob("*.ipynb"):
+        if path.stem in others or not path.is_file() or path.stat().st_size > MAX_NOTEBOOK_MB * 2**20:
             continue
         try:
             ids = {exercise_id(cell) for cell in nbformat.read(path, as_version=4).cells}
         except Exception:  # an unreadable stray notebook is just not this one
             continue
-        if wanted and wanted & ids:
-            return path, f"graded '{path.name}' (no {exact.name}; matched by its exercises)"
-    return None, ""
+        if wanted & ids:
+            candidates.append((len(wanted & ids), path.stat().st_mtime, path.name, path))
+    if not candidates:
+        return None, ""
+    candidates.sort(reverse=True)
+    chosen = candidates[0][3]
+    rest = [c[2] for c in candidates[1:]]
+    also = f"; also holding its exercises: {', '.join(rest)}" if rest else ""
+    return chosen, f"graded '{chosen.name}' (no {exact.name}; matched by its exercises{also})"
 
 
 def grade_task(task: Task) -> dict:
@@ -90,12 +112,15 @@ def grade_task(task: Task) -> dict:
     solutions = Path(task.solutions_dir)
     solution = nbformat.read(solutions / f"{task.notebook}.ipynb", as_version=4)
     reference = release_notebook(solution, task.notebook, hidden=True)
+    grading.points_of(solution)  # a malformed solution is the instructor's error: raise it here
     others = {p.stem for p in config.notebooks_in(solutions)} - {task.notebook}
     folder = Path(task.submissions_dir) / task.student
     path, note = find_submission(folder, task.notebook, {ex.id for ex in exercises(reference)}, others)
     record = _record(task, solutions, path, note)
     if path is None:
         return _without_run(record, solution, "notebook missing")
+    if path.stat().st_size > MAX_NOTEBOOK_MB * 2**20:
+        return _without_run(record, solution, f"the notebook is over {MAX_NOTEBOOK_MB} MB")
     try:
         submission = nbformat.read(path, as_version=4)
     except Exception as err:  # any unreadable notebook is a grade, not a crash
@@ -103,11 +128,10 @@ def grade_task(task: Task) -> dict:
     scratch = Path(tempfile.mkdtemp(prefix="kit-grade-"))
     try:
         with _slots(task.jobs).take() as slot:
-            run, entries = grading.grade_notebook(solution, reference, submission, scratch,
-                                                  task.timeout, task.limits, slot)
-    except KitError:
-        raise
-    except Exception as err:  # malformed metadata and the like: this student's row says so
+            run, entries = grading.grade_notebook(
+                solution, reference, submission, scratch, task.timeout, task.limits, slot,
+                hide=[solutions, Path(task.submissions_dir)], budget=_budget(task.notebook))
+    except Exception as err:  # the student's notebook broke the merge: their row says how
         return _without_run(record, solution, f"the notebook could not be graded ({type(err).__name__}: "
                             f"{str(err)[:160]})")
     finally:
@@ -118,6 +142,12 @@ def grade_task(task: Task) -> dict:
                   cpu_seconds=round(outcome.cpu_seconds, 1) if outcome else None,
                   peak_memory_mb=round(outcome.peak_memory_mb, 1) if outcome else None)
     return record
+
+
+def _budget(notebook: str) -> float | None:
+    """Seconds a student's run of ``notebook`` may take in all (from what ``prepare`` measured)."""
+    seconds = _read_prepared().get(notebook, {}).get("seconds")
+    return max(BUDGET_FLOOR, BUDGET_FACTOR * seconds) if seconds else None
 
 
 def _record(task: Task, solutions: Path, path: Path | None, note: str) -> dict:
@@ -141,11 +171,28 @@ def _without_run(record: dict, solution: NotebookNode, problem: str) -> dict:
 
 
 _SLOTS: dict[int, sandbox.Slots] = {}
+_SLOTS_LOCK = threading.Lock()
 
 
 def _slots(jobs: int) -> sandbox.Slots:
-    """This process's job slots (one set per ``jobs``, shared by its threads)."""
-    return _SLOTS.setdefault(jobs, sandbox.Slots(jobs))
+    """This process's job slots, shared by its threads. A Dask worker of a ``local:N``
+    cluster (named 0..N-1) takes its own share of the cores."""
+    with _SLOTS_LOCK:
+        if jobs not in _SLOTS:
+            _SLOTS[jobs] = sandbox.Slots(jobs, only=_dask_worker_number())
+        return _SLOTS[jobs]
+
+
+def _dask_worker_number() -> int | None:
+    """This process's number in a local Dask cluster, or None outside one."""
+    if "distributed" not in sys.modules:
+        return None
+    from distributed import get_worker
+    try:
+        name = get_worker().name
+    except ValueError:
+        return None
+    return name if isinstance(name, int) else None
 
 
 def prepared_path() -> Path:
@@ -186,34 +233,52 @@ def prepare(solutions_dir: Path = config.SOLUTIONS_DIR, notebooks: list[str] | N
             continue
         solution = nbformat.read(path, as_version=4)
         digest = sha256_of(path)
-        if not exercises(solution) or (done.get(path.stem) == digest and not force):
+        if not exercises(solution) or (done.get(path.stem, {}).get("sha256") == digest and not force):
             continue
         print(f"kit grade: preparing {path.stem} (its solution builds the shared caches) ...",
               file=sys.stderr, flush=True)
         reference = release_notebook(solution, path.stem, hidden=True)
-        with tempfile.TemporaryDirectory(prefix="kit-prepare-") as scratch:
+        started = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="kit-prepare-") as scratch, _strict_caches():
             run, entries = grading.grade_notebook(solution, reference, solution, Path(scratch), timeout)
         failing = [f"{e['exercise']}: {e['error']}" for e in entries if not e["passed"]]
         if failing or run.problem:
             raise KitError(f"The solution of {path.stem} does not pass here, so students cannot be "
                            f"graded against it: {'; '.join(failing) or run.problem}")
-        done[path.stem] = digest
+        done[path.stem] = {"sha256": digest, "seconds": round(time.monotonic() - started, 1)}
         _write_prepared(done)
         graded_now.append(path.stem)
     return graded_now
 
 
-def _read_prepared() -> dict[str, str]:
+@contextmanager
+def _strict_caches() -> Iterator[None]:
+    """Make a cache that cannot be stored an error in the notebooks run meanwhile."""
+    before = os.environ.get(fetch.STRICT_CACHE_ENV)
+    os.environ[fetch.STRICT_CACHE_ENV] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(fetch.STRICT_CACHE_ENV)
+        else:
+            os.environ[fetch.STRICT_CACHE_ENV] = before
+
+
+def _read_prepared() -> dict[str, dict]:
+    """``{notebook: {"sha256": solution's digest, "seconds": its run}}``; {} if unreadable."""
     try:
         found = json.loads(prepared_path().read_text())
     except (OSError, ValueError):
         return {}
-    return found if isinstance(found, dict) else {}
+    if not isinstance(found, dict):
+        return {}
+    return {name: entry for name, entry in found.items() if isinstance(entry, dict)}
 
 
-def _write_prepared(done: dict[str, str]) -> None:
-    from helpers.fetch import atomic_write
-    atomic_write(prepared_path(), lambda tmp: tmp.write_text(json.dumps(done, indent=1, sort_keys=True)))
+def _write_prepared(done: dict[str, dict]) -> None:
+    text = json.dumps(done, indent=1, sort_keys=True)
+    fetch.atomic_write(prepared_path(), lambda tmp: tmp.write_text(text))
 
 
 def students_in(submissions_dir: Path, student: str | None = None) -> list[Path]:
@@ -223,6 +288,9 @@ def students_in(submissions_dir: Path, student: str | None = None) -> list[Path]
         raise KitError(f"{submissions_dir} is not a folder of student submissions.")
     found = sorted(p for p in submissions_dir.iterdir()
                    if p.is_dir() and not p.name.startswith(".") and p.name != gradebook.FEEDBACK_DIR)
+    odd = [p.name for p in found if not gradebook.is_plain_name(p.name)]
+    if odd:
+        raise KitError(f"Student folder names must be plain file names: {', '.join(map(repr, odd))}.")
     if student is not None:
         found = [p for p in found if p.name == student]
         if not found:
@@ -274,8 +342,11 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
         raise KitError(f"No solution notebook {notebook or 'NN'}_*.ipynb in {solutions_dir}.")
     graded = [p for p in solutions if exercises(nbformat.read(p, as_version=4))]
     kept = {(r["student"], r["notebook"]): r for r in gradebook.read_records(submissions_dir)}
-    # a Dask worker grades one task at a time on all its cores; threads here share the cores
-    per_machine = 1 if scheduler else jobs
+    # jobs running at once on one machine share its cores: threads here, a local cluster's
+    # workers, or one worker per machine of a cluster elsewhere
+    if isinstance(scheduler, str):
+        scheduler = cluster.parse_scheduler(scheduler)
+    per_machine = jobs if scheduler is None else scheduler.workers or 1
     tasks = []
     for folder in students:
         for path in graded:
@@ -284,13 +355,19 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
             tasks.append(Task(folder.name, path.stem, str(submissions_dir), str(solutions_dir),
                               timeout, limits or sandbox.Limits(), per_machine))
     if tasks:
-        prepare(solutions_dir, sorted({t.notebook for t in tasks}))
-        sandbox.kind()  # says once, before any student, if the sandbox is the weaker one
+        prepare(solutions_dir, sorted({t.notebook for t in tasks if _handed_in(t)}))
+        if sandbox.kind() == "bubblewrap":  # (kind says once if the sandbox is the weaker one)
+            sandbox.self_test(settings.data_dir())
 
     # grades.csv follows each result, unless it is the user's: then it is written once, beside
     stream = not owned.changed_since_written(submissions_dir / gradebook.GRADES_FILE)
+    weaker: list[Task] = []
 
     def keep(task: Task, record: dict) -> None:
+        if record["sandbox"] == "subprocess" and not weaker:
+            weaker.append(task)
+            print(f"kit grade: {task} was graded without bubblewrap (on a machine that lacks it): "
+                  "its student code could read and change that machine's files.", file=sys.stderr)
         gradebook.write_record(submissions_dir, record)
         feedback.write_feedback(submissions_dir, record)
         if stream:
@@ -300,19 +377,36 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
             print(f"{task.student} {task.notebook}: {got}/{len(record['exercises'])}"
                   + (f" ({record['problem']})" if record["problem"] else ""), flush=True)
 
-    cluster.run_tasks(grade_task, tasks, scheduler=scheduler, jobs=jobs, on_result=keep)
+    try:
+        cluster.run_tasks(grade_task, tasks, scheduler=scheduler, jobs=jobs, on_result=keep)
+    except KeyboardInterrupt:
+        sandbox.kill_all()  # the jobs run in sessions of their own, which Ctrl-C does not reach
+        raise
     records = gradebook.read_records(submissions_dir)
     written = gradebook.write_grades(submissions_dir, records)
     print(owned.where_written("grades", submissions_dir / gradebook.GRADES_FILE, written))
     return gradebook.grades_table(records)
 
 
+def _handed_in(task: Task) -> bool:
+    """True when the student handed in a notebook for the task (else nothing needs preparing)."""
+    return _submission(Path(task.submissions_dir) / task.student, Path(task.solutions_dir) /
+                       f"{task.notebook}.ipynb")[0] is not None
+
+
+def _submission(folder: Path, solution: Path) -> tuple[Path | None, str]:
+    """``find_submission`` for the notebook of ``solution``."""
+    reference = release_notebook(nbformat.read(solution, as_version=4), solution.stem, hidden=True)
+    others = {p.stem for p in config.notebooks_in(solution.parent)} - {solution.stem}
+    return find_submission(folder, solution.stem, {ex.id for ex in exercises(reference)}, others)
+
+
 def _unchanged(record: dict | None, folder: Path, solution: Path) -> bool:
-    """True when ``record`` graded the file that would be graded now, against this solution."""
-    if record is None:
+    """True when ``record`` graded the file that would be graded now, against this solution,
+    and the grading itself did not fail."""
+    if record is None or record.get("problem", "").startswith(NOT_GRADED):
         return False
-    path = folder / record["file"] if record.get("file") else None
-    submission = sha256_of(path) if path is not None and path.is_file() else None
-    if record.get("file") is None and any(folder.glob("*.ipynb")):
-        return False  # a notebook may have arrived since it was graded missing
-    return gradebook.is_current(record, submission, sha256_of(solution))
+    path, _ = _submission(folder, solution)
+    if (path.name if path else None) != record.get("file"):
+        return False
+    return gradebook.is_current(record, sha256_of(path) if path else None, sha256_of(solution))

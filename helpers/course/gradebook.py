@@ -99,8 +99,13 @@ def _check_keys(where: str, value: Mapping[str, Any], keys: dict[str, tuple[type
             raise KitError(f"{where}: '{key}' must be {wanted}, not {type(item).__name__}.")
 
 
+def is_plain_name(name: str) -> bool:
+    """True for a name usable as one file name (no folder separators, not hidden, not ``..``)."""
+    return bool(_SAFE_NAME.fullmatch(name)) and name != ".."
+
+
 def _check_name(where: str, key: str, name: str) -> None:
-    if not _SAFE_NAME.fullmatch(name) or name == "..":
+    if not is_plain_name(name):
         raise KitError(f"{where}: '{key}' must be a plain file name, not {name!r}.")
 
 

@@ -41,6 +41,10 @@ from helpers.course.release import (
 from helpers.errors import KitError
 from helpers.exercises import STOPPED_ON, not_done
 
+#: pytest's exit statuses when it ran every test (0: all passed, 1: some failed).
+PYTEST_FINISHED = (0, 1)
+#: The graded notebook's name in a job's folder.
+NOTEBOOK_FILE = "graded.ipynb"
 #: An exercise's points when its cell's metadata gives none (``kit.points``).
 DEFAULT_POINTS = 1.0
 #: The last lines of a student's traceback kept for feedback.
@@ -79,6 +83,8 @@ def graded_notebook(reference: NotebookNode, submission: NotebookNode) -> Notebo
             previous = cell.id
         else:
             extra = nbformat.from_dict(cell)
+            if isinstance(extra.get("metadata"), dict):  # a copied exercise or check cell is theirs
+                extra.metadata.pop("kit", None)
             if extra.cell_type == "code":
                 extra.outputs, extra.execution_count = [], None
             added_after.setdefault(previous, []).append(extra)
@@ -159,36 +165,44 @@ def run_nbval(path: Path, timeout: float) -> dict[int, str | None]:
 
 
 def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = None,
-                 slot: tuple[int, frozenset[int]] = (0, frozenset())) -> NotebookRun:
-    """Run nbval on one notebook in a fresh process, sandboxed when ``limits`` are given.
+                 slot: tuple[int, frozenset[int]] = (0, frozenset()), hide: Sequence[Path] = (),
+                 budget: float | None = None) -> NotebookRun:
+    """Run nbval on one notebook in a fresh process, in a sandbox when ``limits`` are given.
 
-    In a sandbox the notebook's folder is the job's scratch folder (its only writable place),
-    and the notebook file is removed once nbval has read it, so student code cannot read the
-    reference outputs and hidden checks from it.
+    In the sandbox the notebook is copied into the job's private folder and deleted once
+    nbval has read it (student code cannot read the reference outputs and hidden checks
+    from it), and the report comes back through a pipe (student code cannot forge it).
     """
+    n_code = sum(c.cell_type == "code" for c in nbformat.read(path, as_version=4).cells)
+    total = min(budget or float("inf"), timeout * (n_code + 2) + 60)
+    if limits is not None:
+        command = [sys.executable, "-m", "pytest", NOTEBOOK_FILE, "-c", "pytest.ini", "--rootdir", ".",
+                   *_nbval_options(timeout), f"--junitxml={sandbox.REPORT}",
+                   f"--kit-output-mb={limits.output_mb}", "--kit-grading"]
+        files = {NOTEBOOK_FILE: Path(path).read_bytes(), "pytest.ini": b"[pytest]\n"}
+        outcome = sandbox.run(command, files, limits, total, settings.data_dir(), slot,
+                              env=config.REFERENCE_ENV, hide=hide)
+        results, details = read_report(outcome.report)
+        problem = _run_problem(results, outcome, total)
+        if outcome.returncode not in PYTEST_FINISHED and not outcome.timed_out and not outcome.stopped_for:
+            results, details = {}, {}  # a run that did not finish gives no verdict on any cell
+        return NotebookRun(results, details, problem, outcome)
     report = path.with_suffix(".xml")
     ini = path.parent / "pytest.ini"
     ini.write_text("[pytest]\n")
-    n_code = sum(c.cell_type == "code" for c in nbformat.read(path, as_version=4).cells)
-    command = [
-        sys.executable, "-m", "pytest", str(path), "-c", str(ini), "--rootdir", str(path.parent),
-        "-p", "no:cacheprovider", *config.NBVAL_ARGS, f"--nbval-cell-timeout={timeout}",
-        f"--junitxml={report}", "-q",
-    ]
-    total = timeout * (n_code + 2) + 60
-    outcome = None
-    if limits is None:
-        try:
-            subprocess.run(command, cwd=path.parent, env=config.reference_environ(),
-                           capture_output=True, timeout=total)
-        except subprocess.TimeoutExpired:
-            return NotebookRun({}, problem=f"grading stopped: the notebook ran out of time ({total:.0f} s)")
-    else:
-        command += [f"--kit-output-mb={limits.output_mb}", "--kit-remove-notebook"]
-        outcome = sandbox.run(command, path.parent, limits, total, settings.data_dir(), slot,
-                              env=config.REFERENCE_ENV)
-    results, details = read_report(report)
-    return NotebookRun(results, details, _run_problem(results, outcome, total), outcome)
+    command = [sys.executable, "-m", "pytest", str(path), "-c", str(ini), "--rootdir", str(path.parent),
+               *_nbval_options(timeout), f"--junitxml={report}"]
+    try:
+        subprocess.run(command, cwd=path.parent, env=config.reference_environ(),
+                       capture_output=True, timeout=total)
+    except subprocess.TimeoutExpired:
+        return NotebookRun({}, problem=f"grading stopped: the notebook ran out of time ({total:.0f} s)")
+    results, details = read_report(report.read_bytes() if report.is_file() else b"")
+    return NotebookRun(results, details, _run_problem(results, None, total))
+
+
+def _nbval_options(timeout: float) -> list[str]:
+    return ["-p", "no:cacheprovider", *config.NBVAL_ARGS, f"--nbval-cell-timeout={timeout}", "-q"]
 
 
 def _run_problem(results: dict[int, str | None], outcome: sandbox.Outcome | None, total: float) -> str:
@@ -197,24 +211,18 @@ def _run_problem(results: dict[int, str | None], outcome: sandbox.Outcome | None
         return f"grading stopped: the notebook ran out of time ({total:.0f} s)"
     if outcome is not None and outcome.stopped_for:
         return f"grading stopped: {outcome.stopped_for}"
-    if results:
-        return ""
-    if outcome is None:
+    if outcome is not None and outcome.returncode not in PYTEST_FINISHED:
+        last = [line for line in outcome.output.splitlines() if line.strip()][-1:] or [""]
+        return f"grading stopped: the run ended with status {outcome.returncode}: {last[0][:200]}"
+    if not results:
         return "grading stopped before any cell ran"
-    if outcome.stopped_for:
-        return f"grading stopped: {outcome.stopped_for}"
-    if outcome.returncode < 0:
-        return f"grading stopped: killed by signal {-outcome.returncode} (a resource limit?)"
-    last = [line for line in outcome.output.splitlines() if line.strip()][-1:] or [""]
-    return f"grading stopped before any cell ran: {last[0][:200]}"
+    return ""
 
 
-def read_report(report: Path) -> tuple[dict[int, str | None], dict[int, str]]:
+def read_report(report: bytes) -> tuple[dict[int, str | None], dict[int, str]]:
     """nbval's JUnit report as ``({cell number: error or None}, {cell number: full report})``."""
-    if not report.is_file():
-        return {}, {}
     try:
-        root = ET.parse(report).getroot()
+        root = ET.fromstring(report)
     except ET.ParseError:
         return {}, {}
     results: dict[int, str | None] = {}
@@ -242,6 +250,8 @@ _FRAME = re.compile(r"^Cell In\[\d+\], line (?P<line>\d+)(?:, in (?P<function>[\
 _ARROW = re.compile(r"^-+> *\d+ ?(?P<code>.*)$")
 _LABELS = ("expected (reference):", "got (your output):")
 _DIFFERS = "output differs from the reference"
+#: How the kit's plugin and nbval say that a cell did not run to its end.
+_HEADLINES = ("Timeout of", "the kernel died", "not run: ", "output limit:")
 
 
 def _short_reason(problem: ET.Element) -> str:
@@ -250,17 +260,17 @@ def _short_reason(problem: ET.Element) -> str:
         said = problem.get("message") or ""
         return "not run: an earlier cell timed out" if "timed out" in said else \
             "not run: the cell is marked NBVAL_SKIP"
-    text = _ANSI.sub("", (problem.get("message") or "") + "\n" + (problem.text or ""))
-    lines = [_CELL_PREFIX.sub("", line.strip()) for line in text.splitlines() if line.strip()]
-    timeouts = [line for line in lines if "Timeout" in line]
-    if timeouts:
-        return timeouts[0][:200]
-    stopped = next((line for line in lines if line.startswith(("the kernel died", "not run: ",
-                                                                "output limit:"))), None)
-    if stopped:
-        return stopped[:200]
-    if any("Kernel dead" in line for line in lines):
+    message = _ANSI.sub("", problem.get("message") or "")
+    # what nbval and the kit's plugin said, before the cell's source (which the student wrote)
+    said = [_CELL_PREFIX.sub("", line.strip()) for line in message.split("\nInput:")[0].splitlines()
+            if line.strip()]
+    headline = next((line for line in said if line.startswith(_HEADLINES)), None)
+    if headline:
+        return headline[:200]
+    if any("Kernel dead" in line for line in said):
         return "the kernel died"
+    text = message + "\n" + _ANSI.sub("", problem.text or "")
+    lines = [_CELL_PREFIX.sub("", line.strip()) for line in text.splitlines() if line.strip()]
     raised = [line for line in lines if _EXCEPTION.match(line)]
     if raised:
         where = "" if _STUB.search(raised[-1]) else _last_frame(lines)
@@ -295,21 +305,25 @@ def _output_difference(lines: list[str]) -> str:
 
 def grade_notebook(solution: NotebookNode, reference: NotebookNode, submission: NotebookNode,
                    work: Path, timeout: float, limits: sandbox.Limits | None = None,
-                   slot: tuple[int, frozenset[int]] = (0, frozenset())) -> tuple[NotebookRun, list[dict]]:
+                   slot: tuple[int, frozenset[int]] = (0, frozenset()), hide: Sequence[Path] = (),
+                   budget: float | None = None) -> tuple[NotebookRun, list[dict]]:
     """Grade one student's notebook in ``work`` (a scratch folder); one verdict per exercise.
 
     ``reference`` is the graded version of ``solution`` (``release_notebook(..., hidden=True)``).
-    With ``limits`` the notebook runs in a sandbox (see ``sandbox``). Each verdict is a dict
-    with the keys of a grading record's exercise (see ``verdicts``).
+    With ``limits`` the notebook runs in a sandbox (see ``sandbox``) that cannot see the
+    folders in ``hide``, for at most ``budget`` seconds in all (default: every cell its
+    ``timeout``). Each verdict is a dict with the keys of a grading record's exercise (see
+    ``verdicts``).
     """
     graded = graded_notebook(reference, submission)
-    path = work / "graded.ipynb"
+    path = work / NOTEBOOK_FILE
     nbformat.write(graded, path)
-    run = run_notebook(path, timeout, limits, slot)
+    run = run_notebook(path, timeout, limits, slot, hide, budget)
     known = {cell.id for cell in reference.cells}
     theirs = {cell.id for cell in graded.cells if exercise_id(cell) or cell.id not in known}
     found = flags.exercise_flags(graded, reference, solution, theirs)
-    return run, verdicts(solution, graded, run, found)
+    return run, verdicts(solution, graded, run, found, added=theirs - {
+        cell.id for cell in graded.cells if exercise_id(cell)})
 
 
 def points_of(solution: NotebookNode) -> dict[str, float]:
@@ -342,13 +356,20 @@ def status_of(exercise: str, passed: bool, error: str) -> str:
 
 
 def verdicts(solution: NotebookNode, graded: NotebookNode, run: NotebookRun,
-             found_flags: Mapping[str, Sequence[str]]) -> list[dict]:
+             found_flags: Mapping[str, Sequence[str]], added: set[str] | frozenset[str] = frozenset()
+             ) -> list[dict]:
     """One record entry per exercise: status, points, and for a failure the failing check's
-    title, expected and got, and the student's traceback (nothing of a hidden check's)."""
+    title, expected and got, and the student's traceback (nothing of a hidden check's).
+
+    ``added`` are the ids of cells the student added: a failure after one of them raised
+    says so, since that cell may be why.
+    """
     items = exercises(graded)
     points = points_of(solution)
     numbers = code_numbers(graded)
     by_id = {cell.id: cell for cell in graded.cells}
+    raised = sorted((numbers[i], by_id[i], run.results[numbers[i]]) for i in added
+                    if i in numbers and run.results.get(numbers[i]))
     entries = []
     for ex, (_, passed, error) in zip(items, exercise_rows(items, graded, run.results, run.problem),
                                       strict=True):
@@ -362,8 +383,14 @@ def verdicts(solution: NotebookNode, graded: NotebookNode, run: NotebookRun,
             cell = by_id[ex.cell_ids[failed[0]]]
             hidden = is_hidden(cell)
             expected, got, trace = _explained(run.details.get(numbers[cell.id], ""))
-            if hidden and error.startswith(_DIFFERS):  # the student sees no hidden expected output
+            if hidden and error.startswith(_DIFFERS):  # nothing of a hidden check's expected output
                 error = f"{_DIFFERS} (a hidden check)"
+            elif hidden and _EXCEPTION.match(error.split(" (", 1)[0]):  # nor of its code or values
+                error = f"{error.split(':', 1)[0]} in a hidden check"
+            before = [(c, e) for number, c, e in raised if number < numbers[cell.id]]
+            if before:
+                first_line = next((line for line in before[0][0].source.splitlines() if line.strip()), "")
+                error += f" (earlier, your added cell '{first_line[:60]}' raised {before[0][1][:120]})"
             entry.update(check=heading_above(graded, cell.id) if failed[0] else "your exercise cell",
                          hidden=hidden, expected="" if hidden else expected, got=got,
                          traceback="" if hidden else trace, error=error)

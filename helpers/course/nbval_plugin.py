@@ -13,8 +13,9 @@ students' self-check; ``kit grade`` passes it too), so all three check outputs t
   declared tolerance, everything else exactly. A failure says which line differs, what was
   expected and what was printed, and names the reference's BLAS kernels and versions when
   they differ from this run's.
-- ``--kit-remove-notebook`` deletes the notebook once collected (grading runs a notebook
-  holding reference outputs and hidden checks, which student code must not read).
+- ``--kit-grading`` deletes the notebook once collected and makes this process
+  non-dumpable (grading runs a notebook holding reference outputs and hidden checks, and
+  writes the report through a pipe: student code must reach none of them).
 - A kernel that dies fails its cell within seconds ("the kernel died"), not after the cell
   timeout; ``--kit-output-mb`` caps what a notebook may print in all (grading passes it):
   past it the kernel is stopped and the cell fails. Every later cell then says why it did
@@ -23,6 +24,7 @@ students' self-check; ``kit grade`` passes it too), so all three check outputs t
 
 from __future__ import annotations
 
+import ctypes
 import json
 import time
 from collections import defaultdict
@@ -42,6 +44,7 @@ ALIVE_POLL = 1.0
 #: Messages that carry what a cell shows; their size counts towards ``--kit-output-mb``.
 OUTPUT_MESSAGES = ("stream", "display_data", "execute_result", "error", "update_display_data")
 KERNEL_DIED = "the kernel died"
+PR_SET_DUMPABLE = 4
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -49,15 +52,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--kit-output-mb", type=float, default=None, metavar="MB",
         help="stop a notebook that shows more than MB megabytes of output in all")
     parser.getgroup("nbval").addoption(
-        "--kit-remove-notebook", action="store_true",
-        help="delete each notebook once collected (grading: the kernel must not read the "
-        "reference outputs and hidden checks from it)")
+        "--kit-grading", action="store_true",
+        help="grading a student: delete each notebook once collected, and keep this process "
+        "out of the kernel's reach (its reference outputs, hidden checks and report)")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    if session.config.getoption("kit_remove_notebook"):
+    if session.config.getoption("kit_grading"):
         for path in {item.path for item in session.items if isinstance(item, IPyNbCell)}:
             path.unlink(missing_ok=True)
+        _not_dumpable()
+
+
+def _not_dumpable() -> None:
+    """Bar processes of the same user (the kernel and anything it starts) from this one's
+    memory and open files (``/proc/PID/mem``, ``/proc/PID/fd``): PR_SET_DUMPABLE = 0."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -1,31 +1,41 @@
 """Run one grading job where student code cannot reach the grader's files or outlive the job.
 
 Student code is hostile: it may rewrite a classmate's notebook, ``grades.csv``, the kit's
-own code or a shared cache, leave a process behind, or eat the machine. Each job therefore
-runs as a command in a *sandbox*:
+own code or a shared cache, read the solutions, leave a process behind, forge the report
+the verdicts are read from, or eat the machine. Each job therefore runs in a *sandbox*:
 
-- **bubblewrap** (``bwrap``, Debian package ``bubblewrap``) where it works: the whole file
-  system read-only, a private ``/tmp``, the job's scratch folder the only writable place
-  (thrown away by the caller), the data folder seen read-only through the scratch folder
-  (``KIT_DATA_DIR``), no network, its own process tree (every process is killed when the
-  job ends, and when the grader dies), and an unprivileged user when the grader is root, so
-  the process cap holds.
-- otherwise a plain subprocess with the same limits in its own session, killed as a group
-  at the end; student code then runs as the grader's user and could write the grader's
-  files, which ``sandbox`` says once.
+- **bubblewrap** (``bwrap``, Debian package ``bubblewrap``) where it works:
 
-Both apply ``Limits`` with ``setrlimit``: address space and CPU time per process, process
-count, and (in the caller's nbval plugin) printed output.
+  - the file system read-only, with the places that hold other people's files hidden
+    (``HIDDEN``: homes, ``/run`` and its sockets, the repository, the solutions, the
+    submissions, the grader's temporary folder), only what the job needs shown again
+    (Python, the kit's code) and the data folder seen read-only inside the job's folder
+    (``KIT_DATA_DIR``);
+  - the job's files copied into a private, size-capped ``/tmp`` that vanishes with it (the
+    only writable place; nothing the grader reads afterwards is in it);
+  - no network, its own process tree (every process is killed when the job ends, and when
+    the grader dies), and an unprivileged user of its own when the grader is root.
+
+- otherwise a plain subprocess with the same limits in its own session, in a scratch folder
+  with a private copy of the kit's code; student code then runs as the grader's user and
+  could read and write the grader's files, which ``kind`` says once.
+
+The job writes its report into a pipe (``REPORT`` in the command), never into a file the
+student's code could rewrite. ``Limits`` apply: address space and CPU time per process,
+memory of the whole job, processes and threads at once, the size of ``/tmp``, and (in the
+caller's nbval plugin) printed output.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import pwd
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -40,16 +50,29 @@ from helpers.errors import KitError
 #: Folders inside the data folder that notebooks write as their own output: in the sandbox
 #: they start empty and writable (and are thrown away), where every other entry is read-only.
 WRITABLE_DATA = ("projector", "annotations")
-#: The unprivileged users sandboxes run as when the grader is root (one per concurrent job,
-#: so each has its own process count).
+#: Folders hidden from the job (each replaced by an empty one) when they exist: other
+#: people's files and the host's sockets. The repository, solutions, submissions and the
+#: grader's temporary folder are added per job.
+HIDDEN = ("/root", "/home", "/run", "/var/run", "/mnt", "/media", "/srv", "/var/mail")
+#: The unprivileged users sandboxes run as when the grader is root.
 SANDBOX_UID_BASE = 62000
 SANDBOX_UID_SPAN = 2000
-#: Seconds between counts of a job's processes and threads.
+#: Seconds between counts of a job's processes, threads and memory.
 WATCH_SECONDS = 0.2
-#: Environment passed into the sandbox: nothing else of the grader's leaks in.
 #: The last characters of a job's own output kept for the record.
 OUTPUT_TAIL = 4000
+#: In a command, where the job writes its report (replaced by a pipe's path).
+REPORT = "{report}"
+#: The largest report read back, in bytes.
+REPORT_CAP = 64 * 2**20
+#: The job's folder inside bubblewrap (on its private /tmp).
+JOB_DIR = Path("/tmp/kit-job")
+#: BLAS threads per job at most: the reference outputs' tolerances were measured with 1 and 2.
+MAX_THREADS = 2
+#: Environment passed into the sandbox: nothing else of the grader's leaks in.
 PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "OPENBLAS_CORETYPE", "PYTHONHASHSEED")
+#: What the fallback copies of the kit's code (``helpers`` and the files its tools read).
+CODE_COPIED = ("helpers", "nbval_sanitize.cfg")
 
 
 @dataclass(frozen=True)
@@ -59,22 +82,26 @@ class Limits:
     Parameters
     ----------
     memory_mb : int
-        Address space per process, in MB (``RLIMIT_AS``); numpy's ``MemoryError`` past it.
+        Memory in MB: the address space of each process (``RLIMIT_AS``; numpy raises
+        ``MemoryError`` past it) and the resident memory of the whole job.
     cpu_seconds : int
         CPU seconds per process (``RLIMIT_CPU``); the process is killed past it.
     processes : int
-        Processes and threads at once (``RLIMIT_NPROC``).
+        Processes and threads at once.
     output_mb : int
         Output (printed text, displayed data) the notebook may produce in all, in MB.
+    disk_mb : int
+        What the job may write, in MB (the size of its private ``/tmp``; bubblewrap only).
     """
 
     memory_mb: int = 6144
     cpu_seconds: int = 7200
     processes: int = 512
     output_mb: int = 20
+    disk_mb: int = 1024
 
     def __post_init__(self) -> None:
-        for name in ("memory_mb", "cpu_seconds", "processes", "output_mb"):
+        for name in ("memory_mb", "cpu_seconds", "processes", "output_mb", "disk_mb"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise KitError(f"Limits.{name} must be a positive whole number, not {value!r}.")
@@ -82,7 +109,23 @@ class Limits:
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a sandboxed command ended and what it used."""
+    """How a sandboxed command ended and what it used.
+
+    Attributes
+    ----------
+    returncode : int
+        The command's exit status (negative: killed by that signal).
+    seconds, cpu_seconds, peak_memory_mb : float
+        Wall time; CPU time and peak resident memory of all its processes (sampled).
+    timed_out : bool
+        Killed at the wall-time limit.
+    output : str
+        The last ``OUTPUT_TAIL`` characters it printed.
+    report : bytes
+        What it wrote to ``REPORT``.
+    stopped_for : str
+        Why the sandbox killed it (a limit), or "".
+    """
 
     returncode: int
     seconds: float
@@ -90,6 +133,7 @@ class Outcome:
     peak_memory_mb: float
     timed_out: bool
     output: str
+    report: bytes = b""
     stopped_for: str = ""
 
 
@@ -103,8 +147,7 @@ def _probe_bwrap() -> str | None:
     found = shutil.which("bwrap")
     if found is None:
         return None
-    probe = subprocess.run([found, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
-                           capture_output=True)
+    probe = subprocess.run([found, *_namespaces(), "--ro-bind", "/", "/", "true"], capture_output=True)
     return found if probe.returncode == 0 else None
 
 
@@ -118,7 +161,7 @@ def kind() -> str:
     if not _warned.is_set():
         _warned.set()
         print("kit grade: bubblewrap (bwrap) is not available, so student code runs as your user "
-              "with resource limits only and could change your files. Install it: "
+              "with resource limits only and could read and change your files. Install it: "
               "apt-get install bubblewrap.", file=sys.stderr)
     return "subprocess"
 
@@ -126,15 +169,17 @@ def kind() -> str:
 class Slots:
     """Hands each concurrent job its own cores and its own sandbox user.
 
-    Jobs share the machine's cores evenly, pinned with CPU affinity, so a kernel's BLAS and
-    joblib (which size themselves by the cores they may use) do not oversubscribe it.
+    ``jobs`` jobs share the machine's cores evenly, pinned with CPU affinity, so a kernel's
+    BLAS and joblib (which size themselves by the cores they may use) do not oversubscribe
+    it. A process that runs one of them (a Dask worker of a local cluster) passes ``only``,
+    its number.
     """
 
-    def __init__(self, jobs: int) -> None:
+    def __init__(self, jobs: int, only: int | None = None) -> None:
         cores = sorted(os.sched_getaffinity(0))
         jobs = max(1, jobs)
-        self._free = [(slot, frozenset(cores[slot % len(cores)::jobs] or cores))
-                      for slot in range(jobs)]
+        mine = range(jobs) if only is None else [only % jobs]  # only: one process of several
+        self._free = [(slot, frozenset(cores[slot % len(cores)::jobs] or cores)) for slot in mine]
         self._lock = threading.Condition()
 
     @contextmanager
@@ -152,99 +197,162 @@ class Slots:
 
 
 def sandbox_uid(slot: int) -> int | None:
-    """The user a job in ``slot`` runs as: unprivileged when the grader is root and that
-    user can run the kit's Python (not so when it lives in root's home), else None."""
-    if os.geteuid() != 0 or not _others_can_run_python():
+    """The user a job in ``slot`` runs as when the grader is root (else None): one no
+    account uses, distinct for each slot of each grading process."""
+    if os.geteuid() != 0:
         return None
-    return SANDBOX_UID_BASE + (os.getpid() * 8 + slot) % SANDBOX_UID_SPAN
+    start = (os.getpid() * 64 + slot) % SANDBOX_UID_SPAN
+    for step in range(SANDBOX_UID_SPAN):
+        uid = SANDBOX_UID_BASE + (start + step) % SANDBOX_UID_SPAN
+        try:
+            pwd.getpwuid(uid)
+        except KeyError:
+            return uid
+    raise KitError(f"Every uid from {SANDBOX_UID_BASE} to {SANDBOX_UID_BASE + SANDBOX_UID_SPAN} "
+                   "is taken by an account; grading needs one that is not.")
 
 
-@functools.cache
-def _others_can_run_python() -> bool:
-    found = bwrap()
-    if found is None:
-        return False
-    probe = subprocess.run([found, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent",
-                            sys.executable, "-c", "import helpers, nbval"],
-                           capture_output=True, user=SANDBOX_UID_BASE, group=SANDBOX_UID_BASE,
-                           extra_groups=[], env={"PYTHONPATH": _code_root()}, cwd="/")
-    return probe.returncode == 0
-
-
-def prepare_scratch(scratch: Path, data_dir: Path, uid: int | None) -> Path:
-    """Lay out the scratch folder: ``home/`` and ``data/`` (the data folder seen through it).
-
-    Returns the folder the sandbox uses as its data folder. Without bubblewrap it is the real
-    data folder (the fallback cannot make it read-only).
-    """
-    for name in ("home", "data", "tmp"):
-        (scratch / name).mkdir(parents=True, exist_ok=True)
-    if uid is not None:
-        for path in (scratch, *scratch.rglob("*")):
-            os.chown(path, uid, uid)
-    return scratch / "data" if bwrap() else data_dir
-
-
-def environment(scratch: Path, data_dir: Path, cores: frozenset[int],
+def environment(job: Path, data_dir: Path, cores: frozenset[int], code: Path,
                 extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The job's environment: a few of the grader's variables, the rest pointing into scratch."""
+    """The job's environment: a few of the grader's variables, the rest pointing into its folder."""
     env = {name: os.environ[name] for name in PASSED_ENV if name in os.environ}
-    home = scratch / "home"
-    threads = str(len(cores))
+    home = job / "home"
+    threads = str(min(len(cores), MAX_THREADS))
     env.update({
-        "HOME": str(home), "TMPDIR": str(scratch / "tmp"), "KIT_DATA_DIR": str(data_dir),
-        "KIT_WORK_DIR": str(scratch / "work"), "MPLCONFIGDIR": str(home / ".matplotlib"),
+        "HOME": str(home), "TMPDIR": str(job / "tmp"), "KIT_DATA_DIR": str(data_dir),
+        "KIT_WORK_DIR": str(job / "work"), "MPLCONFIGDIR": str(home / ".matplotlib"),
         "JUPYTER_RUNTIME_DIR": str(home / ".jupyter-runtime"), "IPYTHONDIR": str(home / ".ipython"),
         "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads,
-        "MKL_NUM_THREADS": threads, "LOKY_MAX_CPU_COUNT": threads, "PYTHONPATH": _code_root(),
+        "MKL_NUM_THREADS": threads, "LOKY_MAX_CPU_COUNT": str(len(cores)), "PYTHONPATH": str(code),
     })
     env.update(extra or {})
     return env
 
 
-def _code_root() -> str:
+def _code_root() -> Path:
     from helpers.settings import REPO_ROOT
-    return str(REPO_ROOT)
+    return REPO_ROOT
 
 
-def command(argv: Sequence[str], scratch: Path, data_dir: Path, uid: int | None) -> list[str]:
-    """``argv`` wrapped in bubblewrap (or as it is, without), run in ``scratch``."""
-    found = bwrap()
-    if found is None:
-        return list(argv)
-    args = [found, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--bind", str(scratch), str(scratch), "--unshare-all", "--die-with-parent",
-            "--new-session", "--cap-drop", "ALL", "--chdir", str(scratch)]
-    if uid is not None:
-        args += ["--uid", str(uid), "--gid", str(uid)]
+def _private_code(scratch: Path) -> Path:
+    """A copy of the kit's code in ``scratch`` (the fallback's private tree)."""
+    code = scratch / "code"
+    for name in CODE_COPIED:
+        source = _code_root() / name
+        if source.is_dir():
+            shutil.copytree(source, code / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            code.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, code / name)
+    return code
+
+
+def _memory_file(name: str, data: bytes) -> int:
+    """A file descriptor holding ``data``, read from its start (bubblewrap's ``--file``)."""
+    fd = os.memfd_create(name)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _namespaces() -> list[str]:
+    """Everything but the user namespace when root (the job's user is switched inside, so
+    the process cap counts that user), everything when not (bubblewrap needs it then)."""
+    if os.geteuid() == 0:
+        return ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+    return ["--unshare-all"]
+
+
+def _hidden(extra: Sequence[Path]) -> list[Path]:
+    """The folders to hide, outermost only, that exist."""
+    found = sorted({Path(p).resolve() for p in (*HIDDEN, *extra) if Path(p).is_dir() and
+                    not Path(p).is_symlink() and Path(p).resolve() != Path("/")})
+    return [p for p in found if not any(other != p and other in p.parents for other in found)]
+
+
+def _shown(path: Path, hidden: list[Path]) -> list[str]:
+    """Arguments showing ``path`` again (read-only) where a hidden folder covers it."""
+    cover = next((h for h in hidden if h == path or h in path.parents), None)
+    if cover is None:
+        return []
+    args = []
+    for parent in reversed(path.parents):  # bubblewrap would make them private (0700)
+        if cover in parent.parents:
+            args += ["--perms", "0755", "--dir", str(parent)]
+    return [*args, "--ro-bind", str(path), str(path)]
+
+
+def bwrap_command(argv: Sequence[str], files: Mapping[str, int], data_dir: Path, disk_mb: int,
+                  uid: int | None, hide: Sequence[Path] = ()) -> list[str]:
+    """``argv`` wrapped in bubblewrap, run in ``JOB_DIR`` holding ``files`` (name -> fd).
+
+    ``hide`` are folders hidden besides ``HIDDEN`` (the repository, solutions, submissions);
+    Python's installation and the kit's code are shown again inside them.
+    """
+    size = str(disk_mb * 2**20)
+    args = [bwrap(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+            "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
+            "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm"]
+    tmp = Path(tempfile.gettempdir()).resolve()
+    hidden = _hidden([*hide, _code_root(), *([tmp] if tmp != Path("/tmp") else [])])
+    for folder in hidden:
+        args += ["--perms", "0755", "--tmpfs", str(folder)]
+    shown = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
+             *(_code_root() / name for name in CODE_COPIED)}
+    for path in sorted(shown):
+        args += _shown(path, hidden)
+    for folder in ("", "home", "tmp", "data"):
+        args += ["--perms", "0777" if uid is not None else "0755", "--dir", str(JOB_DIR / folder)]
+    for name, fd in files.items():
+        args += ["--perms", "0644", "--file", str(fd), str(JOB_DIR / name)]
     if data_dir.is_dir():
         for entry in sorted(data_dir.iterdir()):
             if entry.name not in WRITABLE_DATA and not entry.name.startswith("."):
-                args += ["--ro-bind", str(entry), str(scratch / "data" / entry.name)]
-    return [*args, *argv]
+                args += ["--ro-bind", str(entry), str(JOB_DIR / "data" / entry.name)]
+    args += [*_namespaces(), "--die-with-parent", "--new-session", "--chdir", str(JOB_DIR)]
+    if uid is None:
+        return [*args, "--cap-drop", "ALL", *argv]
+    # root inside switches to the job's user for good: setpriv drops every capability with it
+    return [*args, "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+            "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs", "--",
+            *argv]
 
 
-def run(argv: Sequence[str], scratch: Path, limits: Limits, timeout: float,
+_RUNNING: set[int] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def kill_all() -> None:
+    """Kill every job still running (``kit grade`` interrupted)."""
+    with _RUNNING_LOCK:
+        for pid in list(_RUNNING):
+            _kill_tree(pid)
+
+
+def run(argv: Sequence[str], files: Mapping[str, bytes], limits: Limits, timeout: float,
         data_dir: Path, slot: tuple[int, frozenset[int]] = (0, frozenset()),
-        env: Mapping[str, str] | None = None) -> Outcome:
-    """Run ``argv`` in a sandbox in ``scratch`` (which must exist); kill it all after ``timeout`` s.
+        env: Mapping[str, str] | None = None, hide: Sequence[Path] = ()) -> Outcome:
+    """Run ``argv`` in a sandbox, in a folder holding ``files``; kill it all after ``timeout`` s.
 
     Parameters
     ----------
     argv : sequence of str
-        The command (e.g. ``python -m pytest notebook.ipynb ...``).
-    scratch : Path
-        The job's private folder: its working directory and its only writable place.
+        The command (e.g. ``python -m pytest notebook.ipynb ...``), run in the job's folder;
+        ``REPORT`` in it stands for the path its report goes to (``Outcome.report``).
+    files : mapping of str to bytes
+        The job's input files, by name, put in its folder.
     limits : Limits
-        Per-process memory and CPU time, process count.
+        What the job may use.
     timeout : float
         Wall seconds before every process of the job is killed.
     data_dir : Path
-        The kit's data folder, seen read-only.
+        The kit's data folder, seen read-only (bubblewrap) or as it is (fallback).
     slot : (int, frozenset of int)
         From ``Slots.take``: a slot number and the cores to pin the job to (empty: all).
     env : mapping, optional
         Extra environment variables.
+    hide : sequence of Path
+        Folders the job must not see, besides ``HIDDEN`` and the repository.
 
     Returns
     -------
@@ -252,72 +360,131 @@ def run(argv: Sequence[str], scratch: Path, limits: Limits, timeout: float,
     """
     number, cores = slot
     cores = cores or frozenset(os.sched_getaffinity(0))
-    uid = sandbox_uid(number) if bwrap() else None
-    inside_data = prepare_scratch(scratch, data_dir, uid)
-    full = command(argv, scratch, data_dir, uid)
-    log = scratch / "sandbox.log"
+    report_read, report_write = os.pipe()
+    # pytest opens the pipe by its path (/dev/fd/N) as the job's user, which needs write
+    # permission; only the job's pytest holds it (it is non-dumpable, see nbval_plugin)
+    os.fchmod(report_write, 0o602)
+    argv = [arg.replace(REPORT, f"/dev/fd/{report_write}") for arg in argv]
+    passed = [report_write]
+    scratch = None
+    try:
+        if bwrap() is not None:
+            uid = sandbox_uid(number)
+            fds = {name: _memory_file(name, data) for name, data in files.items()}
+            passed += fds.values()
+            command = bwrap_command(argv, fds, data_dir, limits.disk_mb, uid, hide)
+            job, inside_data, code = JOB_DIR, JOB_DIR / "data", _code_root()
+        else:
+            uid = None
+            job = scratch = Path(tempfile.mkdtemp(prefix="kit-grade-"))
+            for name, data in files.items():
+                (job / name).write_bytes(data)
+            command, inside_data, code = list(argv), data_dir, _private_code(scratch)
+        return _supervised(command, limits, timeout, cores, uid, passed, report_read,
+                           environment(job, inside_data, cores, code, env), scratch)
+    finally:
+        for fd in passed:
+            _close(fd)
+        _close(report_read)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
 
+
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def _supervised(command: list[str], limits: Limits, timeout: float, cores: frozenset[int],
+                uid: int | None, passed: list[int], report_read: int, env: dict[str, str],
+                cwd: Path | None) -> Outcome:
+    """Start ``command`` under the limits, read its report and output, wait, account."""
     started = time.monotonic()
-    with open(log, "wb") as out:
-        # taskset and prlimit apply the limits before bwrap starts: preexec_fn is unsafe with
-        # the grader's threads, and Popen's user/group switch users safely.
-        process = subprocess.Popen(
-            [*_limited(limits, cores, uid is not None), *full], cwd=scratch, stdin=subprocess.DEVNULL,
-            stdout=out, stderr=subprocess.STDOUT, env=environment(scratch, inside_data, cores, env),
-            user=uid, group=uid, extra_groups=[] if uid is not None else None, start_new_session=True)
-        timed_out, status, cpu, memory, stopped_for = _wait(process, timeout, limits.processes)
-    _kill_group(process.pid)
+    # taskset and prlimit apply the limits before bwrap starts (preexec_fn is unsafe with the
+    # grader's threads); the process cap holds for the job's own user only
+    limited = ["taskset", "--cpu-list", ",".join(map(str, sorted(cores))), "prlimit",
+               f"--as={limits.memory_mb * 2**20}", f"--cpu={limits.cpu_seconds}", "--core=0",
+               *([f"--nproc={limits.processes}"] if uid is not None else []), "--"]
+    process = subprocess.Popen([*limited, *command], cwd=cwd or "/", stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                               pass_fds=passed, start_new_session=True)
+    with _RUNNING_LOCK:
+        _RUNNING.add(process.pid)
+    for fd in passed:  # the job holds them now: the report pipe ends when the job does
+        _close(fd)
+    passed.clear()
+    report = _Reader(os.fdopen(report_read, "rb", closefd=False), REPORT_CAP, keep="head")
+    output = _Reader(process.stdout, OUTPUT_TAIL * 4, keep="tail")
+    try:
+        timed_out, status, watch = _wait(process, timeout, limits)
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(process.pid)
     return Outcome(returncode=os.waitstatus_to_exitcode(status), seconds=time.monotonic() - started,
-                   cpu_seconds=cpu, peak_memory_mb=memory, timed_out=timed_out, stopped_for=stopped_for,
-                   output=log.read_text(errors="replace")[-OUTPUT_TAIL:])
+                   cpu_seconds=watch.cpu_seconds(), peak_memory_mb=watch.peak_rss / 2**20,
+                   timed_out=timed_out, stopped_for=watch.stopped_for,
+                   output=output.result().decode(errors="replace")[-OUTPUT_TAIL:],
+                   report=report.result())
 
 
-def _limited(limits: Limits, cores: frozenset[int], own_user: bool) -> list[str]:
-    """``taskset`` and ``prlimit`` arguments putting ``limits`` and ``cores`` on a command."""
-    memory = limits.memory_mb * 2**20
-    args = ["taskset", "--cpu-list", ",".join(map(str, sorted(cores))),
-            "prlimit", f"--as={memory}", f"--cpu={limits.cpu_seconds}", "--core=0"]
-    if own_user:  # the process cap counts every process of a user; only a user of its own is fair
-        args.append(f"--nproc={limits.processes}")
-    return [*args, "--"]
+class _Reader:
+    """Reads a stream to its end in a thread, keeping at most ``cap`` bytes (its head or tail)."""
+
+    def __init__(self, stream, cap: int, keep: str) -> None:
+        self.stream, self.cap, self.keep = stream, cap, keep
+        self.data = bytearray()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        with self.stream:
+            while chunk := self.stream.read1(1 << 16):
+                self.data += chunk
+                if len(self.data) > self.cap:
+                    self.data = self.data[:self.cap] if self.keep == "head" else self.data[-self.cap:]
+
+    def result(self) -> bytes:
+        """What was read, once the stream ended (every writer closed it)."""
+        self.thread.join()
+        return bytes(self.data)
 
 
-def _wait(process: subprocess.Popen, timeout: float, processes: int
-          ) -> tuple[bool, int, float, float, str]:
-    """Wait for ``process``, killing its group at ``timeout``.
+def _wait(process: subprocess.Popen, timeout: float, limits: Limits) -> tuple[bool, int, _Watch]:
+    """Wait for ``process``, killing all of it at ``timeout``; return (timed out, status, watch).
 
-    Returns (timed out, wait status, CPU seconds, peak memory in MB, why the watcher killed
-    it or ""). A watcher kills the
-    job when it runs more than ``processes`` threads and processes (``RLIMIT_NPROC`` does
-    not hold for root, so this is the cap then).
+    The watch kills the job past ``limits.processes`` or ``limits.memory_mb`` in all.
     """
     expired = threading.Event()
 
     def expire() -> None:
         expired.set()
-        _kill_group(process.pid)
+        _kill_tree(process.pid)
 
     killer = threading.Timer(timeout, expire)
     killer.start()
-    watch = _Watch(process.pid, processes)
+    watch = _Watch(process.pid, limits)
     try:
         _, status, _ = os.wait4(process.pid, 0)
     finally:
         killer.cancel()
-        cpu, memory, stopped_for = watch.stop()
+        watch.stop()
+        _kill_group(process.pid)  # the fallback's leftovers in its session (bwrap's died with it)
     process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
-    return expired.is_set(), status, cpu, memory, stopped_for
+    return expired.is_set(), status, watch
 
 
 class _Watch:
-    """Counts a job's processes and threads, and its CPU time and memory, every WATCH_SECONDS.
+    """Samples a job's processes and threads, CPU time and memory every WATCH_SECONDS.
 
     ``os.wait4`` cannot see inside bubblewrap's process tree, so the job's use is sampled:
-    CPU seconds summed over every process seen, peak memory as the largest total resident set.
+    CPU seconds summed over every process seen, peak memory as the largest total resident
+    set. Past a limit it kills the job and says why.
     """
 
-    def __init__(self, pid: int, cap: int) -> None:
-        self.pid, self.cap = pid, cap
+    def __init__(self, pid: int, limits: Limits) -> None:
+        self.pid, self.limits = pid, limits
         self.cpu: dict[tuple[int, float], float] = {}
         self.peak_rss = 0
         self.stopped_for = ""
@@ -330,17 +497,25 @@ class _Watch:
             root = psutil.Process(self.pid)
             while not self.done.wait(WATCH_SECONDS):
                 tree = [root, *root.children(recursive=True)]
-                if sum(_threads(p) for p in tree) > self.cap:
-                    self.stopped_for = f"it ran more than {self.cap} processes and threads at once"
-                    for proc in tree:
-                        _kill(proc)
-                    return
-                self._sample(tree)
+                rss = self._sample(tree)
+                if sum(_threads(p) for p in tree) > self.limits.processes:
+                    self._stop(tree, f"it ran more than {self.limits.processes} processes and "
+                               "threads at once")
+                elif rss > self.limits.memory_mb * 2**20:
+                    self._stop(tree, f"it used more than {self.limits.memory_mb} MB of memory in all")
         except psutil.NoSuchProcess:
             return
 
-    def _sample(self, tree: list[psutil.Process]) -> None:
-        rss = 0
+    def _stop(self, tree: list[psutil.Process], why: str) -> None:
+        self.stopped_for = why
+        for proc in tree:
+            _kill(proc)
+        self.done.set()
+
+    def _sample(self, tree: list[psutil.Process]) -> int:
+        """Record CPU times; return the tree's memory: each process's own pages, plus the
+        largest shared part once (forked processes share most of their pages)."""
+        own, shared = 0, 0
         for proc in tree:
             try:
                 with proc.oneshot():
@@ -348,14 +523,19 @@ class _Watch:
             except psutil.Error:
                 continue
             self.cpu[(proc.pid, born)] = times.user + times.system
-            rss += memory.rss
-        self.peak_rss = max(self.peak_rss, rss)
+            own += memory.rss - memory.shared
+            shared = max(shared, memory.shared)
+        self.peak_rss = max(self.peak_rss, own + shared)
+        return own + shared
 
-    def stop(self) -> tuple[float, float, str]:
-        """Stop watching; return (CPU seconds, peak memory in MB, why it killed the job or "")."""
+    def stop(self) -> None:
+        """Stop watching."""
         self.done.set()
         self.thread.join()
-        return sum(self.cpu.values()), self.peak_rss / 2**20, self.stopped_for
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds of every process seen."""
+        return sum(self.cpu.values())
 
 
 def _threads(process: psutil.Process) -> int:
@@ -372,8 +552,34 @@ def _kill(process: psutil.Process) -> None:
         pass
 
 
+def _kill_tree(pid: int) -> None:
+    """Kill ``pid`` and every descendant (the fallback's kernel runs in a session of its own)."""
+    try:
+        root = psutil.Process(pid)
+        tree = [*root.children(recursive=True), root]
+    except psutil.NoSuchProcess:
+        return
+    for proc in tree:
+        _kill(proc)
+
+
 def _kill_group(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def self_test(data_dir: Path) -> None:
+    """Run the kit's Python in a sandbox once; raise a KitError saying why if it cannot.
+
+    Raises
+    ------
+    KitError
+        If the sandbox's user cannot run the kit (e.g. Python or the kit installed where
+        only the grader can read them).
+    """
+    command = [sys.executable, "-c", "import helpers, nbval, os; os.listdir('data')"]
+    outcome = run(command, {}, Limits(), 120, data_dir)
+    if outcome.returncode != 0:
+        raise KitError("The grading sandbox cannot run the kit here:\n" + outcome.output[-1500:])
