@@ -64,3 +64,9 @@ def test_the_solutions_are_not_flagged(path):
     graded = graded_notebook(reference, solution)
     found = flags.exercise_flags(graded, reference, solution, {c.id for c in graded.cells if exercise_id(c)})
     assert not any(found.values()), found
+
+
+def test_code_too_deep_to_parse_is_flagged_not_a_crash():
+    deep = "_x = " + "+".join(["1"] * 3000) + "\n"
+    assert flags.code_flags(deep) == ["code that cannot be parsed"]
+    assert flags.code_flags("x = 1\x00") == ["code that cannot be parsed"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -13,7 +14,7 @@ import pandas as pd
 import psutil
 import pytest
 
-from helpers import settings
+from helpers import fetch, settings
 from helpers.cli import main
 from helpers.course import classgrade, feedback, gradebook, grading, release, sandbox
 from helpers.errors import KitError
@@ -71,6 +72,8 @@ except OSError:
     pass
 if glob.glob({solutions!r} + '/*'):
     reached.append('the solutions')
+if set(os.listdir({beside!r})) - {{{mine!r}}}:
+    reached.append('folders beside the repository (other clones)')
 try:
     open(f'/proc/{{os.getppid()}}/mem', 'rb').close()
     reached.append('the memory of the grading process')
@@ -80,7 +83,7 @@ assert not reached, 'reached ' + ', '.join(reached)
 def add(a, b):
     return a + b
 """
-LIMITS = sandbox.Limits(disk_mb=64)
+LIMITS = sandbox.Limits(disk_mb=64, memory_mb=1200)
 SOLUTIONS: dict[Path, Path] = {}  # the fixture's solutions folder, by its submissions folder
 SOLVED_ADD = "def add(a, b):\n    return a + b\n"
 
@@ -197,14 +200,18 @@ def _grade_class(tmp_path_factory, data: Path, host_socket: Path) -> tuple[Path,
             ("talker", "for _ in range(600_000):\n    print('x' * 200)\n" + SOLVED_ADD),
             ("forker", "import os, time\nfor _ in range(3000):\n    if os.fork() == 0:\n"
                        "        time.sleep(60)\n        os._exit(0)\n" + SOLVED_ADD),
-            ("threader", "import threading, time\nfor _ in range(3000):\n"
+            ("threader", "import threading, time\nthreading.stack_size(2**16)\nfor _ in range(3000):\n"
                          "    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
                          + SOLVED_ADD),
             ("offline", "import socket\nassert [n for _, n in socket.if_nameindex()] == ['lo'], "
                         "'a network'\n" + SOLVED_ADD),
             ("peeker", "import glob\nassert glob.glob('*.ipynb') + glob.glob('../*.ipynb'), "
                        "'no notebook to read'\n" + SOLVED_ADD),
-            ("prober", PROBER.format(socket=str(host_socket), solutions=str(REPO / "solutions"))),
+            ("prober", PROBER.format(socket=str(host_socket), solutions=str(REPO / "solutions"),
+                                     beside=str(REPO.parent), mine=REPO.name)),
+            ("planter", "open('hypothesis.py', 'w').write('import os; os._exit(2)')\n" + SOLVED_ADD),
+            ("memfder", "import os\nfds = [os.memfd_create('x') for _ in range(24)]\nfor fd in fds:\n"
+                        "    os.write(fd, bytes(60 * 2**20))\nimport time\ntime.sleep(3)\n" + SOLVED_ADD),
             ("skipper", "# NBVAL_SKIP\n" + SOLVED_ADD),
             ("filler", "with open('/tmp/fill', 'wb') as f:\n    for _ in range(200):\n"
                        "        f.write(bytes(2**20))\n" + SOLVED_ADD),
@@ -264,7 +271,8 @@ def test_hidden_checks_run_in_grading_and_catch_a_hard_coded_answer(graded):
     row = grades[(grades.student == "hardcoded") & (grades.exercise == "0.1")].iloc[0]
     assert row.error == "output differs from the reference (a hidden check)"
     record = gradebook.read_record(subs, "hardcoded", "00_fixture")["exercises"][0]
-    assert record["hidden"] and record["got"] == "5" and record["expected"] == ""
+    # nothing of a hidden check is shown: its printed line may quote the check's own source
+    assert record["hidden"] and record["got"] == "" and record["expected"] == ""
 
 
 def test_cheats_are_failed_or_flagged(graded):
@@ -279,7 +287,7 @@ def test_cheats_are_failed_or_flagged(graded):
     assert "touches the kernel or interpreter (get_ipython)" in rows.loc[("replayer", "0.1"), "flags"]
     assert rows.loc[("shadow", "0.2"), "flags"] == "" and rows.loc[("replayer", "0.2"), "flags"] == ""
     assert rows.loc[("correct", "0.1"), "flags"] == "" and rows.loc[("helper", "0.2"), "flags"] == ""
-    attackers = {"vandal", "lingerer", "peeker", "prober"}  # flagged for touching the system
+    attackers = {"vandal", "lingerer", "peeker", "prober", "planter", "memfder"}  # tested below
     assert set(gradebook.flagged(grades).student) - attackers == {"kitcopy", "shadow", "replayer"}
 
 
@@ -363,6 +371,9 @@ def test_memory_output_processes_and_network_are_capped(graded):
     assert by.loc[("offline", "0.1"), "passed"]  # only the loopback interface in the sandbox
     assert by.loc[("peeker", "0.1"), "error"].startswith("AssertionError: no notebook to read")
     assert by.loc[("prober", "0.1"), "passed"], by.loc[("prober", "0.1"), "error"]
+    assert _result(grades, "planter")[0] == ("0.1", True)  # no module it wrote ran in pytest
+    assert by.loc[("memfder", "0.1"), "error"] == \
+        f"grading stopped: it used more than {LIMITS.memory_mb} MB of memory in all"
     assert by.loc[("filler", "0.1"), "error"].startswith("OSError: [Errno 28] No space left on device")
 
 
@@ -425,6 +436,18 @@ def test_graded_notebook_restores_reference_cells():
     merged = grading.graded_notebook(reference, submission)
     assert merged.cells[2].source == reference.cells[2].source
     assert merged.cells[2].outputs == reference.cells[2].outputs
+
+
+def test_a_correct_notebook_reads_the_prepared_caches_and_rebuilds_nothing(corpora, tmp_path, monkeypatch):
+    # Notebook 03 cross-validates NB and SVM-BOW: prepared once, a student's run only reads
+    # them. With the strict setting, a cache the sandboxed run had to store would fail a cell.
+    monkeypatch.setenv(fetch.STRICT_CACHE_ENV, "1")
+    student = tmp_path / "class" / "alice"
+    student.mkdir(parents=True)
+    shutil.copy(settings.REPO_ROOT / "solutions" / "03_significance.ipynb", student)
+    grades = classgrade.grade(tmp_path / "class", notebook="03", jobs=1)
+    assert grades.passed.all(), grades.error.tolist()
+    assert "03_significance" in json.loads(classgrade.prepared_path().read_text())
 
 
 def test_a_local_dask_cluster_grades_a_class_end_to_end(tmp_path, monkeypatch, capsys):
@@ -497,6 +520,20 @@ def test_cells_without_ids_take_the_reference_ids():
         c.id for c in reference.cells if not release.is_hidden(c)]
     assert [c.id for c in filled.cells if c.source == "x = 1"] == ["student-2"]
     assert all("id" not in c for c in old.cells)  # the submission itself is not changed
+
+
+def test_a_notebook_without_ids_whose_cells_were_edited_runs_each_cell_once():
+    solution = nbformat.read(FIXTURES / NAME, as_version=4)
+    reference = release.release_notebook(solution, hidden=True)
+    old = nbformat.from_dict(release.release_notebook(solution))
+    for cell in old.cells:
+        del cell["id"]
+        cell.source += "\n# edited"
+    old.cells.append(nbformat.v4.new_code_cell("print('mine')"))
+    del old.cells[-1]["id"]
+    merged = grading.graded_notebook(reference, old)
+    added = f"student-{len(old.cells) - 1}"
+    assert [c.id for c in merged.cells] == [*(c.id for c in reference.cells), added]
 
 
 def test_each_variant_starts_from_the_state_before_its_exercise(tmp_path):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -57,8 +58,9 @@ def start_grading(folder: Path, source: Path) -> GradingRun:
     python = sys.executable
     names = [path.stem for path in notebooks_in(SOLUTIONS_DIR, KERNEL_DEPENDENT)]
     # One notebook at a time: each reuses the models and caches the previous ones built.
-    script = (f"{python} -m helpers.cli fetch --source {source} && {python} -c "
-              f"'from helpers.course import classgrade; print(classgrade.prepare(notebooks={names!r}))'")
+    prepare = ("from helpers.course import classgrade; "
+               f"print(classgrade.prepare(notebooks={json.dumps(names)}))")
+    script = f"{python} -m helpers.cli fetch --source {source} && {python} -c {shlex.quote(prepare)}"
     log = folder / "grading.log"
     with log.open("w") as out:
         process = subprocess.Popen(["bash", "-c", script], env=env, stdout=out, stderr=subprocess.STDOUT,

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -39,20 +38,19 @@ def test_limits_refuse_anything_but_positive_whole_numbers(field, value):
         sandbox.Limits(**{field: value})
 
 
-def test_only_the_outermost_existing_folders_are_hidden(tmp_path):
-    inner = tmp_path / "a" / "b"
-    inner.mkdir(parents=True)
-    assert sandbox._hidden([inner, tmp_path / "a", tmp_path / "missing"]) == \
-        sorted({*sandbox._hidden([]), (tmp_path / "a").resolve()})
-
-
-def test_what_a_hidden_folder_covers_is_shown_again_with_open_parents(tmp_path):
-    hidden = [tmp_path.resolve()]
+def test_the_job_sees_only_what_it_is_shown_with_open_parent_folders(tmp_path):
     shown = tmp_path.resolve() / "x" / "y"
-    args = sandbox._shown(shown, hidden)
+    shown.mkdir(parents=True)
+    args = sandbox._visible([shown, tmp_path / "missing"])
     assert args[-3:] == ["--ro-bind", str(shown), str(shown)]
-    assert ["--perms", "0755", "--dir", str(shown.parent)] == args[:4]
-    assert sandbox._shown(Path("/usr/bin"), hidden) == []
+    assert ["--perms", "0755", "--dir", str(shown.parent)] == args[-7:-3]
+    assert str(tmp_path / "missing") not in args
+    command = sandbox.bwrap_command(["true"], {}, tmp_path, 64, None) if sandbox.bwrap() else []
+    if command:  # an empty root: only the system, Python and the kit's code are put in it
+        assert command[1:4] == ["--perms", "0755", "--tmpfs"] and command[4] == "/"
+        bound = {command[i + 1] for i, arg in enumerate(command) if arg == "--ro-bind"}
+        assert str(sandbox._code_root() / "helpers") in bound
+        assert str(sandbox._code_root() / "solutions") not in bound and str(sandbox._code_root()) not in bound
 
 
 def test_blas_threads_stay_within_the_measured_settings(tmp_path):

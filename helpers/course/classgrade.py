@@ -130,7 +130,7 @@ def grade_task(task: Task) -> dict:
         with _slots(task.jobs).take() as slot:
             run, entries = grading.grade_notebook(
                 solution, reference, submission, scratch, task.timeout, task.limits, slot,
-                hide=[solutions, Path(task.submissions_dir)], budget=_budget(task.notebook))
+                budget=_budget(task.notebook))
     except Exception as err:  # the student's notebook broke the merge: their row says how
         return _without_run(record, solution, f"the notebook could not be graded ({type(err).__name__}: "
                             f"{str(err)[:160]})")

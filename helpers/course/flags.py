@@ -151,7 +151,7 @@ def code_flags(code: str, reference: frozenset[str] = frozenset(), printed: str 
     """
     try:
         tree = ast.parse(code)
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # also too deep, or a NUL byte
         return ["code that cannot be parsed"]
     flags = set()
     own = set(_top_level_bindings(tree))

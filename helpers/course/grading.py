@@ -16,6 +16,7 @@ feedback), ``kit check`` (``check``), and the tests (``grade_variants``):
 
 from __future__ import annotations
 
+import difflib
 import re
 import subprocess
 import sys
@@ -41,6 +42,9 @@ from helpers.course.release import (
 from helpers.errors import KitError
 from helpers.exercises import STOPPED_ON, not_done
 
+#: How alike (difflib's ratio) a cell without an id must be to a reference cell to be taken
+#: for it, edited.
+EDITED_SIMILARITY = 0.6
 #: pytest's exit statuses when it ran every test (0: all passed, 1: some failed).
 PYTEST_FINISHED = (0, 1)
 #: The graded notebook's name in a job's folder.
@@ -49,6 +53,8 @@ NOTEBOOK_FILE = "graded.ipynb"
 DEFAULT_POINTS = 1.0
 #: The last lines of a student's traceback kept for feedback.
 TRACEBACK_LINES = 40
+#: The most characters of an expected or printed line, or an error, kept for feedback.
+SHOWN_CHARS = 600
 
 
 def graded_notebook(reference: NotebookNode, submission: NotebookNode) -> NotebookNode:
@@ -109,29 +115,50 @@ def with_cell_ids(submission: NotebookNode, reference: NotebookNode) -> Notebook
     """The submission with an id on every cell (notebooks saved before nbformat 4.5 have none).
 
     A cell without an id takes the id of the reference's cell for the same exercise, else of
-    the first reference cell not yet matched with the same type and source; any other cell is
-    the student's own and gets a new id. Returns the submission itself when no id is missing.
+    the reference cell it stands in for: the two notebooks are aligned cell by cell
+    (``difflib``, on type and source), so a cell the student edited in place still takes
+    its reference cell's id (and is graded as that cell, not run a second time as their
+    own). Any other cell is the student's own and gets a new id. Returns the submission
+    itself when no id is missing.
     """
     if all(cell.get("id") for cell in submission.cells):
         return submission
     filled = nbformat.from_dict(submission)
     used = {cell.id for cell in filled.cells if cell.get("id")}
     by_exercise = {exercise_id(cell): cell.id for cell in reference.cells if exercise_id(cell)}
-    by_source: dict[tuple[str, str], list[str]] = {}
-    for cell in reference.cells:
-        by_source.setdefault((cell.cell_type, cell.source), []).append(cell.id)
+    matched = _aligned(filled.cells, [cell for cell in reference.cells if not is_hidden(cell)])
     for number, cell in enumerate(filled.cells):
         if cell.get("id"):
             continue
         ex = exercise_id(cell)
-        same = by_source.get((cell.cell_type, cell.source), [])
-        candidates = [by_exercise[ex]] if ex in by_exercise else same
-        new = next((i for i in candidates if i not in used), None)
+        candidates = [by_exercise[ex]] if ex in by_exercise else [matched.get(number)]
+        new = next((i for i in candidates if i is not None and i not in used), None)
         while new is None or new in used:
             new, number = f"student-{number}", number + 1
         cell.id = new
         used.add(new)
     return filled
+
+
+def _aligned(cells: list[NotebookNode], reference: list[NotebookNode]) -> dict[int, str]:
+    """``{position in cells: id of the reference cell it stands for}``, for cells that are not
+    exercises (those match by exercise id): equal runs pair up, and so do cells of the same
+    type replaced in place by a similar one (edited)."""
+    mine = [j for j, cell in enumerate(cells) if exercise_id(cell) is None]
+    theirs = [cell for cell in reference if exercise_id(cell) is None]
+    matcher = difflib.SequenceMatcher(None, [(c.cell_type, c.source) for c in theirs],
+                                      [(cells[j].cell_type, cells[j].source) for j in mine],
+                                      autojunk=False)
+    pairs = {}
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag not in ("equal", "replace"):
+            continue
+        for i, j in zip(range(i1, i2), range(j1, j2), strict=False):
+            ours, ref = cells[mine[j]], theirs[i]
+            if ours.cell_type == ref.cell_type and (tag == "equal" or difflib.SequenceMatcher(
+                    None, ref.source, ours.source).ratio() >= EDITED_SIMILARITY):
+                pairs[mine[j]] = ref.id
+    return pairs
 
 
 def code_numbers(nb: NotebookNode) -> dict[str, int]:
@@ -165,7 +192,7 @@ def run_nbval(path: Path, timeout: float) -> dict[int, str | None]:
 
 
 def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = None,
-                 slot: tuple[int, frozenset[int]] = (0, frozenset()), hide: Sequence[Path] = (),
+                 slot: tuple[int, frozenset[int]] = (0, frozenset()),
                  budget: float | None = None) -> NotebookRun:
     """Run nbval on one notebook in a fresh process, in a sandbox when ``limits`` are given.
 
@@ -176,12 +203,14 @@ def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = Non
     n_code = sum(c.cell_type == "code" for c in nbformat.read(path, as_version=4).cells)
     total = min(budget or float("inf"), timeout * (n_code + 2) + 60)
     if limits is not None:
-        command = [sys.executable, "-m", "pytest", NOTEBOOK_FILE, "-c", "pytest.ini", "--rootdir", ".",
-                   *_nbval_options(timeout), f"--junitxml={sandbox.REPORT}",
-                   f"--kit-output-mb={limits.output_mb}", "--kit-grading"]
+        # -P: the job's folder, which student code can write, is not on pytest's import path;
+        # no plugin is loaded unless named (a module planted there could not run in pytest)
+        command = [sys.executable, "-P", "-m", "pytest", NOTEBOOK_FILE, "-c", "pytest.ini",
+                   "--rootdir", ".", "-p", "nbval", *_nbval_options(timeout),
+                   f"--junitxml={sandbox.REPORT}", f"--kit-output-mb={limits.output_mb}", "--kit-grading"]
         files = {NOTEBOOK_FILE: Path(path).read_bytes(), "pytest.ini": b"[pytest]\n"}
         outcome = sandbox.run(command, files, limits, total, settings.data_dir(), slot,
-                              env=config.REFERENCE_ENV, hide=hide)
+                              env={**config.REFERENCE_ENV, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
         results, details = read_report(outcome.report)
         problem = _run_problem(results, outcome, total)
         if outcome.returncode not in PYTEST_FINISHED and not outcome.timed_out and not outcome.stopped_for:
@@ -305,23 +334,25 @@ def _output_difference(lines: list[str]) -> str:
 
 def grade_notebook(solution: NotebookNode, reference: NotebookNode, submission: NotebookNode,
                    work: Path, timeout: float, limits: sandbox.Limits | None = None,
-                   slot: tuple[int, frozenset[int]] = (0, frozenset()), hide: Sequence[Path] = (),
+                   slot: tuple[int, frozenset[int]] = (0, frozenset()),
                    budget: float | None = None) -> tuple[NotebookRun, list[dict]]:
     """Grade one student's notebook in ``work`` (a scratch folder); one verdict per exercise.
 
     ``reference`` is the graded version of ``solution`` (``release_notebook(..., hidden=True)``).
-    With ``limits`` the notebook runs in a sandbox (see ``sandbox``) that cannot see the
-    folders in ``hide``, for at most ``budget`` seconds in all (default: every cell its
-    ``timeout``). Each verdict is a dict with the keys of a grading record's exercise (see
-    ``verdicts``).
+    With ``limits`` the notebook runs in a sandbox (see ``sandbox``), for at most ``budget``
+    seconds in all (default: every cell its ``timeout``). Each verdict is a dict with the keys
+    of a grading record's exercise (see ``verdicts``).
     """
     graded = graded_notebook(reference, submission)
     path = work / NOTEBOOK_FILE
     nbformat.write(graded, path)
-    run = run_notebook(path, timeout, limits, slot, hide, budget)
+    run = run_notebook(path, timeout, limits, slot, budget)
     known = {cell.id for cell in reference.cells}
     theirs = {cell.id for cell in graded.cells if exercise_id(cell) or cell.id not in known}
-    found = flags.exercise_flags(graded, reference, solution, theirs)
+    try:
+        found = flags.exercise_flags(graded, reference, solution, theirs)
+    except (RecursionError, MemoryError, ValueError):  # code too deep to walk: flag, keep verdicts
+        found = {ex.id: ["code too deeply nested to look through"] for ex in exercises(reference)}
     return run, verdicts(solution, graded, run, found, added=theirs - {
         cell.id for cell in graded.cells if exercise_id(cell)})
 
@@ -392,8 +423,9 @@ def verdicts(solution: NotebookNode, graded: NotebookNode, run: NotebookRun,
                 first_line = next((line for line in before[0][0].source.splitlines() if line.strip()), "")
                 error += f" (earlier, your added cell '{first_line[:60]}' raised {before[0][1][:120]})"
             entry.update(check=heading_above(graded, cell.id) if failed[0] else "your exercise cell",
-                         hidden=hidden, expected="" if hidden else expected, got=got,
-                         traceback="" if hidden else trace, error=error)
+                         hidden=hidden, expected="" if hidden else expected[:SHOWN_CHARS],
+                         got="" if hidden else got[:SHOWN_CHARS],  # it may quote the check itself
+                         traceback="" if hidden else trace, error=error[:SHOWN_CHARS])
         entries.append(entry)
     return entries
 

@@ -6,11 +6,11 @@ the verdicts are read from, or eat the machine. Each job therefore runs in a *sa
 
 - **bubblewrap** (``bwrap``, Debian package ``bubblewrap``) where it works:
 
-  - the file system read-only, with the places that hold other people's files hidden
-    (``HIDDEN``: homes, ``/run`` and its sockets, the repository, the solutions, the
-    submissions, the grader's temporary folder), only what the job needs shown again
-    (Python, the kit's code) and the data folder seen read-only inside the job's folder
-    (``KIT_DATA_DIR``);
+  - a file system that holds only what the job needs, read-only: the system's programs and
+    libraries (``SYSTEM``), Python's installation, the kit's code, and the data folder
+    inside the job's folder (``KIT_DATA_DIR``); nothing else of the machine (the
+    repository's solutions, other students' folders, clones elsewhere, homes, sockets) is
+    there at all;
   - the job's files copied into a private, size-capped ``/tmp`` that vanishes with it (the
     only writable place; nothing the grader reads afterwards is in it);
   - no network, its own process tree (every process is killed when the job ends, and when
@@ -28,6 +28,8 @@ caller's nbval plugin) printed output.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import os
 import pwd
@@ -50,10 +52,9 @@ from helpers.errors import KitError
 #: Folders inside the data folder that notebooks write as their own output: in the sandbox
 #: they start empty and writable (and are thrown away), where every other entry is read-only.
 WRITABLE_DATA = ("projector", "annotations")
-#: Folders hidden from the job (each replaced by an empty one) when they exist: other
-#: people's files and the host's sockets. The repository, solutions, submissions and the
-#: grader's temporary folder are added per job.
-HIDDEN = ("/root", "/home", "/run", "/var/run", "/mnt", "/media", "/srv", "/var/mail")
+#: What the job sees of the machine, read-only (symbolic links, as on a merged-/usr
+#: system, are made as links); Python's installation and the kit's code are added.
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 #: The unprivileged users sandboxes run as when the grader is root.
 SANDBOX_UID_BASE = 62000
 SANDBOX_UID_SPAN = 2000
@@ -70,7 +71,8 @@ JOB_DIR = Path("/tmp/kit-job")
 #: BLAS threads per job at most: the reference outputs' tolerances were measured with 1 and 2.
 MAX_THREADS = 2
 #: Environment passed into the sandbox: nothing else of the grader's leaks in.
-PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "OPENBLAS_CORETYPE", "PYTHONHASHSEED")
+PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "OPENBLAS_CORETYPE", "PYTHONHASHSEED",
+              "KIT_STRICT_CACHE")
 #: What the fallback copies of the kit's code (``helpers`` and the files its tools read).
 CODE_COPIED = ("helpers", "nbval_sanitize.cfg")
 
@@ -196,22 +198,6 @@ class Slots:
                 self._lock.notify()
 
 
-def sandbox_uid(slot: int) -> int | None:
-    """The user a job in ``slot`` runs as when the grader is root (else None): one no
-    account uses, distinct for each slot of each grading process."""
-    if os.geteuid() != 0:
-        return None
-    start = (os.getpid() * 64 + slot) % SANDBOX_UID_SPAN
-    for step in range(SANDBOX_UID_SPAN):
-        uid = SANDBOX_UID_BASE + (start + step) % SANDBOX_UID_SPAN
-        try:
-            pwd.getpwuid(uid)
-        except KeyError:
-            return uid
-    raise KitError(f"Every uid from {SANDBOX_UID_BASE} to {SANDBOX_UID_BASE + SANDBOX_UID_SPAN} "
-                   "is taken by an account; grading needs one that is not.")
-
-
 def environment(job: Path, data_dir: Path, cores: frozenset[int], code: Path,
                 extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The job's environment: a few of the grader's variables, the rest pointing into its folder."""
@@ -263,44 +249,34 @@ def _namespaces() -> list[str]:
     return ["--unshare-all"]
 
 
-def _hidden(extra: Sequence[Path]) -> list[Path]:
-    """The folders to hide, outermost only, that exist."""
-    found = sorted({Path(p).resolve() for p in (*HIDDEN, *extra) if Path(p).is_dir() and
-                    not Path(p).is_symlink() and Path(p).resolve() != Path("/")})
-    return [p for p in found if not any(other != p and other in p.parents for other in found)]
-
-
-def _shown(path: Path, hidden: list[Path]) -> list[str]:
-    """Arguments showing ``path`` again (read-only) where a hidden folder covers it."""
-    cover = next((h for h in hidden if h == path or h in path.parents), None)
-    if cover is None:
-        return []
-    args = []
-    for parent in reversed(path.parents):  # bubblewrap would make them private (0700)
-        if cover in parent.parents:
-            args += ["--perms", "0755", "--dir", str(parent)]
-    return [*args, "--ro-bind", str(path), str(path)]
+def _visible(paths: Sequence[Path]) -> list[str]:
+    """Arguments showing ``paths`` read-only on an empty root, with every parent folder
+    made open (bubblewrap would make them private to root)."""
+    args, made = [], set()
+    for path in sorted(paths):
+        if path.is_symlink() and path.parent == Path("/"):
+            args += ["--symlink", os.readlink(path), str(path)]
+            continue
+        if not path.exists():
+            continue
+        for parent in reversed(path.parents):
+            if parent != Path("/") and parent not in made:
+                made.add(parent)
+                args += ["--perms", "0755", "--dir", str(parent)]
+        args += ["--ro-bind", str(path), str(path)]
+    return args
 
 
 def bwrap_command(argv: Sequence[str], files: Mapping[str, int], data_dir: Path, disk_mb: int,
-                  uid: int | None, hide: Sequence[Path] = ()) -> list[str]:
-    """``argv`` wrapped in bubblewrap, run in ``JOB_DIR`` holding ``files`` (name -> fd).
-
-    ``hide`` are folders hidden besides ``HIDDEN`` (the repository, solutions, submissions);
-    Python's installation and the kit's code are shown again inside them.
-    """
+                  uid: int | None) -> list[str]:
+    """``argv`` wrapped in bubblewrap, run in ``JOB_DIR`` holding ``files`` (name -> fd)."""
     size = str(disk_mb * 2**20)
-    args = [bwrap(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+    shown = {Path(p) for p in SYSTEM} | {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
+    shown |= {_code_root() / name for name in CODE_COPIED}
+    args = [bwrap(), "--perms", "0755", "--tmpfs", "/", *_visible(list(shown)),
+            "--dev", "/dev", "--proc", "/proc",
             "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
             "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm"]
-    tmp = Path(tempfile.gettempdir()).resolve()
-    hidden = _hidden([*hide, _code_root(), *([tmp] if tmp != Path("/tmp") else [])])
-    for folder in hidden:
-        args += ["--perms", "0755", "--tmpfs", str(folder)]
-    shown = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
-             *(_code_root() / name for name in CODE_COPIED)}
-    for path in sorted(shown):
-        args += _shown(path, hidden)
     for folder in ("", "home", "tmp", "data"):
         args += ["--perms", "0777" if uid is not None else "0755", "--dir", str(JOB_DIR / folder)]
     for name, fd in files.items():
@@ -309,7 +285,8 @@ def bwrap_command(argv: Sequence[str], files: Mapping[str, int], data_dir: Path,
         for entry in sorted(data_dir.iterdir()):
             if entry.name not in WRITABLE_DATA and not entry.name.startswith("."):
                 args += ["--ro-bind", str(entry), str(JOB_DIR / "data" / entry.name)]
-    args += [*_namespaces(), "--die-with-parent", "--new-session", "--chdir", str(JOB_DIR)]
+    args += ["--remount-ro", "/", *_namespaces(), "--die-with-parent", "--new-session",
+             "--chdir", str(JOB_DIR)]
     if uid is None:
         return [*args, "--cap-drop", "ALL", *argv]
     # root inside switches to the job's user for good: setpriv drops every capability with it
@@ -331,7 +308,7 @@ def kill_all() -> None:
 
 def run(argv: Sequence[str], files: Mapping[str, bytes], limits: Limits, timeout: float,
         data_dir: Path, slot: tuple[int, frozenset[int]] = (0, frozenset()),
-        env: Mapping[str, str] | None = None, hide: Sequence[Path] = ()) -> Outcome:
+        env: Mapping[str, str] | None = None) -> Outcome:
     """Run ``argv`` in a sandbox, in a folder holding ``files``; kill it all after ``timeout`` s.
 
     Parameters
@@ -351,8 +328,6 @@ def run(argv: Sequence[str], files: Mapping[str, bytes], limits: Limits, timeout
         From ``Slots.take``: a slot number and the cores to pin the job to (empty: all).
     env : mapping, optional
         Extra environment variables.
-    hide : sequence of Path
-        Folders the job must not see, besides ``HIDDEN`` and the repository.
 
     Returns
     -------
@@ -367,27 +342,55 @@ def run(argv: Sequence[str], files: Mapping[str, bytes], limits: Limits, timeout
     argv = [arg.replace(REPORT, f"/dev/fd/{report_write}") for arg in argv]
     passed = [report_write]
     scratch = None
-    try:
-        if bwrap() is not None:
-            uid = sandbox_uid(number)
-            fds = {name: _memory_file(name, data) for name, data in files.items()}
-            passed += fds.values()
-            command = bwrap_command(argv, fds, data_dir, limits.disk_mb, uid, hide)
-            job, inside_data, code = JOB_DIR, JOB_DIR / "data", _code_root()
-        else:
-            uid = None
-            job = scratch = Path(tempfile.mkdtemp(prefix="kit-grade-"))
-            for name, data in files.items():
-                (job / name).write_bytes(data)
-            command, inside_data, code = list(argv), data_dir, _private_code(scratch)
-        return _supervised(command, limits, timeout, cores, uid, passed, report_read,
-                           environment(job, inside_data, cores, code, env), scratch)
-    finally:
-        for fd in passed:
-            _close(fd)
-        _close(report_read)
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+    with contextlib.ExitStack() as stack:
+        try:
+            if bwrap() is not None:
+                uid = stack.enter_context(_job_user(number)) if os.geteuid() == 0 else None
+                fds = {name: _memory_file(name, data) for name, data in files.items()}
+                passed += fds.values()
+                command = bwrap_command(argv, fds, data_dir, limits.disk_mb, uid)
+                job, inside_data, code = JOB_DIR, JOB_DIR / "data", _code_root()
+            else:
+                uid = None
+                job = scratch = Path(tempfile.mkdtemp(prefix="kit-grade-"))
+                for name, data in files.items():
+                    (job / name).write_bytes(data)
+                command, inside_data, code = list(argv), data_dir, _private_code(scratch)
+            return _supervised(command, limits, timeout, cores, uid, passed, report_read,
+                               environment(job, inside_data, cores, code, env), scratch)
+        finally:
+            for fd in passed:
+                _close(fd)
+            _close(report_read)
+            if scratch is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
+
+
+@contextmanager
+def _job_user(slot: int) -> Iterator[int]:
+    """Reserve a uid no account and no other job on this machine uses (a lock file per uid
+    held while the job runs), so each job's process cap is its own."""
+    start = (os.getpid() * 64 + slot) % SANDBOX_UID_SPAN
+    for step in range(SANDBOX_UID_SPAN):
+        uid = SANDBOX_UID_BASE + (start + step) % SANDBOX_UID_SPAN
+        try:
+            pwd.getpwuid(uid)
+            continue
+        except KeyError:
+            pass
+        lock = open(Path(tempfile.gettempdir()) / f"kit-sandbox-uid-{uid}.lock", "a")  # noqa: SIM115
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            continue
+        try:
+            yield uid
+        finally:
+            lock.close()
+        return
+    raise KitError(f"No free uid from {SANDBOX_UID_BASE} to {SANDBOX_UID_BASE + SANDBOX_UID_SPAN} "
+                   "for a grading job: too many jobs at once, or taken by accounts.")
 
 
 def _close(fd: int) -> None:
@@ -406,6 +409,7 @@ def _supervised(command: list[str], limits: Limits, timeout: float, cores: froze
     # grader's threads); the process cap holds for the job's own user only
     limited = ["taskset", "--cpu-list", ",".join(map(str, sorted(cores))), "prlimit",
                f"--as={limits.memory_mb * 2**20}", f"--cpu={limits.cpu_seconds}", "--core=0",
+               f"--fsize={limits.disk_mb * 2**20}",
                *([f"--nproc={limits.processes}"] if uid is not None else []), "--"]
     process = subprocess.Popen([*limited, *command], cwd=cwd or "/", stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
@@ -513,8 +517,8 @@ class _Watch:
         self.done.set()
 
     def _sample(self, tree: list[psutil.Process]) -> int:
-        """Record CPU times; return the tree's memory: each process's own pages, plus the
-        largest shared part once (forked processes share most of their pages)."""
+        """Record CPU times; return the tree's memory: each process's own pages, the largest
+        shared part once (forked processes share most of their pages), and memory files."""
         own, shared = 0, 0
         for proc in tree:
             try:
@@ -525,8 +529,9 @@ class _Watch:
             self.cpu[(proc.pid, born)] = times.user + times.system
             own += memory.rss - memory.shared
             shared = max(shared, memory.shared)
-        self.peak_rss = max(self.peak_rss, own + shared)
-        return own + shared
+        total = own + shared + _memory_files(tree)
+        self.peak_rss = max(self.peak_rss, total)
+        return total
 
     def stop(self) -> None:
         """Stop watching."""
@@ -536,6 +541,26 @@ class _Watch:
     def cpu_seconds(self) -> float:
         """CPU seconds of every process seen."""
         return sum(self.cpu.values())
+
+
+def _memory_files(tree: list[psutil.Process]) -> int:
+    """Bytes held in anonymous memory files (``memfd_create``) the processes have open: memory
+    that no resident-set count shows."""
+    sizes = {}
+    for proc in tree:
+        try:
+            fds = os.listdir(f"/proc/{proc.pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            path = f"/proc/{proc.pid}/fd/{fd}"
+            try:
+                if os.readlink(path).startswith("/memfd:"):
+                    info = os.stat(path)
+                    sizes[(info.st_dev, info.st_ino)] = info.st_size
+            except OSError:
+                continue
+    return sum(sizes.values())
 
 
 def _threads(process: psutil.Process) -> int:
