@@ -75,3 +75,33 @@ def profile(name: str | None = None) -> str:
     if chosen not in PROFILES:
         raise KitError(f"Unknown profile {chosen!r}: set KIT_PROFILE to one of {PROFILES}.")
     return chosen
+
+
+#: OpenBLAS picks its kernels by CPU. The reference outputs were written with its Haswell
+#: kernels (AVX2 and FMA); an AVX-512 CPU's own (SkylakeX) train measurably different
+#: Doc2Vec models, so where the CPU can run the reference kernels the kit uses them.
+REFERENCE_BLAS_CORE = "Haswell"
+REFERENCE_BLAS_FLAGS = frozenset({"avx2", "fma"})
+
+
+def reference_blas() -> dict[str, str]:
+    """``{"OPENBLAS_CORETYPE": "Haswell"}`` where the CPU runs those kernels and no kernels
+    were chosen (``OPENBLAS_CORETYPE`` set, e.g. to try others), else ``{}``.
+
+    It must be in the environment before numpy loads OpenBLAS: ``import helpers`` applies
+    it, and every kernel the kit starts inherits it.
+    """
+    if os.environ.get("OPENBLAS_CORETYPE") or not REFERENCE_BLAS_FLAGS <= cpu_flags():
+        return {}
+    return {"OPENBLAS_CORETYPE": REFERENCE_BLAS_CORE}
+
+
+def cpu_flags() -> frozenset[str]:
+    """The CPU's feature flags (Linux ``/proc/cpuinfo``); empty where unknown."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return frozenset()
+    line = next((line for line in text.splitlines() if line.startswith("flags")), "")
+    return frozenset(line.partition(":")[2].split())
+

@@ -442,6 +442,7 @@ def test_a_correct_notebook_reads_the_prepared_caches_and_rebuilds_nothing(corpo
     # Notebook 03 cross-validates NB and SVM-BOW: prepared once, a student's run only reads
     # them. With the strict setting, a cache the sandboxed run had to store would fail a cell.
     monkeypatch.setenv(fetch.STRICT_CACHE_ENV, "1")
+    monkeypatch.setenv("KIT_DATA_DIR", str(corpora))  # the data folder (this module's class has its own)
     student = tmp_path / "class" / "alice"
     student.mkdir(parents=True)
     shutil.copy(settings.REPO_ROOT / "solutions" / "03_significance.ipynb", student)
