@@ -395,10 +395,10 @@ def _handed_in(task: Task) -> bool:
 
 
 def _submission(folder: Path, solution: Path) -> tuple[Path | None, str]:
-    """``find_submission`` for the notebook of ``solution``."""
-    reference = release_notebook(nbformat.read(solution, as_version=4), solution.stem, hidden=True)
+    """``find_submission`` for the notebook of ``solution`` (its exercises are the release's)."""
+    wanted = {ex.id for ex in exercises(nbformat.read(solution, as_version=4))}
     others = {p.stem for p in config.notebooks_in(solution.parent)} - {solution.stem}
-    return find_submission(folder, solution.stem, {ex.id for ex in exercises(reference)}, others)
+    return find_submission(folder, solution.stem, wanted, others)
 
 
 def _unchanged(record: dict | None, folder: Path, solution: Path) -> bool:
