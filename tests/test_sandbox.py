@@ -70,7 +70,7 @@ def test_a_job_gets_its_files_and_hands_back_its_report_and_output(tmp_path, mon
     assert outcome.returncode == 0, outcome.output
     assert outcome.report == b"the report"
     assert outcome.output.strip() == "the input"
-    assert not outcome.timed_out and outcome.seconds < 60
+    assert not outcome.timed_out
 
 
 def test_a_job_past_its_time_is_killed_with_everything_it_started(tmp_path):
