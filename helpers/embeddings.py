@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -87,8 +88,13 @@ class Doc2VecConfig:
     seed: int = 0
 
     def key(self) -> str:
-        """Hash of every parameter, the data's checksums, gensim's version and the cache version."""
-        return _hash({**asdict(self), "gensim": gensim.__version__})
+        """Hash of every parameter, the data's checksums, gensim's version and the cache version.
+
+        A model trained by a Python that hashes strings unlike the reference run's gets
+        other initial vectors, so its key says so: it is never taken for the reference model.
+        """
+        hashing = {} if reference_hashing() else {"hashing": "randomised"}
+        return _hash({**asdict(self), "gensim": gensim.__version__, **hashing})
 
     def corpus_key(self) -> str:
         """Hash of what decides the training corpus (not the model's settings)."""
@@ -98,6 +104,16 @@ class Doc2VecConfig:
     def name(self) -> str:
         kind = "PV-DM" if self.dm else ("PV-DBOW+words" if self.dbow_words else "PV-DBOW")
         return f"{kind} {self.vector_size}d {self.epochs}ep"
+
+
+def reference_hashing() -> bool:
+    """Whether this Python hashes strings as the reference run did (it started with PYTHONHASHSEED=0).
+
+    gensim seeds each document's initial vector with Python's ``hash``. ``sys.flags`` tells how
+    this interpreter started, which a later change to ``os.environ`` (as Dask's workers
+    make) does not.
+    """
+    return sys.flags.hash_randomization == 0
 
 
 def _hash(params: dict) -> str:
@@ -197,9 +213,10 @@ def train(config: Doc2VecConfig, workers: int | None = None, progress: bool = Tr
     path = settings.data_dir() / "models" / f"d2v_{config.key()}.model"
     if verified_cache(path):
         return Doc2Vec.load(str(path))
-    if os.environ.get("PYTHONHASHSEED") != "0":
-        warnings.warn("PYTHONHASHSEED is not 0: gensim's initial vectors (and so this model) will "
-                      "differ from the reference. Start Jupyter with `kit lab`.", stacklevel=2)
+    if not reference_hashing():
+        warnings.warn("Python started without PYTHONHASHSEED=0: gensim's initial vectors (and so "
+                      "this model) differ from the reference's; the model is cached apart from it. "
+                      "Start Jupyter with `kit lab`.", stacklevel=2)
     corpus, _ = corpus_file(config, progress)
     bar = EpochProgress(config.epochs, f"train {config.name}", progress)
     model = Doc2Vec(

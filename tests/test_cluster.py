@@ -178,6 +178,7 @@ def test_results_arrive_as_each_task_finishes(tmp_path, where):
 
 
 def test_a_local_cluster_runs_the_tasks_in_its_worker_processes_and_closes(tmp_path):
+    before = dict(os.environ)
     batch = [Job(f"job{i}", tmp_path) for i in range(6)]
     delivered = {}
     calling_thread = []
@@ -190,6 +191,7 @@ def test_a_local_cluster_runs_the_tasks_in_its_worker_processes_and_closes(tmp_p
     assert len(pids) == 2 and os.getpid() not in pids
     assert set(calling_thread) == {threading.get_ident()}
     assert not any(psutil.pid_exists(pid) for pid in pids)  # the cluster was closed
+    assert dict(os.environ) == before  # Dask's nannies set PYTHONHASHSEED=6640 here while it ran
 
 
 def test_a_worker_dying_mid_task_reruns_that_task(tmp_path, address):

@@ -40,6 +40,20 @@ def test_keys_follow_parameters(corpora):
     assert TINY.corpus_key() == Doc2VecConfig(n_docs=300, dm=1).corpus_key()
 
 
+@pytest.mark.parametrize("seed", ["0", "6640"])
+def test_a_model_trained_with_other_string_hashing_is_cached_apart(corpora, seed):
+    """A Python started with another hash seed (a Dask worker's is 6640) trains other
+    initial vectors: its key differs, even once os.environ claims PYTHONHASHSEED=0."""
+    script = ("import os; os.environ['PYTHONHASHSEED'] = '0'; from helpers import embeddings; "
+              "print(embeddings.reference_hashing(), embeddings.config_for().key())")
+    env = {"KIT_DATA_DIR": str(corpora), "PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                          check=True, cwd=settings.REPO_ROOT)
+    reference, key = done.stdout.split()
+    assert reference == str(seed == "0")
+    assert (key == embeddings.config_for().key()) is (seed == "0")
+
+
 def test_training_documents_sample_extend_and_shuffle(corpora):
     ids = embeddings.training_documents(TINY)
     assert len(ids) == 300 == len(set(ids))

@@ -60,6 +60,13 @@ def test_blas_threads_stay_within_the_measured_settings(tmp_path):
     assert "KIT_DATA_SOURCE" not in env and env["HOME"].startswith(str(tmp_path))
 
 
+def test_a_job_runs_with_the_reference_hash_seed_whatever_its_grader_holds(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONHASHSEED", "6640")  # what a Dask worker's environment holds
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
+    env = sandbox.environment(tmp_path, tmp_path / "data", frozenset(range(2)), tmp_path)
+    assert env["PYTHONHASHSEED"] == "0" and env["OPENBLAS_NUM_THREADS"] == "2"
+
+
 @pytest.mark.parametrize("bubblewrap", [True, False])
 def test_a_job_gets_its_files_and_hands_back_its_report_and_output(tmp_path, monkeypatch, bubblewrap):
     if bubblewrap and sandbox.bwrap() is None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError, ThreadPoolExecutor, as_completed
@@ -295,19 +296,35 @@ def _client(scheduler: Scheduler) -> Iterator[Client]:
         yield client
 
 
-def local_cluster(workers: int) -> LocalCluster:
-    """Start a ``distributed.LocalCluster`` of single-threaded worker processes, no dashboard.
+@contextmanager
+def local_cluster(workers: int) -> Iterator[LocalCluster]:
+    """Run a ``distributed.LocalCluster`` of single-threaded worker processes, no dashboard.
 
-    Close it (``with local_cluster(n) as cluster:``) to stop its workers.
+    ``with local_cluster(n) as cluster:`` stops its workers at the end. Dask's nannies set their
+    workers' variables (``PYTHONHASHSEED=6640``, one BLAS thread) in *this* process's
+    environment before each spawn; the environment is put back when the cluster closes, so
+    kernels this process starts later run as the references were written.
     """
     import dask
     from distributed import LocalCluster
 
-    # A worker is sent one task at a time (Dask's default queues a second one behind it): a
-    # task waiting on a worker that dies is counted as a death against it, and may be lost.
-    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
-        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                            dashboard_address=None, silence_logs=CLUSTER_LOG_LEVEL,
-                            # The scheduler serves its HTTP routes even without a dashboard:
-                            # on a free local port, not on 8787, which another cluster may hold.
-                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+    before = dict(os.environ)
+    try:
+        # A worker is sent one task at a time (Dask's default queues a second one behind it): a
+        # task waiting on a worker that dies is counted as a death against it, and may be lost.
+        with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=CLUSTER_LOG_LEVEL,
+                                   # The scheduler serves its HTTP routes even without a dashboard:
+                                   # on a free local port, not on 8787, which another cluster may hold.
+                                   scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+        with cluster:
+            yield cluster
+    finally:
+        _restore_environ(before)
+
+
+def _restore_environ(before: dict[str, str]) -> None:
+    for name in set(os.environ) - set(before):
+        del os.environ[name]
+    os.environ.update(before)

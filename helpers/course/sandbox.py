@@ -47,6 +47,7 @@ from pathlib import Path
 
 import psutil
 
+from helpers.course import config
 from helpers.errors import KitError
 
 #: Folders inside the data folder that notebooks write as their own output: in the sandbox
@@ -71,8 +72,7 @@ JOB_DIR = Path("/tmp/kit-job")
 #: BLAS threads per job at most: the reference outputs' tolerances were measured with 1 and 2.
 MAX_THREADS = 2
 #: Environment passed into the sandbox: nothing else of the grader's leaks in.
-PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "OPENBLAS_CORETYPE", "PYTHONHASHSEED",
-              "KIT_STRICT_CACHE")
+PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "OPENBLAS_CORETYPE", "KIT_STRICT_CACHE")
 #: What the fallback copies of the kit's code (``helpers`` and the files its tools read).
 CODE_COPIED = ("helpers", "nbval_sanitize.cfg")
 
@@ -210,6 +210,8 @@ def environment(job: Path, data_dir: Path, cores: frozenset[int], code: Path,
         "JUPYTER_RUNTIME_DIR": str(home / ".jupyter-runtime"), "IPYTHONDIR": str(home / ".ipython"),
         "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads,
         "MKL_NUM_THREADS": threads, "LOKY_MAX_CPU_COUNT": str(len(cores)), "PYTHONPATH": str(code),
+        # Set here, not passed on: a Dask worker's environment holds its own hash seed.
+        **config.REFERENCE_ENV,
     })
     env.update(extra or {})
     return env
