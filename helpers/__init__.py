@@ -4,7 +4,8 @@ The course library, which the notebooks import, holds one topic per module:
 
 - the data: ``fetch`` (the data sets, their checksums, downloading and extracting them),
   ``data`` (the corpus loaders), ``own_reviews`` (your own labelled reviews), ``settings``
-  (data folder, data source, profile), ``errors`` (``KitError``);
+  (data folder, data source, profile), ``errors`` (``KitError``, ``InputError``),
+  ``storage`` (every computed cache: one key, atomic writes, a checksum verified on read);
 - text and features: ``text`` (the shared tokeniser, HTML line breaks, snippets),
   ``corpus`` (corpus statistics), ``features`` (bag-of-words vectorizers);
 - models and their evaluation: ``naive_bayes``, ``evaluation`` (cross-validation, the

@@ -15,8 +15,8 @@ import pandas as pd
 from helpers import data, settings, systems
 from helpers.analysis import cue_table, cue_thresholds, ranked_errors, suggest_categories
 from helpers.errors import KitError
-from helpers.fetch import atomic_write
 from helpers.own_reviews import read_text_csv
+from helpers.storage import atomic_write
 from helpers.text import snippet
 
 ENTRY_COLUMNS = ("category", "fixability", "source", "note")

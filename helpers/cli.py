@@ -32,7 +32,7 @@ INFO_PACKAGES = ("nltk", "gensim", "scikit-learn", "scipy", "numpy", "pandas", "
 
 
 def cmd_fetch(args: argparse.Namespace) -> None:
-    status = fetch.fetch(args.only, source=args.source)
+    status = fetch.fetch(args.only, source=args.source, verify=args.verify)
     for name, state in status.items():
         print(f"{name:<18} {state}")
     print(f"data folder: {settings.data_dir()}")
@@ -282,6 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "(default: KIT_DATA_SOURCE, else the network)")
     fetch_data.add_argument("--only", nargs="+", metavar="NAME", choices=sorted(fetch.DATASETS),
                        help="fetch only these data sets")
+    fetch_data.add_argument("--verify", action="store_true",
+                            help="hash every extracted file against its manifest (not only sizes and times); "
+                                 "extract again what changed")
     fetch_data.set_defaults(func=cmd_fetch)
 
     info = sub.add_parser("info", help="versions, data folder, and which data sets are verified")

@@ -13,12 +13,14 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from helpers import settings
+from helpers import settings, storage
 from helpers.errors import KitError
-from helpers.fetch import DIGEST_CHARS, atomic_write, keep_cache, require, stamp
+from helpers.fetch import require
 from helpers.text import HTML_BREAK
 
 IMDB_SAMPLE_SEED = 0
+#: Reviews in the polarity dataset v2.0 (1,000 positive, 1,000 negative).
+MOVIE_REVIEWS = 2000
 
 
 def load_movie_reviews() -> pd.DataFrame:
@@ -43,14 +45,17 @@ def load_movie_reviews() -> pd.DataFrame:
 
 
 IMDB_SPLITS = ("train", "test", "unsup")
+IMDB_COLUMNS = ["doc_id", "label", "rating", "movie_id", "text"]
+IMDB_ROWS = {"train": 25_000, "test": 25_000, "unsup": 50_000}
 _MOVIE_ID = re.compile(r"/title/(tt\d+)/")
 
 
 def load_imdb(split: str) -> pd.DataFrame:
     """Load one split of the Large Movie Review Dataset (Maas et al. 2011).
 
-    The first load of a split reads its files and caches the table under
-    ``data/cache/`` (keyed by the archive checksum); later loads read the cache.
+    The first load of a split reads its files and caches the table under ``data/cache/``
+    (``helpers.storage``: keyed by the archive's checksum, verified on every read); later
+    loads read the cache.
 
     Parameters
     ----------
@@ -67,13 +72,16 @@ def load_imdb(split: str) -> pd.DataFrame:
     """
     if split not in IMDB_SPLITS:
         raise KitError(f"Unknown IMDB split {split!r}; choose one of {IMDB_SPLITS}.")
-    root = require("imdb")
-    cache = settings.data_dir() / "cache" / f"imdb_{split}_{stamp('imdb')[:DIGEST_CHARS]}.pkl"
-    if cache.is_file():
-        return pd.read_pickle(cache)
-    table = _read_imdb(root, split)
-    keep_cache(atomic_write, cache, table.to_pickle)
-    return table
+    key = storage.key({"artefact": "imdb table", "split": split}, datasets=["imdb"], libraries=["pandas"])
+    return storage.cached(settings.data_dir() / "cache" / f"imdb_{split}_{key}.pkl",
+                          lambda: _read_imdb(require("imdb"), split), lambda table, tmp: table.to_pickle(tmp),
+                          lambda path: _imdb_table(pd.read_pickle(path), split))
+
+
+def _imdb_table(table: object, split: str) -> pd.DataFrame | None:
+    """The cached table if it has the split's columns and rows, else None (rebuilt)."""
+    fits = isinstance(table, pd.DataFrame) and list(table.columns) == IMDB_COLUMNS
+    return table if fits and len(table) == IMDB_ROWS[split] else None
 
 
 def _read_imdb(root: Path, split: str) -> pd.DataFrame:

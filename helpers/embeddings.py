@@ -13,22 +13,19 @@ Two profiles (``KIT_PROFILE`` or a ``profile`` argument):
   (with ``PYTHONHASHSEED=0``) and fast enough for CI. Checked notebook outputs come from it.
 - ``full``: all 100,000 reviews, all cores (what students run for the real numbers).
 
-Trained models and inferred vectors are cached under ``data/models/``, keyed by every
-parameter, the data's checksum and gensim's version, each file with a sha256 sidecar: a
-corrupt cache file is detected and rebuilt, never used.
+Training corpora, trained models and inferred vectors are cached under ``data/corpora/`` and
+``data/models/`` by ``helpers.storage``: keyed by every parameter, the data's checksums and
+the libraries' versions, verified on every read; a bad file is set aside and rebuilt, never used.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import sys
 import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import gensim
 import numpy as np
 import pandas as pd
 from gensim.models import Doc2Vec
@@ -37,13 +34,14 @@ from joblib import Parallel, delayed
 from sklearn.preprocessing import StandardScaler
 from tqdm import tqdm
 
-from helpers import data, fetch, settings
+from helpers import data, settings, storage
 from helpers.errors import KitError
-from helpers.evaluation import C_GRID, KEY_CHARS, Classifier, fit_svm
-from helpers.fetch import atomic_write, keep_cache, store_verified, verified_cache
+from helpers.evaluation import C_GRID, Classifier, fit_svm
 from helpers.text import tokenize
 
-CACHE_VERSION = 1
+#: What every model and its vectors are derived from, and what computes them.
+SOURCES = ("imdb", "movie_reviews")
+LIBRARIES = ("gensim", "numpy", "scipy")
 REFERENCE_DOCS = 10_000
 
 
@@ -94,11 +92,12 @@ class Doc2VecConfig:
         other initial vectors, so its key says so: it is never taken for the reference model.
         """
         hashing = {} if reference_hashing() else {"hashing": "randomised"}
-        return _hash({**asdict(self), "gensim": gensim.__version__, **hashing})
+        return _hash({"artefact": "doc2vec model", **asdict(self), **hashing})
 
     def corpus_key(self) -> str:
         """Hash of what decides the training corpus (not the model's settings)."""
-        return _hash({k: getattr(self, k) for k in ("n_docs", "transductive", "shuffle", "seed")})
+        return _hash({"artefact": "doc2vec corpus",
+                      **{k: getattr(self, k) for k in ("n_docs", "transductive", "shuffle", "seed")}})
 
     @property
     def name(self) -> str:
@@ -117,9 +116,7 @@ def reference_hashing() -> bool:
 
 
 def _hash(params: dict) -> str:
-    stamps = [fetch.stamp(n) for n in ("imdb", "movie_reviews")]
-    blob = json.dumps({**params, "data": stamps, "version": CACHE_VERSION}, sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()[:KEY_CHARS]
+    return storage.key(params, datasets=SOURCES, libraries=LIBRARIES)
 
 
 def config_for(profile: str | None = None, **params) -> Doc2VecConfig:
@@ -168,8 +165,9 @@ def corpus_file(config: Doc2VecConfig, progress: bool = True) -> tuple[Path, lis
     stem = f"d2v_{config.corpus_key()}"
     folder = settings.data_dir() / "corpora"
     path, id_path = folder / f"{stem}.txt", folder / f"{stem}.ids"
-    if path.is_file() and id_path.is_file():
-        return path, id_path.read_text().split()
+    ids = storage.load(id_path, _read_ids)
+    if ids is not None and storage.load(path, lambda found: found) is not None:
+        return path, ids
     ids = training_documents(config)
     texts = texts_by_id()
 
@@ -178,9 +176,14 @@ def corpus_file(config: Doc2VecConfig, progress: bool = True) -> tuple[Path, lis
             for doc_id in tqdm(ids, desc="write training corpus", disable=not progress, leave=False):
                 out.write(" ".join(tokenize(texts[doc_id])) + "\n")
 
-    atomic_write(path, write)
-    atomic_write(id_path, lambda tmp: tmp.write_text("\n".join(ids) + "\n"))
+    storage.store(path, write)
+    storage.store(id_path, lambda tmp: tmp.write_text("\n".join(ids) + "\n"))
     return path, ids
+
+
+def _read_ids(path: Path) -> list[str] | None:
+    ids = path.read_text().split()
+    return ids if ids and len(set(ids)) == len(ids) else None
 
 
 # --------------------------------------------------------------------------- models and vectors
@@ -211,8 +214,9 @@ def train(config: Doc2VecConfig, workers: int | None = None, progress: bool = Tr
         A progress bar per epoch.
     """
     path = settings.data_dir() / "models" / f"d2v_{config.key()}.model"
-    if verified_cache(path):
-        return Doc2Vec.load(str(path))
+    found = storage.load(path, lambda stored: Doc2Vec.load(str(stored)))
+    if found is not None:
+        return found
     if not reference_hashing():
         warnings.warn("Python started without PYTHONHASHSEED=0: gensim's initial vectors (and so "
                       "this model) differ from the reference's; the model is cached apart from it. "
@@ -230,7 +234,7 @@ def train(config: Doc2VecConfig, workers: int | None = None, progress: bool = Tr
         with open(tmp, "wb") as handle:  # one file: gensim stores big arrays inline in a handle
             model.save(handle)
 
-    keep_cache(store_verified, path, write)
+    storage.store(path, write)
     return model
 
 
@@ -250,8 +254,9 @@ def review_vectors(config: Doc2VecConfig, workers: int | None = None, infer_epoc
     ndarray of shape (2000, vector_size)
     """
     path = _vector_path(config, infer_epochs)
-    if verified_cache(path):
-        return np.load(path)
+    found = storage.load(path, lambda stored: _vectors_of_shape(np.load(stored), config))
+    if found is not None:
+        return found
     reviews = data.load_movie_reviews()
     if config.transductive:
         model = train(config, workers, progress)
@@ -265,8 +270,12 @@ def review_vectors(config: Doc2VecConfig, workers: int | None = None, infer_epoc
         with open(tmp, "wb") as handle:  # a handle: np.save would add ".npy" to a name
             np.save(handle, vectors)
 
-    keep_cache(store_verified, path, write)
+    storage.store(path, write)
     return vectors
+
+
+def _vectors_of_shape(vectors: np.ndarray, config: Doc2VecConfig) -> np.ndarray | None:
+    return vectors if vectors.shape == (data.MOVIE_REVIEWS, config.vector_size) else None
 
 
 def infer_vectors(config: Doc2VecConfig, texts, workers: int | None = None,
@@ -373,7 +382,7 @@ def prepare(configs, infer_epochs: int | None = None, profile: str | None = None
     side by side, one process per core (each still bit-for-bit reproducible). In the full
     profile each model already uses every core, so they train one after another.
     """
-    missing = list(dict.fromkeys(c for c in configs if not verified_cache(_vector_path(c, infer_epochs))))
+    missing = list(dict.fromkeys(c for c in configs if not storage.is_stored(_vector_path(c, infer_epochs))))
     if not missing:
         return
     workers = workers_for(profile)

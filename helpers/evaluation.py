@@ -18,8 +18,6 @@ data's checksum, so notebooks 03 onwards reuse them without retraining.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -33,14 +31,12 @@ from sklearn.model_selection import GridSearchCV, PredefinedSplit
 from sklearn.svm import LinearSVC
 from tqdm import tqdm
 
-from helpers import data, fetch, settings
+from helpers import data, settings, storage
 from helpers.errors import KitError
 from helpers.features import make_vectorizer
 from helpers.naive_bayes import NaiveBayes
 from helpers.text import tokenized
 
-CACHE_VERSION = 1
-KEY_CHARS = 16
 C_GRID = (0.001, 0.01, 0.1, 1.0)
 SVM_MAX_ITER = 10000  # enough for LinearSVC to converge on the kit's features
 PREDICTION_COLUMNS = ["doc_id", "fold", "system", "prediction", "score", "correct", "C"]
@@ -110,9 +106,8 @@ class BowSystem:
             raise KitError(f"classifier must be 'nb' or 'svm', not {self.classifier!r}.")
 
     def key(self) -> str:
-        """A short hash of every parameter (and the cache version): the cache file name."""
-        params = {**asdict(self), "version": CACHE_VERSION}
-        return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:KEY_CHARS]
+        """A short hash of every parameter: what the cached predictions are filed under."""
+        return storage.key({"system": "bow", **asdict(self)})
 
     def represent(self, reviews: pd.DataFrame) -> sp.csr_matrix:
         """The whole corpus's n-gram counts; ``features`` cuts them per fold."""
@@ -210,8 +205,10 @@ def cross_validate(system: System, name: str | None = None, reviews: pd.DataFram
     """
     name = name or system.key()
     cache = _cache_path(system) if (use_cache and reviews is None) else None
-    if cache is not None and cache.is_file():
-        return pd.read_csv(cache).assign(system=name)
+    if cache is not None:
+        found = storage.load(cache, _read_predictions)
+        if found is not None:
+            return found.assign(system=name)
     reviews = data.load_movie_reviews() if reviews is None else reviews
     matrix = system.represent(reviews)
     labels, folds = reviews.label.to_numpy(), reviews.fold.to_numpy()
@@ -225,7 +222,7 @@ def cross_validate(system: System, name: str | None = None, reviews: pd.DataFram
         "correct": found.prediction.to_numpy() == labels, "C": found.C.to_numpy(),
     }, columns=PREDICTION_COLUMNS)
     if cache is not None:
-        fetch.keep_cache(fetch.atomic_write, cache, lambda tmp: predictions.to_csv(tmp, index=False))
+        storage.store(cache, lambda tmp: predictions.to_csv(tmp, index=False))
     return predictions
 
 
@@ -270,8 +267,17 @@ def fit_predict(system: System, train: pd.DataFrame | None = None, test: pd.Data
 
 
 def _cache_path(system: System) -> Path:
-    digest = hashlib.sha256((system.key() + fetch.stamp("movie_reviews")).encode()).hexdigest()[:KEY_CHARS]
-    return settings.data_dir() / "results" / f"{digest}.csv"
+    key = storage.key({"artefact": "cv predictions", "system": system.key()}, datasets=["movie_reviews"],
+                      libraries=["numpy", "scipy", "scikit-learn"])
+    return settings.data_dir() / "results" / f"{key}.csv"
+
+
+def _read_predictions(path: Path) -> pd.DataFrame | None:
+    """Cached predictions, if they have the columns and one row per review (else None: rebuilt)."""
+    table = pd.read_csv(path)
+    if list(table.columns) != PREDICTION_COLUMNS or len(table) != data.MOVIE_REVIEWS:
+        return None
+    return table
 
 
 def fold_accuracies(predictions: pd.DataFrame) -> pd.Series:

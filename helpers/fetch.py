@@ -7,14 +7,19 @@ Data sets and where they live inside the data folder (``helpers.settings.data_di
 
 A local source folder (``KIT_DATA_SOURCE`` or ``kit fetch --source DIR``) has the same
 layout for the archives and replaces the network; everything after obtaining the archive
-(checksum, atomic rename, extraction) is the same code either way. An extracted folder
-holds a stamp file with its archive's sha256: ``require`` and ``stamp`` give the loaders
-and caches a verified folder and its checksum.
+(checksum, atomic rename, extraction) is the same code either way.
+
+An extracted folder holds a stamp file with its archive's sha256 and a manifest of every file
+it extracted (path, size, modification time, sha256). ``require`` gives the loaders a folder
+whose files still match the manifest (sizes and times, checked once per process; a file whose
+time moved is hashed), and ``stamp`` the caches its checksum. ``kit fetch`` extracts a changed
+folder again from its verified archive; ``kit fetch --verify`` hashes every file.
 """
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
+import fcntl
 import os
 import shutil
 import tarfile
@@ -22,18 +27,23 @@ import tempfile
 import urllib.error
 import urllib.request
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 from tqdm import tqdm
 
 from helpers import settings
 from helpers.errors import KitError
+from helpers.storage import CHUNK, say, set_aside, sha256sum
 
-CHUNK = 1 << 20
 STAMP = ".kit-verified"
+#: The extracted files, one per line: path (relative, "/"), size, mtime in ns, sha256.
+MANIFEST = ".kit-manifest.tsv"
+#: Held while fetching, so two fetches into one data folder do not clean up each other's work.
+FETCH_LOCK = ".kit-fetch.lock"
+#: Changed files named in an error, at most.
+NAMED_FILES = 5
 IMDB_URL = "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz"
 DIGEST_CHARS = 12
 #: tarfile's "data" filter where this Python has it; ``_checked`` refuses the same members anyway.
@@ -88,17 +98,11 @@ DATASETS: dict[str, Dataset] = {
 # --------------------------------------------------------------------------- checksums
 
 
-def sha256sum(path: Path) -> str:
-    """Return the hex sha256 digest of a file, read in 1 MiB chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def is_verified(name: str, data_dir: Path | None = None) -> bool:
-    """Return True if data set ``name`` is extracted and its archive matches a known sha256.
+    """Return True if data set ``name`` is intact: its archive and its extracted files.
+
+    The archive must match a known sha256, and the extracted files their manifest (sizes and
+    times; a file whose time moved is hashed).
 
     Parameters
     ----------
@@ -107,8 +111,12 @@ def is_verified(name: str, data_dir: Path | None = None) -> bool:
     data_dir : Path, optional
         The data folder (default: ``settings.data_dir()``).
     """
-    ds = DATASETS[name]
     root = data_dir or settings.data_dir()
+    return _archive_verified(DATASETS[name], root) and not changed_files(root / DATASETS[name].folder)
+
+
+def _archive_verified(ds: Dataset, root: Path) -> bool:
+    """The archive matches a known sha256 and the folder was extracted from it."""
     archive, stamp = root / ds.archive, root / ds.folder / STAMP
     if not (archive.is_file() and stamp.is_file()):
         return False
@@ -126,11 +134,14 @@ def fetch(
     source: Path | str | None = None,
     data_dir: Path | None = None,
     progress: bool = True,
+    verify: bool = False,
 ) -> dict[str, str]:
     """Fetch, verify and extract data sets into the data folder.
 
     Already-verified data sets are left alone. An archive in the data folder that fails its
-    checksum is moved aside (never deleted, never used) and fetched again.
+    checksum is moved aside (never deleted, never used) and fetched again; an extracted folder
+    whose files changed (edited, deleted or added) is extracted again from its archive.
+    Temporary files and folders left by an interrupted fetch are removed.
 
     Parameters
     ----------
@@ -143,13 +154,16 @@ def fetch(
         Where to put the data (default: ``settings.data_dir()``).
     progress : bool
         Show tqdm progress bars.
+    verify : bool
+        Hash every extracted file against the manifest (default: sizes and times only).
 
     Returns
     -------
     dict
         ``{name: what happened}``: ``"present (verified)"``; ``"fetched from <origin>, <size>,
         verified"``, the origin being the local copy's folder or the official URL; or
-        ``"extracted again from its verified archive (<size>)"``.
+        ``"extracted again from its verified archive (<size>)"``, after the changed files
+        were named on stderr.
 
     Raises
     ------
@@ -164,21 +178,49 @@ def fetch(
     root = data_dir or settings.data_dir()
     src = Path(source).expanduser().resolve() if source else settings.data_source()
     status = {}
-    for name in chosen:
-        if is_verified(name, root):
-            status[name] = PRESENT
-            continue
-        try:
-            obtained = _fetch_one(DATASETS[name], root, src, progress)
-        except OSError as err:
-            raise KitError(
-                f"Could not write {name} into {root}: {err}. Free some disk space or point "
-                "KIT_DATA_DIR at a writable folder, then run `kit fetch` again."
-            ) from err
-        size = (root / DATASETS[name].archive).stat().st_size / 2**20
-        status[name] = (f"fetched from {origin(DATASETS[name], src)}, {size:,.1f} MiB, verified"
-                        if obtained else f"extracted again from its verified archive ({size:,.1f} MiB)")
+    try:
+        with _fetch_lock(root):
+            for name in chosen:
+                status[name] = _fetch_checked(DATASETS[name], root, src, progress, verify)
+    except OSError as err:
+        raise KitError(
+            f"Could not write into {root}: {err}. Free some disk space or point "
+            "KIT_DATA_DIR at a writable folder, then run `kit fetch` again."
+        ) from err
     return status
+
+
+@contextlib.contextmanager
+def _fetch_lock(root: Path) -> Iterator[None]:
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / FETCH_LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _fetch_checked(ds: Dataset, root: Path, source: Path | None, progress: bool, verify: bool) -> str:
+    """Fetch one data set unless it is there and intact; say what happened."""
+    _remove_leftovers(ds, root)
+    if _archive_verified(ds, root):
+        changed = changed_files(root / ds.folder, full=verify)
+        if not changed:
+            return PRESENT
+        say(f"{ds.name}: {describe_changes(changed)}; extracting it again.")
+    obtained = _fetch_one(ds, root, source, progress)
+    size = (root / ds.archive).stat().st_size / 2**20
+    return (f"fetched from {origin(ds, source)}, {size:,.1f} MiB, verified"
+            if obtained else f"extracted again from its verified archive ({size:,.1f} MiB)")
+
+
+def _remove_leftovers(ds: Dataset, root: Path) -> None:
+    """Remove what an interrupted fetch of ``ds`` left: a partial download, a half extraction."""
+    archive, folder = root / ds.archive, root / ds.folder
+    leftovers = [*archive.parent.glob(f".{archive.name}.*.part"), *folder.parent.glob(f".{folder.name}.*")]
+    for leftover in leftovers:
+        if leftover.is_dir() and not leftover.is_symlink():
+            shutil.rmtree(leftover, ignore_errors=True)
+        else:
+            leftover.unlink(missing_ok=True)
 
 
 def origin(ds: Dataset, source: Path | None) -> str:
@@ -193,21 +235,12 @@ def _fetch_one(ds: Dataset, root: Path, source: Path | None, progress: bool) -> 
     archive = root / ds.archive
     archive.parent.mkdir(parents=True, exist_ok=True)
     if archive.exists() and sha256sum(archive) not in ds.sha256:
-        _move_aside(archive)
+        set_aside(archive, "failed its checksum", then="fetched again")
     obtained = not archive.exists()
     if obtained:
         _obtain(ds, archive, source, progress)
     _extract(ds, archive, root / ds.folder, progress)
     return obtained
-
-
-def _move_aside(path: Path) -> Path:
-    """Rename a corrupt file to ``<name>.corrupt-<timestamp>`` so it is kept but never used."""
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
-    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
-    path.rename(aside)
-    tqdm.write(f"{path.name} failed its checksum; moved aside to {aside.name}, fetching again.")
-    return aside
 
 
 def _obtain(ds: Dataset, archive: Path, source: Path | None, progress: bool) -> None:
@@ -310,6 +343,7 @@ def _extract(ds: Dataset, archive: Path, folder: Path, progress: bool) -> None:
                                    disable=not progress):
                     tf.extract(_checked(member), tmp, **TAR_FILTER)
         extracted = tmp / folder.name
+        _write_manifest(extracted)
         (extracted / STAMP).write_text(digest + "\n")
         if folder.exists():
             # A stale or partial extraction of ours; the archive is the source of truth.
@@ -326,76 +360,120 @@ def _extract(ds: Dataset, archive: Path, folder: Path, progress: bool) -> None:
 
 # --------------------------------------------------------------------------- verified folders
 
+#: Folders whose files matched their manifest in this process (folder, stamp).
+_intact: set[tuple[Path, str]] = set()
+
+
+def _scan(folder: Path) -> dict[str, os.stat_result]:
+    """Every file under ``folder`` (but the kit's stamp and manifest) by relative path, with its stat."""
+    found = {}
+    pending = [("", str(folder))]
+    while pending:
+        prefix, path = pending.pop()
+        with os.scandir(path) as entries:
+            for entry in entries:
+                name = prefix + entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((name + "/", entry.path))
+                elif name not in (STAMP, MANIFEST):
+                    found[name] = entry.stat(follow_symlinks=False)
+    return dict(sorted(found.items()))
+
+
+def _write_manifest(folder: Path) -> None:
+    lines = [f"{name}\t{info.st_size}\t{info.st_mtime_ns}\t{sha256sum(folder / name)}\n"
+             for name, info in _scan(folder).items()]
+    (folder / MANIFEST).write_text("".join(lines), encoding="utf-8")
+
+
+def _read_manifest(folder: Path) -> dict[str, tuple[int, int, str]] | None:
+    try:
+        text = (folder / MANIFEST).read_text(encoding="utf-8")
+        entries = {}
+        for line in text.splitlines():
+            name, size, mtime, digest = line.split("\t")
+            entries[name] = (int(size), int(mtime), digest)
+    except (OSError, ValueError):
+        return None
+    return entries
+
+
+def changed_files(folder: Path, full: bool = False) -> dict[str, str]:
+    """Files of an extracted folder that no longer match its manifest, with what changed.
+
+    Parameters
+    ----------
+    folder : Path
+        An extracted data set's folder.
+    full : bool
+        Hash every file. Otherwise only a file whose size or modification time differs from
+        the manifest is hashed (a copy of the folder may have new times but the same bytes).
+
+    Returns
+    -------
+    dict
+        ``{relative path: "changed" | "missing" | "added"}``; ``{"(manifest)": "missing"}``
+        when there is no readable manifest. Empty: the folder is as extracted.
+    """
+    manifest = _read_manifest(folder)
+    if manifest is None:
+        return {MANIFEST: "missing"}
+    found = _scan(folder)
+    changes = {name: "missing" for name in manifest if name not in found}
+    changes.update({name: "added" for name in found if name not in manifest})
+    for name, info in found.items():
+        if name in manifest and _differs(folder / name, info, *manifest[name], full=full):
+            changes[name] = "changed"
+    return dict(sorted(changes.items()))
+
+
+def _differs(path: Path, info: os.stat_result, size: int, mtime: int, digest: str, full: bool) -> bool:
+    if info.st_size != size:
+        return True
+    return (full or info.st_mtime_ns != mtime) and sha256sum(path) != digest
+
+
+def describe_changes(changes: dict[str, str]) -> str:
+    """One phrase naming what changed in an extracted folder (the first few files)."""
+    if MANIFEST in changes:
+        return "its folder has no manifest of its files (extracted by an older kit)"
+    named = ", ".join(f"{name} {what}" for name, what in list(changes.items())[:NAMED_FILES])
+    more = f" and {len(changes) - NAMED_FILES} more" if len(changes) > NAMED_FILES else ""
+    return f"{len(changes)} file(s) differ from what was extracted ({named}{more})"
+
 
 def require(name: str) -> Path:
-    """Return the extracted folder of data set ``name``, or raise a KitError saying to fetch it."""
+    """Return the extracted folder of data set ``name``, checked against its manifest.
+
+    The check (sizes and modification times) runs once per process and folder.
+
+    Raises
+    ------
+    KitError
+        The data set is not fetched, or its files changed since: either way, ``kit fetch``.
+    """
     folder = settings.data_dir() / DATASETS[name].folder
     if not (folder / STAMP).is_file():
         raise KitError(
             f"The {name} data is not in {settings.data_dir()}. Run `kit fetch` (offline: "
             "`kit fetch --source DIR` with a copy laid out like ../shared/data)."
         )
+    seen = (folder.resolve(), (folder / STAMP).read_text().strip())
+    if seen not in _intact:
+        changes = changed_files(folder)
+        if changes:
+            raise KitError(f"The {name} data in {folder} changed since it was fetched: "
+                           f"{describe_changes(changes)}. Run `kit fetch` to extract it again.")
+        _intact.add(seen)
     return folder
 
 
 def stamp(name: str) -> str:
-    """The sha256 of data set ``name``'s verified archive (for keying caches derived from it)."""
-    return (require(name) / STAMP).read_text().strip()
+    """The sha256 of data set ``name``'s verified archive (for keying caches derived from it).
 
-
-def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp_name))
-        os.chmod(tmp_name, 0o644)  # mkstemp makes files private; these are ordinary data files
-        os.replace(tmp_name, path)
-    finally:
-        Path(tmp_name).unlink(missing_ok=True)
-
-
-def verified_cache(path: Path) -> bool:
-    """True if cache file ``path`` and its sha256 sidecar exist and agree.
-
-    A file that fails its checksum is renamed ``*.corrupt`` (kept for a look, never read) and
-    the caller rebuilds it.
+    Only the stamp is read: whoever reads the extracted files calls ``require``, which checks them.
     """
-    sidecar = path.with_name(path.name + ".sha256")
-    if not (path.is_file() and sidecar.is_file()):
-        return False
-    if sidecar.read_text().strip() == sha256sum(path):
-        return True
-    path.rename(path.with_name(path.name + ".corrupt"))
-    tqdm.write(f"{path.name} failed its checksum; it was set aside and will be rebuilt.")
-    return False
-
-
-#: Set (to anything) when a cache that cannot be stored must be an error, not a warning.
-STRICT_CACHE_ENV = "KIT_STRICT_CACHE"
-
-
-def keep_cache(store: Callable[[Path, Callable[[Path], None]], None], path: Path,
-               write: Callable[[Path], None]) -> bool:
-    """Store a computed result as a cache with ``store`` (``atomic_write`` or ``store_verified``).
-
-    A folder that cannot be written (read-only in ``kit grade``'s sandbox, a full disk) costs
-    one line on stderr, not the result: returns False then. With ``STRICT_CACHE_ENV`` set
-    (``kit grade --prepare``, which must leave every cache built) the error is raised.
-    """
-    try:
-        store(path, write)
-    except OSError as err:
-        if os.environ.get(STRICT_CACHE_ENV):
-            raise
-        tqdm.write(f"{path.name} was computed but not kept as a cache ({err.strerror or err}).")
-        return False
-    return True
-
-
-def store_verified(path: Path, write: Callable[[Path], None]) -> None:
-    """Write a cache file atomically (``write(tmp)``), then its sha256 sidecar."""
-    atomic_write(path, write)
-    sidecar = path.with_name(path.name + ".sha256")
-    atomic_write(sidecar, lambda tmp: tmp.write_text(sha256sum(path) + "\n"))
+    path = settings.data_dir() / DATASETS[name].folder / STAMP
+    if not path.is_file():
+        require(name)  # raises the error that says to fetch it
+    return path.read_text().strip()

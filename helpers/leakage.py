@@ -14,26 +14,23 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-import sklearn
 from joblib import Parallel, delayed
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.preprocessing import normalize
 from tqdm import tqdm
 
-from helpers import settings
+from helpers import settings, storage
 from helpers.errors import KitError
-from helpers.evaluation import KEY_CHARS
-from helpers.fetch import store_verified, verified_cache
 
 NGRAMS = {1: (1, 1), 2: (2, 2), 3: (3, 3)}
-CACHE_VERSION = 1  # raise when the computation changes: older cached results are then not read
+#: Cosine similarities of non-negative vectors lie in [0, 1], give or take rounding.
+SIMILARITY_SLACK = 1e-6
 EQUAL_BINS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
@@ -91,10 +88,9 @@ def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str 
     if not all(isinstance(text, str) for text in itertools.chain(train_texts, test_texts)):
         raise KitError("Every training and test text must be a string.")
     cache = _cache_path(train_texts, test_texts, ngram, stop_words) if use_cache else None
-    if cache is not None and verified_cache(cache):
-        with np.load(cache, allow_pickle=False) as stored:
-            found = pd.DataFrame({"similarity": stored["similarity"], "train_index": stored["train_index"]})
-        if len(found) == len(test_texts) and found.train_index.between(0, len(train_texts) - 1).all():
+    if cache is not None:
+        found = storage.load(cache, lambda path: _read_npz(path, len(train_texts), len(test_texts)))
+        if found is not None:
             return found
     train, test = _count_vectors(train_texts, test_texts, ngram, stop_words)
     train_t = train.T.tocsr()  # CSR × CSR is the faster sparse product here
@@ -107,12 +103,16 @@ def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str 
     found = pd.DataFrame({"similarity": np.concatenate([p[0] for p in parts]).astype(float),
                           "train_index": np.concatenate([p[1] for p in parts])})
     if cache is not None:
-        try:
-            store_verified(cache, lambda tmp: _save_npz(tmp, found))
-        except OSError as err:  # a read-only or full data folder costs the cache, not the result
-            warnings.warn(f"train-test overlap not cached ({err}); it will be computed again next time.",
-                          stacklevel=2)
+        storage.store(cache, lambda tmp: _save_npz(tmp, found))
     return found
+
+
+def _read_npz(path: Path, n_train: int, n_test: int) -> pd.DataFrame | None:
+    """A cached overlap, if it has a row per test text and valid training positions."""
+    with np.load(path, allow_pickle=False) as stored:
+        found = pd.DataFrame({"similarity": stored["similarity"], "train_index": stored["train_index"]})
+    fits = len(found) == n_test and found.train_index.between(0, n_train - 1).all()
+    return found if fits and found.similarity.between(0, 1 + SIMILARITY_SLACK).all() else None
 
 
 def _save_npz(path: Path, found: pd.DataFrame) -> None:
@@ -122,13 +122,15 @@ def _save_npz(path: Path, found: pd.DataFrame) -> None:
 
 def _cache_path(train_texts: Iterable[str], test_texts: Iterable[str], ngram: int,
                 stop_words: str | list | None) -> Path:
-    digest = hashlib.sha256(f"{CACHE_VERSION}|{ngram}|{stop_words!r}|{sklearn.__version__}".encode())
+    digest = hashlib.sha256()
     for texts in (train_texts, test_texts):  # each text with its length: no two inputs share a key
         digest.update(f"|{len(texts)}".encode())
         for text in texts:
             encoded = text.encode("utf-8", "surrogatepass")
             digest.update(f"|{len(encoded)}|".encode() + encoded)
-    return settings.data_dir() / "overlap" / f"{digest.hexdigest()[:KEY_CHARS]}.npz"
+    key = storage.key({"artefact": "overlap", "ngram": ngram, "stop_words": stop_words,
+                       "texts": digest.hexdigest()}, libraries=["scikit-learn", "scipy"])
+    return settings.data_dir() / "overlap" / f"{key}.npz"
 
 
 def fold_overlap(reviews: pd.DataFrame, ngram: int = 1, **kwargs) -> pd.DataFrame:

@@ -22,7 +22,7 @@ import pandas as pd
 
 from helpers import data, embeddings, settings
 from helpers.errors import KitError
-from helpers.fetch import atomic_write
+from helpers.storage import atomic_write
 from helpers.text import snippet
 
 EMPTY = "(none)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import data
+from helpers import data, storage
 from helpers.errors import KitError
 
 
@@ -49,11 +49,26 @@ def test_imdb_movie_ids_group_reviews_of_one_film(corpora):
     assert train.movie_id.nunique() < len(train) / 5
 
 
-def test_imdb_cache_is_reused(corpora):
+def test_imdb_cache_is_reused_and_verified(corpora, monkeypatch):
     first = data.load_imdb("test")
-    caches = list((corpora / "cache").glob("imdb_test_*.pkl"))
-    assert len(caches) == 1
+    [cache] = [path for path in (corpora / "cache").glob("imdb_test_*.pkl") if storage.is_stored(path)]
+    written = cache.stat().st_mtime_ns
+    monkeypatch.setattr(data, "_read_imdb", None)  # a second load must not read the files
     assert data.load_imdb("test").equals(first)
+    assert cache.stat().st_mtime_ns == written
+
+
+def test_a_damaged_imdb_table_is_set_aside_and_read_again(corpora, tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    for name in ("aclImdb", "aclImdb_v1.tar.gz"):
+        (folder / name).symlink_to(corpora / name)
+    monkeypatch.setenv("KIT_DATA_DIR", str(folder))
+    first = data.load_imdb("test")
+    [cache] = (folder / "cache").glob("imdb_test_*.pkl")
+    first.iloc[:10].to_pickle(cache)  # a table that unpickles, with its checksum now wrong
+    assert data.load_imdb("test").equals(first)
+    assert "set aside as" in capsys.readouterr().err
 
 
 def test_sentence_polarity(corpora):

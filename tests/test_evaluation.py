@@ -88,6 +88,36 @@ def test_headline_nb_on_the_real_reviews_and_cache(corpora):
     pd.testing.assert_frame_equal(predictions, again)
 
 
+@pytest.fixture
+def nb_results(corpora, tmp_path, monkeypatch):
+    """A data folder of its own whose NB predictions are cached (computed once per test)."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    for name in ("aclImdb", "aclImdb_v1.tar.gz", "nltk_data", "cache"):
+        (folder / name).symlink_to(corpora / name)
+    monkeypatch.setenv("KIT_DATA_DIR", str(folder))
+    systems.predictions("nb", progress=False)
+    [cache] = (folder / "results").glob("*.csv")
+    return cache
+
+
+@pytest.mark.parametrize("damage", ["truncated", "False to True", "empty", "header only", "no checksum"])
+def test_damaged_cached_predictions_are_set_aside_and_rebuilt(nb_results, capsys, damage):
+    text = nb_results.read_text()
+    damaged = {"truncated": text[:45857], "False to True": text.replace(",False,", ",True,"), "empty": "",
+               "header only": text.splitlines()[0] + "\n", "no checksum": text}[damage]
+    nb_results.write_text(damaged)
+    if damage == "no checksum":
+        nb_results.with_name(nb_results.name + ".sha256").unlink()
+    capsys.readouterr()
+    assert main(["results", "--systems", "nb"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[1].split() == ["nb", "81.3", "3.0", "2000"]
+    assert "set aside as" in captured.err
+    assert len(list(nb_results.parent.glob("*.corrupt-*"))) == 1
+    assert nb_results.read_text() == text
+
+
 def test_kit_results_json(corpora, capsys):
     assert main(["results", "--systems", "nb,nb-presence", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)

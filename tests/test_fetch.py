@@ -1,7 +1,9 @@
-"""Fetching: checksums, moving corrupt files aside, atomic writes, verified folders."""
+"""Fetching: checksums, moving corrupt files aside, verified folders and their manifests."""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import tarfile
 import zipfile
@@ -9,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import data, fetch
+from helpers import data, fetch, settings, storage
 from helpers.errors import KitError
 
 SMALL = "opinion_lexicon"  # the smallest archive, for tests that fetch into a tmp folder
@@ -104,14 +106,6 @@ def test_failed_copy_leaves_no_partial_archive(source, empty_data_dir, monkeypat
     assert list(corpora_dir.iterdir()) == []
 
 
-def test_sha256sum_matches_hashlib(tmp_path):
-    import hashlib
-
-    blob = bytes(range(256)) * 10000
-    (tmp_path / "f").write_bytes(blob)
-    assert fetch.sha256sum(tmp_path / "f") == hashlib.sha256(blob).hexdigest()
-
-
 def test_stale_extraction_is_replaced(source, empty_data_dir):
     fetch.fetch([SMALL], source=source, progress=False)
     folder = empty_data_dir / fetch.DATASETS[SMALL].folder
@@ -125,23 +119,9 @@ def test_stale_extraction_is_replaced(source, empty_data_dir):
     assert (folder / "positive-words.txt").is_file()
 
 
-def test_atomic_write_leaves_nothing_on_failure(tmp_path):
-    target = tmp_path / "sub" / "table.csv"
-
-    def half_then_fail(tmp: Path) -> None:
-        tmp.write_text("half a tab")
-        raise OSError(28, "No space left on device")
-
-    with pytest.raises(OSError):
-        fetch.atomic_write(target, half_then_fail)
-    assert list(target.parent.iterdir()) == []
-    fetch.atomic_write(target, lambda tmp: tmp.write_text("whole"))
-    assert target.read_text() == "whole" and len(list(target.parent.iterdir())) == 1
-
-
 def test_stamp_is_the_verified_archive_checksum(corpora):
     archive = corpora / fetch.DATASETS["movie_reviews"].archive
-    assert fetch.stamp("movie_reviews") == fetch.sha256sum(archive)
+    assert fetch.stamp("movie_reviews") == storage.sha256sum(archive)
     assert fetch.stamp("movie_reviews") in fetch.DATASETS["movie_reviews"].sha256
 
 
@@ -168,3 +148,82 @@ def test_without_an_offline_copy_the_suite_uses_the_verified_data_folder(corpora
 def _fetched_from_local_copy(source) -> bool:
     return fetch.fetch([SMALL], source=source, progress=False)[SMALL].startswith(
         f"fetched from local copy {source}, ")
+
+
+# --- extracted files checked against their manifest ----------------------------------------------
+
+
+@pytest.fixture
+def reviews_copy(source, empty_data_dir) -> Path:
+    """A data folder of its own holding the 2,000 movie reviews, fetched and verified."""
+    fetch.fetch(["movie_reviews"], source=source, progress=False)
+    fetch._intact.clear()  # each test starts as a new process would
+    return empty_data_dir / fetch.DATASETS["movie_reviews"].folder
+
+
+def test_edited_or_deleted_reviews_are_caught_and_repaired_by_fetch(reviews_copy, source, capsys):
+    edited, deleted = reviews_copy / "pos" / "cv000_29590.txt", reviews_copy / "neg" / "cv001_19502.txt"
+    original = edited.read_bytes()
+    edited.write_text("a review i rewrote")
+    deleted.unlink()
+    assert not fetch.is_verified("movie_reviews")
+    changes = r"2 file\(s\) differ .*neg/cv001_19502.txt missing, pos/cv000_29590.txt changed"
+    with pytest.raises(KitError, match=rf"changed since it was fetched: {changes}.*kit fetch"):
+        data.load_movie_reviews()
+    status = fetch.fetch(["movie_reviews"], source=source, progress=False)
+    assert status["movie_reviews"].startswith("extracted again from its verified archive")
+    assert "2 file(s) differ" in capsys.readouterr().err
+    assert edited.read_bytes() == original and deleted.is_file()
+    assert len(data.load_movie_reviews()) == data.MOVIE_REVIEWS
+
+
+def test_an_added_file_counts_as_a_change(reviews_copy):
+    (reviews_copy / "pos" / "cv999_extra.txt").write_text("planted")
+    assert fetch.changed_files(reviews_copy) == {"pos/cv999_extra.txt": "added"}
+
+
+def test_same_size_same_time_edit_is_caught_by_verify(reviews_copy, source):
+    target = reviews_copy / "pos" / "cv000_29590.txt"
+    before = target.stat()
+    text = target.read_bytes()
+    target.write_bytes(bytes([text[0] ^ 1]) + text[1:])  # one flipped bit, same size
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert fetch.changed_files(reviews_copy) == {}  # the cheap check trusts size and time
+    assert fetch.changed_files(reviews_copy, full=True) == {"pos/cv000_29590.txt": "changed"}
+    status = fetch.fetch(["movie_reviews"], source=source, progress=False, verify=True)
+    assert status["movie_reviews"].startswith("extracted again")
+    assert target.read_bytes() == text
+
+
+def test_a_copy_with_new_times_but_the_same_bytes_is_intact(reviews_copy):
+    target = reviews_copy / "neg" / "cv002_17424.txt"
+    target.write_bytes(target.read_bytes())  # a new modification time, the same content
+    assert fetch.changed_files(reviews_copy) == {}
+
+
+def test_a_folder_without_a_manifest_asks_for_a_fetch(reviews_copy):
+    (reviews_copy / fetch.MANIFEST).unlink()
+    with pytest.raises(KitError, match="no manifest.*Run `kit fetch`"):
+        data.load_movie_reviews()
+
+
+def test_kit_info_and_fetch_verify_name_a_changed_corpus(reviews_copy, source, capsys):
+    from helpers.cli import main
+
+    (reviews_copy / "neg" / "cv001_19502.txt").write_text("edited")
+    main(["info"])
+    assert re.search(r"movie_reviews\s+present but NOT verified", capsys.readouterr().out)
+    assert main(["fetch", "--only", "movie_reviews", "--verify", "--source", str(source)]) in (0, None)
+    assert "neg/cv001_19502.txt changed" in capsys.readouterr().err
+
+
+def test_an_interrupted_fetch_leaves_nothing_behind_once_fetch_runs_again(source, empty_data_dir):
+    corpora_dir = empty_data_dir / "nltk_data" / "corpora"
+    half = corpora_dir / f".{SMALL}.k1ll3d"  # what kill -9 mid-extraction leaves
+    (half / SMALL).mkdir(parents=True)
+    (half / SMALL / "positive-words.txt").write_text("half")
+    partial = corpora_dir / f".{SMALL}.zip.k1ll3d.part"  # ... and mid-copy
+    partial.write_bytes(b"part of a zip")
+    fetch.fetch([SMALL], source=source, progress=False)
+    assert sorted(p.name for p in corpora_dir.iterdir()) == [SMALL, f"{SMALL}.zip"]
+    assert settings.data_dir() == empty_data_dir

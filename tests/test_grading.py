@@ -14,7 +14,7 @@ import pandas as pd
 import psutil
 import pytest
 
-from helpers import fetch, settings
+from helpers import settings, storage
 from helpers.cli import main
 from helpers.course import classgrade, feedback, gradebook, grading, release, sandbox
 from helpers.errors import KitError
@@ -441,7 +441,7 @@ def test_graded_notebook_restores_reference_cells():
 def test_a_correct_notebook_reads_the_prepared_caches_and_rebuilds_nothing(corpora, tmp_path, monkeypatch):
     # Notebook 03 cross-validates NB and SVM-BOW: prepared once, a student's run only reads
     # them. With the strict setting, a cache the sandboxed run had to store would fail a cell.
-    monkeypatch.setenv(fetch.STRICT_CACHE_ENV, "1")
+    monkeypatch.setenv(storage.STRICT_CACHE_ENV, "1")
     monkeypatch.setenv("KIT_DATA_DIR", str(corpora))  # the data folder (this module's class has its own)
     student = tmp_path / "class" / "alice"
     student.mkdir(parents=True)

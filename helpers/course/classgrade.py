@@ -34,7 +34,7 @@ import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
-from helpers import fetch, settings
+from helpers import settings, storage
 from helpers.course import cluster, config, feedback, gradebook, grading, owned, sandbox
 from helpers.course.release import exercise_id, exercises, release_notebook
 from helpers.errors import KitError
@@ -73,7 +73,7 @@ class Task:
 
 def sha256_of(path: Path) -> str:
     """The sha256 of a file's bytes."""
-    return fetch.sha256sum(Path(path))
+    return storage.sha256sum(Path(path))
 
 
 def find_submission(folder: Path, notebook: str, wanted: set[str], others: set[str]
@@ -254,15 +254,15 @@ def prepare(solutions_dir: Path = config.SOLUTIONS_DIR, notebooks: list[str] | N
 @contextmanager
 def _strict_caches() -> Iterator[None]:
     """Make a cache that cannot be stored an error in the notebooks run meanwhile."""
-    before = os.environ.get(fetch.STRICT_CACHE_ENV)
-    os.environ[fetch.STRICT_CACHE_ENV] = "1"
+    before = os.environ.get(storage.STRICT_CACHE_ENV)
+    os.environ[storage.STRICT_CACHE_ENV] = "1"
     try:
         yield
     finally:
         if before is None:
-            os.environ.pop(fetch.STRICT_CACHE_ENV)
+            os.environ.pop(storage.STRICT_CACHE_ENV)
         else:
-            os.environ[fetch.STRICT_CACHE_ENV] = before
+            os.environ[storage.STRICT_CACHE_ENV] = before
 
 
 def _read_prepared() -> dict[str, dict]:
@@ -278,7 +278,7 @@ def _read_prepared() -> dict[str, dict]:
 
 def _write_prepared(done: dict[str, dict]) -> None:
     text = json.dumps(done, indent=1, sort_keys=True)
-    fetch.atomic_write(prepared_path(), lambda tmp: tmp.write_text(text))
+    storage.atomic_write(prepared_path(), lambda tmp: tmp.write_text(text))
 
 
 def students_in(submissions_dir: Path, student: str | None = None) -> list[Path]:

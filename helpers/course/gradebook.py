@@ -28,7 +28,7 @@ import pandas as pd
 
 from helpers.course.owned import write_owned
 from helpers.errors import KitError
-from helpers.fetch import atomic_write
+from helpers.storage import atomic_write
 
 RECORDS_DIR = ".kit-grading"
 RECORDS_SUBDIR = "records"

@@ -15,7 +15,7 @@ import threading
 from datetime import datetime
 from pathlib import Path
 
-from helpers.fetch import atomic_write
+from helpers.storage import atomic_write
 
 LEDGER = ".kit-written.json"
 STAMP_FORMAT = "%Y%m%d-%H%M%S"

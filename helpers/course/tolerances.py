@@ -30,7 +30,7 @@ from helpers.course.compare import is_exact, tokens, tolerance_of, unit
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in, reference_environ
 from helpers.course.release import is_checked, render
 from helpers.errors import KitError
-from helpers.fetch import atomic_write
+from helpers.storage import atomic_write
 
 #: Core types × thread counts: ``None`` lets OpenBLAS pick the kernels for this CPU.
 SETTINGS = ((None, 1), (None, 2), ("Prescott", 1), ("Prescott", 2), ("Sandybridge", 1),

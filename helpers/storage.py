@@ -1,0 +1,235 @@
+"""The one storage layer of every cache the kit computes: keyed, written atomically, verified.
+
+Every artefact the kit computes once and reads many times (the IMDB tables, cross-validation
+predictions, the Doc2Vec training corpus, models and vectors, train-test overlaps) goes
+through this module, under one set of rules:
+
+- **One key.** :func:`key` hashes the artefact's parameters, the checksums of the data sets
+  it is derived from, the versions of the libraries that computed it and
+  :data:`CACHE_VERSION`: change any of them and the artefact is computed again.
+- **Written atomically, with a checksum.** :func:`store` writes to a temporary file beside
+  the artefact and renames it into place, then writes the artefact's sha256 to a sidecar
+  ``<name>.sha256``. A lock file per artefact lets two processes store the same artefact at
+  once without mixing one's file with the other's checksum.
+- **Verified on every read.** :func:`load` reads an artefact only if it matches its sidecar
+  and ``read`` accepts it. One rule for a bad artefact (wrong checksum, no checksum, or
+  unreadable): it is set aside as ``<name>.corrupt-<timestamp>`` (kept for a look, never
+  read), one line on stderr says so, and the caller computes it again.
+- **A cache that cannot be stored** (a read-only folder, as in ``kit grade``'s sandbox, or a
+  full disk) costs one line on stderr, not the result, unless :data:`STRICT_CACHE_ENV` is
+  set (``kit grade --prepare``, which must leave every cache built).
+
+:func:`cached` puts the rules together: load, or compute and store.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import datetime
+from importlib import metadata
+from pathlib import Path
+from typing import TypeVar
+
+from tqdm import tqdm
+
+T = TypeVar("T")
+
+#: Part of every key: raise it when the kit changes how any artefact is computed or stored.
+CACHE_VERSION = 2
+#: Hex characters of a key (64 bits: no two artefacts of one data folder collide).
+KEY_CHARS = 16
+CHUNK = 1 << 20
+SIDECAR = ".sha256"
+#: How a set-aside artefact is named: ``<name>.corrupt-<timestamp>``.
+ASIDE_FORMAT = "%Y%m%d-%H%M%S-%f"
+#: Set (to anything) when a cache that cannot be stored must be an error, not a warning.
+STRICT_CACHE_ENV = "KIT_STRICT_CACHE"
+
+
+def sha256sum(path: Path) -> str:
+    """Return the hex sha256 digest of a file, read in 1 MiB chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def key(params: Mapping[str, object], datasets: Sequence[str] = (), libraries: Sequence[str] = ()) -> str:
+    """The cache key of an artefact: its parameters, data, library versions and the cache version.
+
+    Parameters
+    ----------
+    params : mapping
+        Everything that decides the artefact's content, JSON-serialisable (name the kind of
+        artefact too, so two kinds with the same parameters do not share a key).
+    datasets : sequence of str
+        The data sets (keys of ``helpers.fetch.DATASETS``) it is derived from: their archives'
+        checksums enter the key.
+    libraries : sequence of str
+        Distribution names (``"gensim"``, ``"scikit-learn"``) whose versions enter the key.
+
+    Returns
+    -------
+    str
+        :data:`KEY_CHARS` hex characters.
+    """
+    from helpers import fetch  # fetch stores its own files through this module
+
+    blob = json.dumps({"params": params, "data": {name: fetch.stamp(name) for name in datasets},
+                       "libraries": {name: metadata.version(name) for name in libraries},
+                       "version": CACHE_VERSION}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:KEY_CHARS]
+
+
+def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+    """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it into place.
+
+    Nothing half-written is ever at ``path``: a failure (or a kill) leaves the old file, or none.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp_name))
+        os.chmod(tmp_name, 0o644)  # mkstemp makes files private; these are ordinary data files
+        os.replace(tmp_name, path)
+    finally:
+        Path(tmp_name).unlink(missing_ok=True)
+
+
+def say(line: str) -> None:
+    """Tell the user one line on stderr, between progress bars' lines."""
+    tqdm.write(line, file=sys.stderr)
+
+
+def _sidecar(path: Path) -> Path:
+    return path.with_name(path.name + SIDECAR)
+
+
+@contextlib.contextmanager
+def _locked(path: Path, exclusive: bool) -> Iterator[None]:
+    """Hold the artefact's lock file (``.<name>.lock``); without one in a read-only folder."""
+    lock = path.with_name(f".{path.name}.lock")
+    try:
+        if exclusive:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:  # a folder nobody may write to: no writer to wait for
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)
+
+
+def set_aside(path: Path, why: str, then: str = "computed again") -> Path | None:
+    """Rename a bad file to ``<name>.corrupt-<timestamp>`` (kept, never read); say so in one line.
+
+    Returns the new path, or None when the folder is read-only (the file then stays, unused).
+    """
+    aside = path.with_name(f"{path.name}.corrupt-{datetime.now().strftime(ASIDE_FORMAT)}")
+    try:
+        path.rename(aside)
+    except OSError:
+        say(f"{path} {why}; it is not used (its folder is read-only, so it stays there).")
+        return None
+    say(f"{path.name} {why}; set aside as {aside.name}, and {then}.")
+    return aside
+
+
+def is_stored(path: Path) -> bool:
+    """True if ``path`` and its checksum sidecar exist and agree (no reading, no setting aside)."""
+    sidecar = _sidecar(path)
+    try:
+        return sidecar.read_text().strip() == sha256sum(path)
+    except OSError:
+        return False
+
+
+def load(path: Path, read: Callable[[Path], T]) -> T | None:
+    """Read a stored artefact if it is intact; None if it must be computed (again).
+
+    Parameters
+    ----------
+    path : Path
+        The artefact.
+    read : callable
+        ``read(path)`` returns the artefact's value; it may raise (any exception) or return
+        None for content it cannot use, which counts as a bad artefact.
+
+    Returns
+    -------
+    The value, or None when there is no artefact or it was bad (then set aside, see
+    :func:`set_aside`).
+    """
+    path = Path(path)
+    with _locked(path, exclusive=False):
+        if not path.is_file():
+            return None
+        if not is_stored(path):
+            set_aside(path, "does not match its checksum (or has none)")
+            return None
+        try:
+            value = read(path)
+        except Exception as err:  # noqa: BLE001 - any failure to read means: compute it again
+            set_aside(path, f"could not be read ({type(err).__name__}: {err})")
+            return None
+    if value is None:
+        set_aside(path, "holds content that does not fit what it should be")
+    return value
+
+
+def store(path: Path, write: Callable[[Path], None]) -> bool:
+    """Store an artefact: ``write(tmp)`` atomically to ``path``, then its checksum sidecar.
+
+    Returns
+    -------
+    bool
+        False when the folder cannot be written (read-only, disk full): one line on stderr
+        says so, and the caller keeps its computed value. With :data:`STRICT_CACHE_ENV` set
+        the error is raised instead.
+    """
+    path = Path(path)
+    try:
+        with _locked(path, exclusive=True):
+            atomic_write(path, write)
+            digest = sha256sum(path)
+            atomic_write(_sidecar(path), lambda tmp: tmp.write_text(digest + "\n"))
+    except OSError as err:
+        if os.environ.get(STRICT_CACHE_ENV):
+            raise
+        say(f"{path.name} was computed but not kept as a cache ({err.strerror or err}).")
+        return False
+    return True
+
+
+def cached(path: Path, compute: Callable[[], T], write: Callable[[T, Path], None],
+           read: Callable[[Path], T]) -> T:
+    """The stored artefact at ``path`` if intact; else ``compute()``, stored with ``write``.
+
+    Parameters
+    ----------
+    path : Path
+    compute : callable
+        ``compute()`` returns the value.
+    write : callable
+        ``write(value, tmp)`` writes the value to a file.
+    read : callable
+        ``read(path)`` reads it back (see :func:`load`).
+    """
+    found = load(path, read)
+    if found is not None:
+        return found
+    value = compute()
+    store(path, lambda tmp: write(value, tmp))
+    return value

@@ -1,0 +1,145 @@
+"""The storage layer: one key, atomic writes, a checksum verified on every read, one rule for bad files."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+
+import pytest
+
+from helpers import storage
+
+
+def _write_text(text: str):
+    return lambda tmp: tmp.write_text(text)
+
+
+def _read_text(path: Path) -> str:
+    return path.read_text()
+
+
+def test_sha256sum_matches_hashlib(tmp_path):
+    blob = bytes(range(256)) * 10000
+    (tmp_path / "f").write_bytes(blob)
+    assert storage.sha256sum(tmp_path / "f") == hashlib.sha256(blob).hexdigest()
+
+
+def test_atomic_write_leaves_nothing_on_failure(tmp_path):
+    target = tmp_path / "sub" / "table.csv"
+
+    def half_then_fail(tmp: Path) -> None:
+        tmp.write_text("half a tab")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError):
+        storage.atomic_write(target, half_then_fail)
+    assert list(target.parent.iterdir()) == []
+    storage.atomic_write(target, lambda tmp: tmp.write_text("whole"))
+    assert target.read_text() == "whole" and len(list(target.parent.iterdir())) == 1
+
+
+def test_a_stored_artefact_reads_back(tmp_path):
+    path = tmp_path / "cache" / "a.txt"
+    assert storage.load(path, _read_text) is None
+    assert storage.store(path, _write_text("value"))
+    assert storage.load(path, _read_text) == "value"
+    assert storage.is_stored(path)
+
+
+@pytest.mark.parametrize("damage", ["flipped", "truncated", "emptied", "no checksum", "unreadable",
+                                    "does not fit"])
+def test_a_bad_artefact_is_set_aside_with_one_line_and_computed_again(tmp_path, capsys, damage):
+    path = tmp_path / "a.csv"
+    storage.store(path, _write_text("doc,correct\\nd1,False\\n"))
+    read = _read_text
+    if damage == "flipped":
+        path.write_text(path.read_text().replace("False", "True!"))
+    elif damage == "truncated":
+        path.write_bytes(path.read_bytes()[:7])
+    elif damage == "emptied":
+        path.write_text("")
+    elif damage == "no checksum":
+        path.with_name(path.name + storage.SIDECAR).unlink()
+    elif damage == "unreadable":
+        def read(found):
+            raise ValueError("not a table")
+    else:
+        def read(found):
+            return None
+    assert storage.load(path, read) is None
+    assert not path.exists()
+    aside = list(tmp_path.glob("a.csv.corrupt-*"))
+    assert len(aside) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"set aside as {aside[0].name}, and computed again" in err
+    fresh = storage.cached(path, lambda: "fresh", lambda value, tmp: tmp.write_text(value), _read_text)
+    assert fresh == "fresh"
+    assert storage.load(path, _read_text) == "fresh"
+
+
+def test_cached_computes_once(tmp_path):
+    calls = []
+
+    def compute() -> str:
+        calls.append(1)
+        return "v"
+
+    for _ in range(3):
+        assert storage.cached(tmp_path / "x", compute, lambda v, tmp: tmp.write_text(v), _read_text) == "v"
+    assert len(calls) == 1
+
+
+def test_a_folder_that_cannot_be_written_costs_the_cache_not_the_result(tmp_path, capsys, monkeypatch):
+    def no_space(path, write):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(storage, "atomic_write", no_space)
+    assert storage.store(tmp_path / "x", _write_text("v")) is False
+    assert "was computed but not kept as a cache (No space left on device)" in capsys.readouterr().err
+    monkeypatch.setenv(storage.STRICT_CACHE_ENV, "1")
+    with pytest.raises(OSError):
+        storage.store(tmp_path / "x", _write_text("v"))
+
+
+def test_a_bad_artefact_in_a_read_only_folder_is_left_unused(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "a.txt"
+    storage.store(path, _write_text("good"))
+    path.write_text("bad")
+
+    def read_only(self, target):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(Path, "rename", read_only)
+    assert storage.load(path, _read_text) is None
+    assert path.read_text() == "bad" and "it is not used" in capsys.readouterr().err
+
+
+def test_concurrent_writers_never_pair_one_file_with_the_others_checksum(tmp_path):
+    path = tmp_path / "shared.txt"
+    errors = []
+
+    def writer(text: str) -> None:
+        try:
+            for i in range(40):
+                storage.store(path, _write_text(f"{text} {i} " * 1000))
+        except Exception as err:  # noqa: BLE001 - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=writer, args=(name,)) for name in ("one", "two", "three")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors and storage.is_stored(path)
+    assert storage.load(path, _read_text).startswith(("one 39", "two 39", "three 39"))
+
+
+def test_keys_follow_parameters_data_libraries_and_the_cache_version(corpora, monkeypatch):
+    base = storage.key({"a": 1})
+    assert base == storage.key({"a": 1}) and len(base) == storage.KEY_CHARS
+    assert base != storage.key({"a": 2})
+    assert base != storage.key({"a": 1}, datasets=["movie_reviews"])
+    assert base != storage.key({"a": 1}, libraries=["numpy"])
+    monkeypatch.setattr(storage, "CACHE_VERSION", storage.CACHE_VERSION + 1)
+    assert base != storage.key({"a": 1})
