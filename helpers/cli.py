@@ -74,7 +74,8 @@ def cmd_release(args: argparse.Namespace) -> None:
 
 
 def cmd_grade(args: argparse.Namespace) -> None:
-    from helpers.course import classgrade, feedback, gradebook, owned, sandbox
+    from helpers import owned
+    from helpers.course import classgrade, feedback, gradebook, sandbox
 
     submissions = Path(args.submissions)
     if args.prepare:

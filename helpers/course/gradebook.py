@@ -26,9 +26,9 @@ from typing import Any
 
 import pandas as pd
 
-from helpers.course.owned import write_owned
 from helpers.errors import KitError
 from helpers.fetch import atomic_write
+from helpers.owned import write_owned
 
 RECORDS_DIR = ".kit-grading"
 RECORDS_SUBDIR = "records"
