@@ -156,7 +156,7 @@ def cmd_annotate(args: argparse.Namespace) -> None:
 
 
 def cmd_export_projector(args: argparse.Namespace) -> None:
-    from helpers import embeddings, projector
+    from helpers import embeddings, owned, projector
 
     if args.docs < 0 or args.words < 0:
         raise KitError("--docs and --words must not be negative.")
@@ -166,7 +166,9 @@ def cmd_export_projector(args: argparse.Namespace) -> None:
         print(f"{kind}: {paths['vectors']}\n{' ' * len(kind)}  {paths['metadata']}")
     if "words" not in exported:
         print("(no word vectors: this model trained none; use --model dm)")
-    folder = Path(next(iter(exported.values()))["config"]).parent
+    written = exported["documents"]["config"]
+    folder = written.parent
+    print(owned.where_written("the TensorBoard config", folder / projector.CONFIG, written))
     print(f"Load each pair at https://projector.tensorflow.org (Load > Choose file), or run "
           f"`tensorboard --logdir {folder}` (pip install tensorboard).")
 
