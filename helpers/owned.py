@@ -6,6 +6,9 @@ since it wrote it. ``write_owned`` keeps, in each folder it writes to, a ledger
 ledger with the same digest is the kit's own and is replaced; any other existing file is kept,
 and the new content goes beside it under a stamped name (``grades.20261123-145000.csv``), or,
 for a writer that asks to refuse, nothing is written and a ``KitError`` says why.
+
+``kit release`` keeps the same rule with its own record, ``notebooks/RELEASED.sha256``, which
+is committed with the notebooks (a ledger here would be missing from every fresh clone).
 """
 
 from __future__ import annotations
