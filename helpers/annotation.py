@@ -2,8 +2,8 @@
 
 ``annotation_sheet`` lists a headline system's most confident CV errors with the rule-based
 guess at each one's category (``helpers.analysis.suggest_categories``) and empty columns
-for you; ``write_annotation_sheet`` never overwrites a sheet that holds annotations;
-``read_annotations`` checks and normalises what you wrote.
+for you; ``write_annotation_sheet`` never overwrites a sheet that changed in any way since the
+kit wrote it (``helpers.owned``); ``read_annotations`` checks and normalises what you wrote.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from helpers import data, settings, systems
 from helpers.analysis import cue_table, cue_thresholds, ranked_errors, suggest_categories
 from helpers.errors import KitError
 from helpers.own_reviews import read_text_csv
-from helpers.storage import atomic_write
+from helpers.owned import changed_since_written, write_owned
 from helpers.text import snippet
 
 ENTRY_COLUMNS = ("category", "fixability", "source", "note")
@@ -60,26 +60,24 @@ def _entries(sheet: pd.DataFrame) -> pd.Series:
 
 
 def has_annotations(path: str | Path | None = None) -> bool:
-    """Whether the sheet at ``path`` exists and has an entry in any student column."""
+    """Whether the sheet at ``path`` holds anything of yours: any change since the kit wrote it
+    (or a sheet the kit did not write), or an entry in a student column."""
     path = Path(path) if path is not None else sheet_path()
-    return path.is_file() and bool(_entries(read_text_csv(path)).any())
+    return path.is_file() and (changed_since_written(path) or bool(_entries(read_text_csv(path)).any()))
 
 
 def write_annotation_sheet(sheet: pd.DataFrame, path: str | Path | None = None) -> Path:
-    """Write ``sheet`` as CSV (default ``data/annotations/errors.csv``); never over annotations.
+    """Write ``sheet`` as CSV (default ``data/annotations/errors.csv``), never over your sheet.
 
-    Raises
-    ------
-    KitError
-        If ``path`` already holds a sheet with entries: nothing is written.
+    Returns
+    -------
+    Path
+        ``path``; or, when ``path`` holds a sheet that changed in any way since the kit wrote
+        it (or one the kit did not write), the stamped file beside it that holds the new sheet:
+        yours is kept as it is (``helpers.owned.write_owned``; ``where_written`` says so).
     """
     path = Path(path) if path is not None else sheet_path()
-    count = int(_entries(read_text_csv(path)).sum()) if path.is_file() else 0
-    if count:
-        raise KitError(f"{path} already holds annotations in {count} row(s); nothing was written. "
-                       "Move it away, or write the new sheet elsewhere (kit annotate --out FILE).")
-    atomic_write(path, lambda tmp: sheet[list(SHEET_COLUMNS)].to_csv(tmp, index=False))
-    return path
+    return write_owned(path, lambda tmp: sheet[list(SHEET_COLUMNS)].to_csv(tmp, index=False))
 
 
 def read_annotations(path: str | Path | None = None) -> pd.DataFrame:

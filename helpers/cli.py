@@ -74,7 +74,8 @@ def cmd_release(args: argparse.Namespace) -> None:
 
 
 def cmd_grade(args: argparse.Namespace) -> None:
-    from helpers.course import classgrade, feedback, gradebook, owned, sandbox
+    from helpers import owned
+    from helpers.course import classgrade, feedback, gradebook, sandbox
 
     submissions = Path(args.submissions)
     if args.prepare:
@@ -143,18 +144,19 @@ def cmd_results(args: argparse.Namespace) -> None:
 
 
 def cmd_annotate(args: argparse.Namespace) -> None:
-    from helpers import annotation
+    from helpers import annotation, owned
 
     if args.n < 1:
         raise KitError("-n must be at least 1.")
-    path = annotation.write_annotation_sheet(annotation.annotation_sheet(args.system, args.n), args.out)
-    print(f"wrote {path}: the {args.n} most confident errors of {args.system}. Fill in category, "
-          f"fixability ({'/'.join(annotation.FIXABILITY)}), source ({'/'.join(annotation.SOURCES)}) "
-          "and note, then read it back in notebook 05.")
+    intended = Path(args.out) if args.out else annotation.sheet_path()
+    written = annotation.write_annotation_sheet(annotation.annotation_sheet(args.system, args.n), intended)
+    print(owned.where_written(f"the {args.n} most confident errors of {args.system}", intended, written))
+    print(f"Fill in category, fixability ({'/'.join(annotation.FIXABILITY)}), source "
+          f"({'/'.join(annotation.SOURCES)}) and note, then read it back in notebook 05.")
 
 
 def cmd_export_projector(args: argparse.Namespace) -> None:
-    from helpers import embeddings, projector
+    from helpers import embeddings, owned, projector
 
     if args.docs < 0 or args.words < 0:
         raise KitError("--docs and --words must not be negative.")
@@ -164,7 +166,9 @@ def cmd_export_projector(args: argparse.Namespace) -> None:
         print(f"{kind}: {paths['vectors']}\n{' ' * len(kind)}  {paths['metadata']}")
     if "words" not in exported:
         print("(no word vectors: this model trained none; use --model dm)")
-    folder = Path(next(iter(exported.values()))["config"]).parent
+    written = exported["documents"]["config"]
+    folder = written.parent
+    print(owned.where_written("the TensorBoard config", folder / projector.CONFIG, written))
     print(f"Load each pair at https://projector.tensorflow.org (Load > Choose file), or run "
           f"`tensorboard --logdir {folder}` (pip install tensorboard).")
 
@@ -374,8 +378,8 @@ def build_parser() -> argparse.ArgumentParser:
     annotate.add_argument("--system", default="svm-bow", help="headline system (default svm-bow)")
     annotate.add_argument("-n", type=int, default=50, help="how many errors, most confident first "
                           "(default 50)")
-    annotate.add_argument("--out", help="CSV file to write (default data/annotations/errors.csv); "
-                          "a sheet with annotations in it is never overwritten")
+    annotate.add_argument("--out", help="CSV file to write (default data/annotations/errors.csv); a sheet "
+                          "changed since the kit wrote it is kept, and the new one goes beside it")
     annotate.set_defaults(func=cmd_annotate)
 
     export = sub.add_parser("export-projector",

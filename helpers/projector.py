@@ -10,6 +10,10 @@ row per point; ``read_projector`` undoes the escaping.
 ``projector_config.pbtxt`` in the same folder lists every exported embedding, so
 ``tensorboard --logdir DIR`` shows them too (TensorBoard is optional:
 ``pip install tensorboard``).
+
+Your files are never overwritten (``helpers.owned``): an export whose TSV files exist and are
+not the kit's unchanged own is refused before anything is written, and a config you wrote or
+edited is kept, the kit's going beside it under a stamped name.
 """
 
 from __future__ import annotations
@@ -21,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from helpers import data, embeddings, settings
-from helpers.errors import KitError
-from helpers.storage import atomic_write
+from helpers.errors import InputError
+from helpers.owned import refuse_changed, write_owned
 from helpers.text import snippet
 
 EMPTY = "(none)"
@@ -31,6 +35,8 @@ FIRST_WORDS = 12
 _ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _UNESCAPES = {v: k for k, v in _ESCAPES.items()}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+NUMBER_KINDS = "iuf"  # numpy's signed, unsigned and floating dtypes
+REFUSAL_HINT = "Export under another name or into another folder, or move it away."
 
 
 def escape(value) -> str:
@@ -46,56 +52,94 @@ def unescape(cell: str) -> str:
     return re.sub(r"\\[\\tnr]", lambda m: _UNESCAPES[m.group()], cell)
 
 
-def export_projector(vectors, metadata, out_dir: str | Path, name: str) -> dict[str, Path]:
+def export_projector(vectors, metadata, out_dir: str | Path, name: str,
+                     config: bool = True) -> dict[str, Path]:
     """Write ``<name>_vectors.tsv``, ``<name>_metadata.tsv`` and the TensorBoard config.
 
     Parameters
     ----------
-    vectors : array-like of shape (n, d), d >= 2
+    vectors : array-like of shape (n, d), n >= 1, d >= 2
         Finite numbers, one row per point.
     metadata : DataFrame, Series or list
         One entry (or row) per point. A DataFrame with several columns gets a header row;
         a single column (Series, list or one-column DataFrame) is written without one.
     out_dir : str or Path
-        Created if needed. Files of the same ``name`` are replaced; nothing else is touched
-        except ``projector_config.pbtxt``, rewritten to list every export in the folder.
+        Created if needed. The kit's own earlier export of the same ``name`` is replaced;
+        nothing else is touched except ``projector_config.pbtxt`` (see ``write_config``).
     name : str
         Letters, digits, ``_``, ``.``, ``-``.
+    config : bool
+        Also (re)write the config; ``False`` when several exports are written in a row.
 
     Returns
     -------
     dict
-        Paths of ``vectors``, ``metadata`` and ``config``.
+        Paths of ``vectors``, ``metadata`` and (with ``config``) ``config``: the stamped file
+        beside ``projector_config.pbtxt`` when that one is yours.
 
     Raises
     ------
+    InputError
+        Vectors that are not a non-empty 2-D table of finite numbers with at least 2 columns,
+        metadata of another length, or a bad name; nothing is written.
     KitError
-        Mismatched lengths, fewer than 2 dimensions, non-finite values, or a bad name.
+        If ``<name>_vectors.tsv`` or ``<name>_metadata.tsv`` exists and is not the kit's
+        unchanged own export; nothing is written.
     """
     if not _NAME.match(name):
-        raise KitError(f"Projector name {name!r}: use letters, digits, _, . or - only.")
-    vectors = np.asarray(vectors, dtype=float)
-    if vectors.ndim != 2 or vectors.shape[1] < 2:
-        raise KitError(f"vectors must be a 2-D array with at least 2 columns, not shape {vectors.shape}.")
-    if not np.isfinite(vectors).all():
-        raise KitError("vectors contain NaN or infinite values; the projector cannot show them.")
+        raise InputError(f"Projector name {name!r}: use letters, digits, _, . or - only.")
+    vectors = _checked_vectors(vectors)
     table = metadata.to_frame() if isinstance(metadata, pd.Series) else pd.DataFrame(metadata)
     if len(table) != len(vectors):
-        raise KitError(f"{len(vectors)} vectors but {len(table)} metadata rows: give one row per vector.")
-    out_dir = Path(out_dir)
-    paths = {"vectors": out_dir / f"{name}_vectors.tsv", "metadata": out_dir / f"{name}_metadata.tsv"}
-    atomic_write(paths["vectors"], lambda tmp: np.savetxt(tmp, vectors, delimiter="\t", fmt="%.6g"))
+        raise InputError(f"{len(vectors)} vectors but {len(table)} metadata rows: give one row per vector.")
+    paths = _tsv_paths(out_dir, name)
+    refuse_changed(paths.values(), REFUSAL_HINT)
     lines = [[escape(v) for v in row] for row in table.itertuples(index=False)]
     if table.shape[1] > 1:
         lines.insert(0, [escape(c) for c in table.columns])
-    text = "".join("\t".join(cells) + "\n" for cells in lines)
-    atomic_write(paths["metadata"], lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    paths["config"] = write_config(out_dir)
+    write_owned(paths["vectors"], lambda tmp: np.savetxt(tmp, vectors, delimiter="\t", fmt="%.6g"))
+    write_owned(paths["metadata"], "".join("\t".join(cells) + "\n" for cells in lines))
+    if config:
+        paths["config"] = write_config(out_dir)
     return paths
 
 
+def _tsv_paths(out_dir: str | Path, name: str) -> dict[str, Path]:
+    return {kind: Path(out_dir) / f"{name}_{kind}.tsv" for kind in ("vectors", "metadata")}
+
+
+def _checked_vectors(vectors) -> np.ndarray:
+    """``vectors`` as a float array of shape (n >= 1, d >= 2) of finite numbers.
+
+    Raises
+    ------
+    InputError
+        Ragged rows, values that are not numbers (strings too), a wrong shape, NaN or infinity.
+    """
+    try:
+        found = np.asarray(vectors)
+    except ValueError:  # numpy refuses rows of different lengths
+        raise InputError("vectors have rows of different lengths: give d numbers for every point.") from None
+    if found.dtype.kind not in NUMBER_KINDS:
+        what = "strings" if found.dtype.kind in "US" else f"values of type {found.dtype}"
+        raise InputError(f"vectors must hold numbers, not {what}: convert them with float() first.")
+    if found.ndim != 2 or found.shape[0] < 1 or found.shape[1] < 2:
+        raise InputError("vectors must be a 2-D array with at least 1 row and 2 columns, "
+                         f"not shape {found.shape}.")
+    if not np.isfinite(found).all():
+        raise InputError("vectors contain NaN or infinite values; the projector cannot show them.")
+    return found.astype(float)
+
+
 def write_config(out_dir: str | Path) -> Path:
-    """(Re)write ``projector_config.pbtxt`` listing every ``*_vectors.tsv`` in ``out_dir``."""
+    """(Re)write ``projector_config.pbtxt`` listing every ``*_vectors.tsv`` in ``out_dir``.
+
+    Returns
+    -------
+    Path
+        The config; or, when ``projector_config.pbtxt`` is yours (written or edited by hand),
+        the stamped file beside it that holds the kit's: yours is kept as it is.
+    """
     out_dir = Path(out_dir)
     blocks = []
     for vectors in sorted(out_dir.glob("*_vectors.tsv")):
@@ -104,9 +148,7 @@ def write_config(out_dir: str | Path) -> Path:
         if (out_dir / f"{name}_metadata.tsv").is_file():
             block += f'  metadata_path: "{name}_metadata.tsv"\n'
         blocks.append(block + "}\n")
-    path = out_dir / CONFIG
-    atomic_write(path, lambda tmp: tmp.write_text("".join(blocks), encoding="utf-8"))
-    return path
+    return write_owned(out_dir / CONFIG, "".join(blocks))
 
 
 def read_projector(out_dir: str | Path, name: str) -> tuple[np.ndarray, pd.DataFrame]:
@@ -137,6 +179,9 @@ def export_kit_embeddings(config, n_docs: int = 2000, n_words: int = 5000, out_d
     """
     out_dir = Path(out_dir) if out_dir is not None else settings.data_dir() / "projector"
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", config.name)
+    # refused before the model is trained and its vectors inferred, not after the first export
+    refuse_changed([*_tsv_paths(out_dir, f"{slug}_documents").values(),
+                    *_tsv_paths(out_dir, f"{slug}_words").values()], REFUSAL_HINT)
     reviews = data.load_movie_reviews()
     ours = embeddings.review_vectors(config, progress=progress)
     table, imdb = embeddings.imdb_vectors(config, progress)
@@ -152,7 +197,7 @@ def export_kit_embeddings(config, n_docs: int = 2000, n_words: int = 5000, out_d
         "first_words": [snippet(t, FIRST_WORDS) for t in [*reviews.text, *picked_texts]],
     })
     exported = {"documents": export_projector(np.vstack([ours, imdb[pick]]), documents, out_dir,
-                                              f"{slug}_documents")}
+                                              f"{slug}_documents", config=False)}
     model = embeddings.train(config, progress=progress)
     if model.dm or model.dbow_words:
         lexicon = data.load_opinion_lexicon()
@@ -162,5 +207,8 @@ def export_kit_embeddings(config, n_docs: int = 2000, n_words: int = 5000, out_d
             "lexicon": ["pos" if w in lexicon["pos"] else "neg" if w in lexicon["neg"] else "none"
                         for w in words]})
         exported["words"] = export_projector(model.wv[words], metadata, out_dir,
-                                             f"{slug}_words")
+                                             f"{slug}_words", config=False)
+    config_path = write_config(out_dir)
+    for paths in exported.values():
+        paths["config"] = config_path
     return exported

@@ -37,17 +37,66 @@ def test_annotation_sheet_round_trip(tmp_path):
     assert annotation.suggestion_agreement(sheet) == 0.5
 
 
-def test_annotated_sheet_is_never_overwritten(tmp_path):
-    path = annotation.write_annotation_sheet(_sheet(), tmp_path / "errors.csv")
-    annotation.write_annotation_sheet(_sheet(5), path)  # blank: replaced
-    assert len(pd.read_csv(path)) == 5
-    table = pd.read_csv(path, dtype=str, keep_default_na=False)
-    table.loc[4, "note"] = "my note"
+def _table(path):
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def _note_in_last_row(path):
+    table = _table(path)
+    table.loc[len(table) - 1, "note"] = "my note"
     table.to_csv(path, index=False)
+
+
+def _extra_column(path):
+    _table(path).assign(my_notes=["irony", "", ""]).to_csv(path, index=False)
+
+
+def _renamed_header(path):
+    _table(path).rename(columns={"category": "my category"}).assign(**{"my category": "sarcasm"}).to_csv(
+        path, index=False)
+
+
+def _suggested_category(path):
+    _table(path).assign(suggested_category=["sarcasm", "negation", "negation"]).to_csv(path, index=False)
+
+
+def _semicolons(path):  # a spreadsheet in a locale whose list separator is ";"
+    _table(path).to_csv(path, index=False, sep=";")
+
+
+def _byte_order_mark(path):  # Excel's "CSV UTF-8": the same text in another encoding
+    path.write_bytes(path.read_text(encoding="utf-8").encode("utf-8-sig"))
+
+
+def _crlf(path):
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+
+
+def test_the_kits_own_unchanged_sheet_is_replaced(tmp_path):
+    path = annotation.write_annotation_sheet(_sheet(), tmp_path / "errors.csv")
+    assert annotation.write_annotation_sheet(_sheet(5), path) == path
+    assert len(pd.read_csv(path)) == 5 and not annotation.has_annotations(path)
+
+
+@pytest.mark.parametrize("edit", [_note_in_last_row, _extra_column, _renamed_header, _suggested_category,
+                                  _semicolons, _byte_order_mark, _crlf])
+def test_a_changed_sheet_is_kept_and_the_new_one_goes_beside(tmp_path, edit):
+    path = annotation.write_annotation_sheet(_sheet(), tmp_path / "errors.csv")
+    edit(path)
     before = path.read_bytes()
-    with pytest.raises(KitError, match=r"already holds annotations in 1 row\(s\); nothing was written"):
-        annotation.write_annotation_sheet(_sheet(), path)
+    assert annotation.has_annotations(path)
+    written = annotation.write_annotation_sheet(_sheet(5), path)
+    assert written != path and written.parent == tmp_path and written.name.startswith("errors.")
     assert path.read_bytes() == before
+    assert len(annotation.read_annotations(written)) == 5
+    assert annotation.write_annotation_sheet(_sheet(5), path) == written  # no second copy
+
+
+def test_a_sheet_the_kit_did_not_write_is_kept(tmp_path):
+    path = tmp_path / "errors.csv"
+    _sheet().to_csv(path, index=False)  # byte for byte a blank sheet, but not written by the kit
+    written = annotation.write_annotation_sheet(_sheet(5), path)
+    assert written != path and len(pd.read_csv(path)) == 3
 
 
 @pytest.mark.parametrize("edit, message", [
@@ -69,8 +118,7 @@ def test_unreadable_or_missing_sheet(tmp_path):
     path.write_bytes("doc_id,note\ncv1,caf\u00e9\n".encode("latin-1"))
     with pytest.raises(KitError, match="not UTF-8"):
         annotation.read_annotations(path)
-    with pytest.raises(KitError, match="not UTF-8"):  # an unreadable sheet is not overwritten either
-        annotation.write_annotation_sheet(_sheet(), path)
+    assert annotation.write_annotation_sheet(_sheet(), path) != path  # nor is it overwritten
     blank = annotation.write_annotation_sheet(_sheet(), tmp_path / "blank.csv")
     with pytest.raises(KitError, match="No annotated categories"):
         annotation.suggestion_agreement(annotation.read_annotations(blank))
@@ -79,14 +127,27 @@ def test_unreadable_or_missing_sheet(tmp_path):
 def test_kit_annotate_writes_then_protects_the_sheet(corpora, tmp_path, capsys):
     path = tmp_path / "errors.csv"
     assert main(["annotate", "--system", "nb", "-n", "7", "--out", str(path)]) == 0
+    assert f"the 7 most confident errors of nb written to {path}\n" in capsys.readouterr().out
     sheet = annotation.read_annotations(path)
     assert len(sheet) == 7 and sheet.margin.is_monotonic_decreasing
     assert set(sheet.suggested_category) <= set(CATEGORIES)
-    sheet.loc[0, "category"] = "other"
-    sheet.drop(columns="annotated").to_csv(path, index=False)
-    assert main(["annotate", "--system", "nb", "--out", str(path)]) == 1
-    assert "nothing was written" in capsys.readouterr().err
     assert main(["annotate", "--system", "bert"]) == 1
+
+
+def test_kit_annotate_says_it_kept_a_changed_sheet(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(annotation, "annotation_sheet", lambda system, n: _sheet(n))
+    path = tmp_path / "errors.csv"
+    assert main(["annotate", "-n", "3", "--out", str(path)]) == 0
+    _semicolons(path)
+    before = path.read_bytes()
+    capsys.readouterr()
+    assert main(["annotate", "-n", "4", "--out", str(path)]) == 0
+    first, second = capsys.readouterr().out.splitlines()
+    written = next(p for p in tmp_path.glob("errors.*.csv"))
+    assert first == (f"{path} was changed since the kit wrote it (or the kit did not write it), so it is "
+                     f"kept as it is; the 4 most confident errors of svm-bow written to {written} instead")
+    assert second.startswith("Fill in category")
+    assert path.read_bytes() == before and len(pd.read_csv(written)) == 4
 
 
 def test_annotation_sheet_lists_the_top_errors(corpora):

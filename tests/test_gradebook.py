@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import copy
 import json
-import re
-from datetime import datetime
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from helpers.course import gradebook, owned
+from helpers import owned
+from helpers.course import gradebook
 from helpers.course.gradebook import GRADES_COLUMNS
 from helpers.errors import KitError
 
@@ -222,64 +221,6 @@ def test_flagged_lists_only_rows_with_flags(tmp_path):
 
 
 # --------------------------------------------------------------------------- files the kit owns
-
-
-STAMPED = r"grades\.\d{8}-\d{6}(-\d+)?\.csv"
-
-
-def test_write_owned_writes_a_new_file_and_remembers_it(tmp_path):
-    path = tmp_path / "out" / "grades.csv"
-    assert owned.write_owned(path, "a,b\n") == path
-    assert path.read_text() == "a,b\n"
-    ledger = json.loads((path.parent / owned.LEDGER).read_text())
-    assert list(ledger) == ["grades.csv"]
-    assert not owned.changed_since_written(path)
-    assert not owned.changed_since_written(tmp_path / "out" / "other.csv")
-
-
-def test_write_owned_replaces_its_own_unchanged_file(tmp_path):
-    path = tmp_path / "grades.csv"
-    owned.write_owned(path, "first\n")
-    assert owned.write_owned(path, "second\n") == path
-    assert path.read_text() == "second\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == [owned.LEDGER, "grades.csv"]
-
-
-def test_write_owned_keeps_an_edited_file_and_writes_beside_it(tmp_path):
-    path = tmp_path / "grades.csv"
-    owned.write_owned(path, "first\n")
-    path.write_text("first, edited by hand\n")
-    assert owned.changed_since_written(path)
-    beside = owned.write_owned(path, "second\n")
-    assert re.fullmatch(STAMPED, beside.name) and beside.parent == tmp_path
-    assert path.read_text() == "first, edited by hand\n"
-    assert beside.read_text() == "second\n"
-    # the same text again adds no copy; a new text adds one, never over the earlier copy
-    assert owned.write_owned(path, "second\n") == beside
-    third = owned.write_owned(path, "third\n")
-    assert third not in (path, beside) and re.fullmatch(STAMPED, third.name)
-    assert (beside.read_text(), third.read_text()) == ("second\n", "third\n")
-    assert path.read_text() == "first, edited by hand\n"
-
-
-def test_write_owned_keeps_a_file_it_did_not_write(tmp_path):
-    path = tmp_path / "grades.csv"
-    path.write_text("the instructor's own\n")
-    assert owned.changed_since_written(path)
-    beside = owned.write_owned(path, "the kit's\n")
-    assert beside != path and re.fullmatch(STAMPED, beside.name)
-    assert path.read_text() == "the instructor's own\n"
-    assert beside.read_text() == "the kit's\n"
-
-
-def test_stamped_path_never_names_an_existing_file(tmp_path):
-    when = datetime(2026, 11, 23, 14, 50, 0)
-    path = tmp_path / "grades.csv"
-    first = owned.stamped_path(path, when)
-    assert first.name == "grades.20261123-145000.csv"
-    first.write_text("taken")
-    second = owned.stamped_path(path, when)
-    assert second.name == "grades.20261123-145000-2.csv"
 
 
 def test_hand_edited_grades_survive_a_regrade(tmp_path):

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from helpers import embeddings, projector
+from helpers import embeddings, owned, projector
 from helpers.cli import main
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 
 NASTY = ["tab\there", "new\nline", "cr\rreturn", "back\\slash", "literal \\t stays", "ünïcødé ★",
          'quote "x"', ""]
@@ -52,14 +55,77 @@ def test_config_lists_every_export(tmp_path):
 
 @pytest.mark.parametrize("vectors, metadata, name, message", [
     (np.eye(3), ["a", "b"], "x", "3 vectors but 2 metadata rows"),
-    (np.ones((3, 1)), ["a", "b", "c"], "x", "at least 2 columns"),
+    (np.eye(2), ["a", "b", "c"], "x", "2 vectors but 3 metadata rows"),
+    (np.ones((3, 1)), ["a", "b", "c"], "x", "at least 1 row and 2 columns"),
+    (np.ones(3), ["a", "b", "c"], "x", "2-D array"),
+    (np.empty((0, 2)), [], "x", r"not shape \(0, 2\)"),
+    ([], [], "x", r"not shape \(0,\)"),
+    ([["1.5", "2"], ["3", "4"]], ["a", "b"], "x", "must hold numbers, not strings"),
+    ([[1.0, "2"], [3.0, 4.0]], ["a", "b"], "x", "must hold numbers, not strings"),
+    ([[1.0, None], [3.0, 4.0]], ["a", "b"], "x", "must hold numbers, not values of type object"),
+    ([[1.0, 2.0], [3.0]], ["a", "b"], "x", "rows of different lengths"),
     (np.array([[1.0, np.nan]]), ["a"], "x", "NaN or infinite"),
+    (np.array([[1.0, np.inf]]), ["a"], "x", "NaN or infinite"),
     (np.eye(2), ["a", "b"], "bad name", "use letters"),
 ])
 def test_bad_exports_are_refused_and_write_nothing(tmp_path, vectors, metadata, name, message):
-    with pytest.raises(KitError, match=message):
+    with pytest.raises(InputError, match=message):
         projector.export_projector(vectors, metadata, tmp_path / "out", name)
     assert not (tmp_path / "out").exists()
+
+
+def test_the_kits_own_export_is_replaced(tmp_path):
+    first = projector.export_projector(np.eye(2), ["a", "b"], tmp_path, "docs")
+    again = projector.export_projector(2 * np.eye(3), ["a", "b", "c"], tmp_path, "docs")
+    assert again == first and len(projector.read_projector(tmp_path, "docs")[0]) == 3
+
+
+@pytest.mark.parametrize("kind", ["vectors", "metadata"])
+def test_tsv_files_that_are_not_the_kits_own_are_refused_before_writing(tmp_path, kind):
+    paths = projector.export_projector(np.eye(2), ["a", "b"], tmp_path, "docs")
+    paths[kind].write_text(paths[kind].read_text() + "my own line\n")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    message = (rf"^{re.escape(str(paths[kind]))} was changed since the kit wrote it .*; nothing was "
+               r"written\. Export under another name or into another folder, or move it away\.$")
+    with pytest.raises(KitError, match=message):
+        projector.export_projector(np.eye(3), ["a", "b", "c"], tmp_path, "docs")
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    (tmp_path / "mine_vectors.tsv").write_text("1\t2\n")  # exported by hand, never by the kit
+    with pytest.raises(KitError, match="mine_vectors.tsv was changed"):
+        projector.export_projector(np.eye(2), ["a", "b"], tmp_path, "mine")
+    assert not (tmp_path / "mine_metadata.tsv").exists()
+
+
+def test_kit_embeddings_are_refused_before_any_model_work(tmp_path):
+    (tmp_path / "my_model_words_metadata.tsv").write_text("mine\n")
+    with pytest.raises(KitError, match="my_model_words_metadata.tsv was changed"):
+        projector.export_kit_embeddings(SimpleNamespace(name="my model"), out_dir=tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["my_model_words_metadata.tsv"]
+
+
+def test_a_hand_written_config_is_kept_and_the_kits_goes_beside(tmp_path):
+    (tmp_path / projector.CONFIG).write_text('embeddings {\n  tensor_path: "mine.tsv"\n  sprite {}\n}\n')
+    before = (tmp_path / projector.CONFIG).read_bytes()
+    paths = projector.export_projector(np.eye(2), ["a", "b"], tmp_path, "docs")
+    assert re.fullmatch(r"projector_config\.\d{8}-\d{6}(-\d+)?\.pbtxt", paths["config"].name)
+    assert 'tensor_path: "docs_vectors.tsv"' in paths["config"].read_text()
+    assert (tmp_path / projector.CONFIG).read_bytes() == before
+    (tmp_path / projector.CONFIG).unlink()
+    assert projector.write_config(tmp_path) == tmp_path / projector.CONFIG  # free again: written
+
+
+def test_kit_export_projector_says_where_the_config_went(monkeypatch, tmp_path, capsys):
+    def export(config, n_docs, n_words, out_dir):
+        return {"documents": projector.export_projector(np.eye(2), ["a", "b"], out_dir, "docs")}
+
+    monkeypatch.setattr(projector, "export_kit_embeddings", export)
+    (tmp_path / projector.CONFIG).write_text("# mine\n")
+    assert main(["export-projector", "--out", str(tmp_path)]) == 0
+    written = next(tmp_path.glob("projector_config.*.pbtxt"))
+    assert (f"{tmp_path / projector.CONFIG} was changed since the kit wrote it (or the kit did not write "
+            f"it), so it is kept as it is; the TensorBoard config written to {written} instead\n"
+            ) in capsys.readouterr().out
+    assert owned.changed_since_written(tmp_path / projector.CONFIG)
 
 
 def test_kit_export_projector(corpora, tmp_path, capsys):

@@ -121,6 +121,40 @@ def test_release_never_overwrites_a_hand_edited_notebook_without_force(tmp_path)
     assert release.release(FIXTURES, out, check=True) == []
 
 
+def test_release_refuses_a_notebook_it_did_not_write_or_saved_in_another_encoding(tmp_path):
+    out = tmp_path / "notebooks"
+    out.mkdir()
+    mine = out / "00_fixture.ipynb"
+    mine.write_text("{} a notebook of my own\n")  # no manifest: the release never wrote it
+    with pytest.raises(KitError, match=r"^00_fixture.ipynb in .* changed since `kit release` wrote them "
+                       r"\(or it did not write them\); nothing was written\. .*--force"):
+        release.release(FIXTURES, out, backups_dir=tmp_path / "backups")
+    assert mine.read_text() == "{} a notebook of my own\n"
+    mine.unlink()
+    release.release(FIXTURES, out, backups_dir=tmp_path / "backups")
+    latin = mine.read_text(encoding="utf-8").replace('"nbformat"', '"nbformat", "note": "café"')
+    mine.write_bytes(latin.encode("latin-1"))  # an editor that saved it in another encoding
+    assert release.release(FIXTURES, out, check=True) == [mine]
+    with pytest.raises(KitError, match="00_fixture.ipynb in .* changed since"):
+        release.release(FIXTURES, out, backups_dir=tmp_path / "backups")
+    assert mine.read_bytes() == latin.encode("latin-1")
+
+
+def test_release_replaces_its_own_notebook_checked_out_with_crlf(tmp_path):
+    solutions, out = tmp_path / "solutions", tmp_path / "notebooks"
+    solutions.mkdir()
+    shutil.copy(FIXTURES / "00_fixture.ipynb", solutions)
+    release.release(solutions, out)
+    notebook = out / "00_fixture.ipynb"
+    notebook.write_bytes(notebook.read_bytes().replace(b"\n", b"\r\n"))  # git on Windows
+    assert release.release(solutions, out) == []
+    solution = nbformat.read(solutions / "00_fixture.ipynb", as_version=4)
+    solution.cells[0].source += "\n\nA new sentence."
+    nbformat.write(solution, solutions / "00_fixture.ipynb")
+    assert release.release(solutions, out) == [notebook]
+    assert "A new sentence." in notebook.read_text()
+
+
 def test_release_check_wants_the_manifest(tmp_path):
     out = tmp_path / "notebooks"
     release.release(FIXTURES, out)

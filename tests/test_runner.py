@@ -29,3 +29,19 @@ def test_run_notebook_reports_the_failing_cell(tmp_path):
     nbformat.write(release_notebook(nbformat.read(FIXTURE, as_version=4)), stub)
     row = runner.run_notebook(stub, tmp_path / "out")
     assert row["status"].startswith("error") and "exercise 0.1" in row["status"]
+
+
+def test_run_notebook_never_overwrites_a_file_in_the_out_folder(tmp_path, capsys):
+    out = tmp_path / "out"
+    first = runner.run_notebook(FIXTURE, out)["output"]
+    assert runner.run_notebook(FIXTURE, out)["output"] == first  # the kit's own copy: replaced
+    mine = Path(first)
+    mine.write_text('{"my": "notebook"}\n')
+    capsys.readouterr()
+    row = runner.run_notebook(FIXTURE, out)
+    written = Path(row["output"])
+    assert written != mine and written.parent == out and written.name.startswith("00_fixture.")
+    assert mine.read_text() == '{"my": "notebook"}\n'
+    assert nbformat.read(written, as_version=4).cells[2].outputs[0].text == "5\n"
+    assert (f"{mine} was changed since the kit wrote it (or the kit did not write it), so it is kept "
+            f"as it is; the executed copy written to {written} instead\n") in capsys.readouterr().out

@@ -34,8 +34,8 @@ import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
-from helpers import settings, storage
-from helpers.course import cluster, config, feedback, gradebook, grading, owned, sandbox
+from helpers import owned, settings, storage
+from helpers.course import cluster, config, feedback, gradebook, grading, sandbox
 from helpers.course.release import exercise_id, exercises, release_notebook
 from helpers.errors import KitError
 

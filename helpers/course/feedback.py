@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers.course import gradebook
-from helpers.course.owned import write_owned
+from helpers.owned import write_owned
 
 EXPECTED_LABEL = "expected (reference)"
 GOT_LABEL = "got (your output)"

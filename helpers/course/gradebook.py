@@ -26,8 +26,8 @@ from typing import Any
 
 import pandas as pd
 
-from helpers.course.owned import write_owned
 from helpers.errors import KitError
+from helpers.owned import write_owned
 from helpers.storage import atomic_write
 
 RECORDS_DIR = ".kit-grading"

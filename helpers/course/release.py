@@ -41,6 +41,7 @@ from nbformat import NotebookNode
 from helpers.course.compare import check_tolerance
 from helpers.course.config import BACKUPS_DIR, NOTEBOOKS_DIR, SOLUTIONS_DIR, backup_path, notebooks_in
 from helpers.errors import KitError
+from helpers.storage import atomic_write
 
 CHECK_MARKER = "# NBVAL_CHECK_OUTPUT"
 CHECK_TAG = "nbval-check-output"
@@ -295,27 +296,38 @@ def release(solutions_dir: Path = SOLUTIONS_DIR, notebooks_dir: Path = NOTEBOOKS
     written = read_manifest(notebooks_dir)
     texts = {notebooks_dir / source.name: render(release_notebook(nbformat.read(source, as_version=4),
                                                                   source.name)) for source in sources}
-    changed = [target for target, text in texts.items()
-               if not (target.is_file() and target.read_text(encoding="utf-8") == text)]
+    changed = [target for target, text in texts.items() if not _holds(target, text)]
     manifest = "".join(f"{_sha256(text.encode())}  {target.name}\n" for target, text in texts.items())
     manifest_path = notebooks_dir / MANIFEST
     if check:
         stale = not manifest_path.is_file() or manifest_path.read_text(encoding="utf-8") != manifest
         return changed + ([manifest_path] if stale else [])
     edited = [target for target in changed
-              if target.is_file() and written.get(target.name) != _sha256(target.read_bytes())]
+              if target.is_file() and written.get(target.name) != _sha256(_content(target))]
     if edited and not force:
         raise KitError(f"{', '.join(t.name for t in edited)} in {notebooks_dir} changed since `kit release` "
-                       "wrote them (edit solutions/, not notebooks/; students work in work/). "
-                       f"`kit release --force` overwrites them and keeps a copy in {backups_dir}.")
+                       "wrote them (or it did not write them); nothing was written. Edit solutions/, not "
+                       "notebooks/ (students work in work/); `kit release --force` overwrites them and "
+                       f"keeps a copy of each in {backups_dir}.")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for target in edited:
         shutil.copyfile(target, backup_path(backups_dir, target, stamp))
     notebooks_dir.mkdir(parents=True, exist_ok=True)
     for target in changed:
-        target.write_text(texts[target], encoding="utf-8")
-    manifest_path.write_text(manifest, encoding="utf-8")
+        atomic_write(target, lambda tmp, text=texts[target]: tmp.write_text(text, encoding="utf-8"))
+    atomic_write(manifest_path, lambda tmp: tmp.write_text(manifest, encoding="utf-8"))
     return changed
+
+
+def _content(target: Path) -> bytes:
+    """A notebook's bytes, line endings aside: git on Windows may check them out as CRLF."""
+    return target.read_bytes().replace(b"\r\n", b"\n")
+
+
+def _holds(target: Path, text: str) -> bool:
+    """Whether ``target`` holds ``text``; any difference but line endings (another encoding
+    too) counts."""
+    return target.is_file() and _content(target) == text.encode("utf-8")
 
 
 def read_manifest(notebooks_dir: Path) -> dict[str, str]:

@@ -3,7 +3,9 @@
 ``kit run`` is the main job for a headless run: it executes notebooks in order, writes the
 executed copies to a separate folder (the user's notebooks are never overwritten) and
 reports wall time and peak memory (resident set size of the kernel and its children,
-sampled every 0.2 s) per notebook.
+sampled every 0.2 s) per notebook. In a folder given with ``--out``, a file of the same name
+that the kit did not write (or that changed since) is kept, and the executed copy goes beside
+it under a stamped name (``helpers.owned``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from tqdm import tqdm
 
 from helpers.course.config import NOTEBOOKS_DIR, RUNS_DIR, SOLUTIONS_DIR, apply_reference_env, notebooks_in
 from helpers.errors import KitError
+from helpers.owned import where_written, write_owned
 
 
 class PeakMemory:
@@ -66,14 +69,16 @@ def select(which: str = "notebooks", numbers: list[str] | None = None) -> list[P
 def run_notebook(path: Path, out_dir: Path, timeout: float | None = None) -> dict:
     """Execute one notebook in a fresh kernel; save the executed copy to ``out_dir``.
 
-    The kernel runs in the notebook's own folder with ``PYTHONHASHSEED=0``.
+    The kernel runs in the notebook's own folder with ``PYTHONHASHSEED=0``. A file of the
+    same name in ``out_dir`` that is not the kit's unchanged own is kept: the copy goes beside
+    it, under a stamped name, and one line says so.
 
     Returns
     -------
     dict
         ``notebook``, ``status`` (``ok``; the error that stopped it; or, when it ran to the end
         past cells that raised, how many did and the first error), ``seconds``, ``peak_mb``,
-        ``output``.
+        ``output`` (where the executed copy went).
     """
     nb = nbformat.read(path, as_version=4)
     n_code = sum(c.cell_type == "code" for c in nb.cells)
@@ -94,9 +99,10 @@ def run_notebook(path: Path, out_dir: Path, timeout: float | None = None) -> dic
             status = f"stopped: {type(err).__name__}"
     seconds = time.perf_counter() - start
     bar.close()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    output = out_dir / path.name
-    nbformat.write(nb, output)
+    intended = out_dir / path.name
+    output = write_owned(intended, lambda tmp: nbformat.write(nb, tmp))
+    if output != intended:
+        tqdm.write(where_written("the executed copy", intended, output))
     return {"notebook": path.name, "status": status, "seconds": round(seconds, 1),
             "peak_mb": round(memory.peak_bytes / 2**20), "output": str(output)}
 
