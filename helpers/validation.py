@@ -169,9 +169,9 @@ def check_texts(texts, name: str) -> list[str]:
         raise InputError(f"{name} must be a list of texts, not {type(texts).__name__}.")
     texts = list(texts)
     if not texts:
-        raise InputError(f"{name} is empty: give at least one text.")
+        raise InputError(f"{name} is empty: give a non-empty list of texts.")
     for i, text in enumerate(texts):
         if not isinstance(text, str):
-            raise InputError(f"{name}[{i}] is {text!r}, not a string: every text must be a str "
+            raise InputError(f"{name}[{i}] is {text!r}: every text must be a string "
                              "(drop or fill missing texts first).")
     return texts
