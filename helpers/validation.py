@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 
 import numpy as np
 
@@ -154,6 +154,18 @@ def check_choice(value, name: str, choices: Iterable) -> object:
     if isinstance(value, (list, dict, set, np.ndarray)) or value not in choices:
         raise InputError(f"{name} must be one of {', '.join(map(repr, choices))}, not {value!r}.")
     return value
+
+
+def check_labels(values, name: str) -> np.ndarray:
+    """A 1-D object array of labels (str, numbers, None; anything hashable), one per item."""
+    if isinstance(values, (str, bytes)) or values is None or not isinstance(values, Iterable):
+        raise InputError(f"{name} must be a 1-D sequence of labels, one per item, not {values!r}.")
+    values = list(values)
+    array = np.empty(len(values), dtype=object)
+    array[:] = values  # element by element: labels that are strings or tuples stay whole
+    if not all(isinstance(value, Hashable) for value in values):
+        raise InputError(f"{name} must hold one label (a str or number) per item, not lists or arrays.")
+    return array
 
 
 def check_texts(texts, name: str) -> list[str]:
