@@ -168,22 +168,23 @@ def check_labels(values, name: str) -> np.ndarray:
     return array
 
 
-def check_texts(texts, name: str) -> list[str]:
-    """A non-empty list of str from a sequence of texts (a list, a pandas column, …).
+def check_texts(texts, name: str, allow_empty: bool = False) -> list[str]:
+    """A list of str from a sequence of texts (a list, a pandas column, …).
 
     Raises
     ------
     InputError
-        A single string (a sequence of characters, surely a mistake), not a sequence, empty,
-        or an item that is not a string (None, NaN, a number): its position is named.
+        A single string (a sequence of characters, surely a mistake), not a sequence, empty
+        (unless ``allow_empty``), or an item that is not a string (None, NaN, a number): its
+        position is named.
     """
     if isinstance(texts, (str, bytes)) or texts is None or not isinstance(texts, Iterable):
         raise InputError(f"{name} must be a list of texts, not {type(texts).__name__}.")
     texts = list(texts)
-    if not texts:
+    if not texts and not allow_empty:
         raise InputError(f"{name} is empty: give a non-empty list of texts.")
     for i, text in enumerate(texts):
         if not isinstance(text, str):
-            raise InputError(f"{name}[{i}] is {text!r}: every text must be a string "
+            raise InputError(f"{name}[{i}] is {text!r:.40}: every text must be a string "
                              "(drop or fill missing texts first).")
     return texts
