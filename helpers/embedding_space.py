@@ -24,7 +24,14 @@ from sklearn.preprocessing import StandardScaler
 
 from helpers.errors import InputError, KitError
 from helpers.text import tokenize
-from helpers.validation import check_array, check_int, check_labels, check_same_length, check_texts
+from helpers.validation import (
+    check_array,
+    check_int,
+    check_labels,
+    check_lexicon,
+    check_same_length,
+    check_texts,
+)
 
 if TYPE_CHECKING:  # for annotations only: the probes take a trained model, they never import gensim
     from gensim.models import Doc2Vec
@@ -184,7 +191,7 @@ def word_polarity_probe(model: Doc2Vec, lexicon: dict[str, frozenset[str]], seed
     KitError
         The model has no word vectors, or fewer than 5 lexicon words of a polarity.
     """
-    _check_lexicon(lexicon)
+    check_lexicon(lexicon)
     _seed(seed)
     if len(model.wv) == 0 or not (model.dm or model.dbow_words):
         raise KitError("This model has no trained word vectors: use dm=1, or dbow_words=1.")
@@ -197,12 +204,6 @@ def word_polarity_probe(model: Doc2Vec, lexicon: dict[str, frozenset[str]], seed
     return {"accuracy": _probe_accuracy(X, y, seed),
             "majority": float(counts.max() / counts.sum()),
             "n_pos": int(counts.get("pos", 0)), "n_neg": int(counts.get("neg", 0))}
-
-
-def _check_lexicon(lexicon) -> None:
-    if not isinstance(lexicon, Mapping) or not {"pos", "neg"} <= set(lexicon):
-        raise InputError("lexicon must be a dict with 'pos' and 'neg' word sets "
-                         "(helpers.data.load_opinion_lexicon()).")
 
 
 def document_word_similarity(doc_vectors: np.ndarray, texts, model: Doc2Vec, word_weights: dict[str, float],

@@ -37,6 +37,7 @@ from helpers.validation import (
     check_int,
     check_same_length,
     check_similarities,
+    check_table,
     check_texts,
 )
 
@@ -173,10 +174,7 @@ def fold_overlap(reviews: pd.DataFrame, ngram: int = 1, **kwargs) -> pd.DataFram
         ``reviews`` is not a table with doc_id, fold and text columns, or has fewer than two
         folds (a fold's training reviews are the other folds); see ``train_test_overlap``.
     """
-    missing = {"doc_id", "fold", "text"} - set(getattr(reviews, "columns", ()))
-    if not isinstance(reviews, pd.DataFrame) or missing:
-        raise InputError("reviews must be a DataFrame with doc_id, fold and text columns "
-                         f"(missing: {', '.join(sorted(missing)) or 'not a DataFrame'}).")
+    check_table(reviews, "reviews", ("doc_id", "fold", "text"))
     if reviews.fold.nunique() < 2:
         raise InputError("reviews must span at least two folds: each fold is compared with the others.")
     folds = reviews.fold.to_numpy()

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping
 
 import numpy as np
+import pandas as pd
 
 from helpers.errors import InputError
 
@@ -166,6 +167,29 @@ def check_labels(values, name: str) -> np.ndarray:
     if not all(isinstance(value, Hashable) for value in values):
         raise InputError(f"{name} must hold one label (a str or number) per item, not lists or arrays.")
     return array
+
+
+def check_table(table, name: str, columns: Iterable[str], min_rows: int = 1) -> pd.DataFrame:
+    """``table`` if it is a DataFrame with ``columns`` and at least ``min_rows`` rows."""
+    if not isinstance(table, pd.DataFrame):
+        raise InputError(f"{name} must be a DataFrame with columns {', '.join(columns)}, "
+                         f"not {type(table).__name__}.")
+    missing = [column for column in columns if column not in table.columns]
+    if missing:
+        raise InputError(f"{name} lacks the column(s) {', '.join(missing)} "
+                         f"(it has {', '.join(map(str, table.columns)) or 'none'}).")
+    if len(table) < min_rows:
+        raise InputError(f"{name} needs at least {min_rows} row(s), got {len(table)}.")
+    return table
+
+
+def check_lexicon(lexicon) -> dict:
+    """``lexicon`` if it is a dict with ``pos`` and ``neg`` collections of words."""
+    words = [lexicon.get(key) for key in ("pos", "neg")] if isinstance(lexicon, Mapping) else []
+    if len(words) != 2 or any(isinstance(w, str) or not isinstance(w, Iterable) for w in words):
+        raise InputError("lexicon must be a dict with 'pos' and 'neg' sets of words "
+                         "(helpers.data.load_opinion_lexicon()).")
+    return lexicon
 
 
 def check_texts(texts, name: str, allow_empty: bool = False) -> list[str]:
