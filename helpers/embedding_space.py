@@ -25,6 +25,7 @@ from sklearn.preprocessing import StandardScaler
 from helpers.errors import InputError, KitError
 from helpers.text import tokenize
 from helpers.validation import (
+    MAX_DRAWS,
     check_array,
     check_int,
     check_labels,
@@ -164,7 +165,7 @@ def random_pair_similarity(vectors: np.ndarray, n_pairs: int = 5000, center: boo
         not a whole number >= 1; ``seed`` < 0.
     """
     vectors = _vectors(vectors, min_rows=2)
-    check_int(n_pairs, "n_pairs")
+    check_int(n_pairs, "n_pairs", maximum=MAX_DRAWS)
     rng = np.random.default_rng(_seed(seed))
     first = rng.integers(len(vectors), size=n_pairs)
     second = (first + rng.integers(1, len(vectors), size=n_pairs)) % len(vectors)

@@ -13,6 +13,7 @@ of test rows at a time, keeping only each row's running maximum, so memory stays
 from __future__ import annotations
 
 import hashlib
+import numbers
 import sys
 import warnings
 from collections.abc import Iterable
@@ -105,7 +106,7 @@ def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str 
         ``n_jobs`` not a whole number other than 0.
     """
     train_texts, test_texts = check_texts(train_texts, "train_texts"), check_texts(test_texts, "test_texts")
-    if isinstance(ngram, bool) or ngram not in NGRAMS:
+    if isinstance(ngram, bool) or not isinstance(ngram, numbers.Integral) or ngram not in NGRAMS:
         raise InputError(f"ngram must be 1 (unigrams), 2 (bigrams only) or 3 (trigrams only), not {ngram!r}.")
     _check_stop_words(stop_words)
     check_int(chunk_size, "chunk_size")

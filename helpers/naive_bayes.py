@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.preprocessing import LabelBinarizer
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from helpers.errors import InputError, KitError
@@ -68,13 +69,15 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
             NaN, infinite or negative; ``y`` not one label per row, or a single class.
         """
         check_number(self.alpha, "alpha", low=0)
+        if y is None:
+            raise InputError("fit needs the labels y, one per row of X.")
         X, y = self._validated(X, y)
         try:
-            classes = np.unique(y)
-        except TypeError:
-            raise InputError("y must hold labels of one type (all str or all numbers), with none "
-                             "missing.") from None
-        if len(classes) < 2:
+            check_classification_targets(y)
+        except (TypeError, ValueError):
+            raise InputError("y must hold class labels of one type (all str or all whole numbers), "
+                             "none missing.") from None
+        if len(np.unique(y)) < 2:
             raise InputError(f"y has a single class ({y[0]!r}): Naive Bayes needs documents of at "
                              "least two classes.")
         binarizer = LabelBinarizer()

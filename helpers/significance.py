@@ -25,6 +25,7 @@ from tqdm import tqdm
 from helpers.errors import InputError
 from helpers.leakage import bin_codes
 from helpers.validation import (
+    MAX_DRAWS,
     check_array,
     check_binary,
     check_choice,
@@ -235,7 +236,7 @@ def permutation_test(a, b, n_resamples: int = 5000,
         number >= 0; ``exact`` not "auto", True or False; ``statistic`` not callable or
         giving a value that is not a finite number; exact with n > 24.
     """
-    check_int(n_resamples, "n_resamples")
+    check_int(n_resamples, "n_resamples", maximum=MAX_DRAWS)
     if seed is not None:
         check_int(seed, "seed", minimum=0)
     check_choice(exact, "exact", ("auto", True, False))
@@ -330,7 +331,7 @@ def compare(correct: dict[str, np.ndarray], pairs: list[tuple[str, str]],
         0/1, empty, or of different lengths; ``n_resamples`` < 1; ``seed`` < 0.
     """
     checked = _check_pairs(correct, pairs)
-    check_int(n_resamples, "n_resamples")
+    check_int(n_resamples, "n_resamples", maximum=MAX_DRAWS)
     check_int(seed, "seed", minimum=0)
     rows = []
     for name_a, name_b in tqdm(pairs, desc="pairs", disable=not progress, leave=False):
@@ -368,7 +369,7 @@ def simulate_power(n: int = 2000, accuracy: float = 0.8, difference: float = 0.0
         probability for one of the four outcomes).
     """
     for value, name in ((n, "n"), (trials, "trials"), (n_resamples, "n_resamples")):
-        check_int(value, name)
+        check_int(value, name, maximum=MAX_DRAWS)
     check_int(seed, "seed", minimum=0)
     accuracy = check_number(accuracy, "accuracy", 0, 1)
     discordance = check_number(discordance, "discordance", 0, 1)

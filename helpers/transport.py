@@ -62,7 +62,11 @@ def tau_p(source_score: float, target_score) -> float | np.ndarray:
     values = check_array([target_score] if single else target_score, "target_score", min_rows=0)
     if (values < 0).any():
         raise InputError(f"Target scores must be >= 0 (scores such as accuracy), got {values.min()}.")
-    ratios = values / source_score
+    with np.errstate(over="ignore"):
+        ratios = values / source_score
+    if not np.isfinite(ratios).all():
+        raise InputError(f"target_score / source_score overflows for source score {source_score}: "
+                         "give scores such as accuracies.")
     return float(ratios[0]) if single else ratios
 
 
@@ -103,6 +107,7 @@ def tau_var(tau_values, bias_correction: bool = True) -> float:
     if (values < 0).any() or values.mean() == 0:
         raise InputError("tau_values must be >= 0 and not all 0 (ratios of scores, as from tau_p): "
                          "their coefficient of variation divides by their mean.")
+    values = values / values.max()  # the coefficient does not change with scale; huge values stay finite
     cv = values.std(ddof=1) / values.mean()
     return float(cv * (1 + 1 / (4 * values.size)) if bias_correction else cv)
 
@@ -263,7 +268,12 @@ def loo_mae(x, y) -> float:
         leaves one out).
     """
     x, y = _decay_points(x, y, MIN_DECAY_POINTS + 1, DECAY_PARAMETERS + 1)
-    errors = [abs(decay(x[i], *fit_decay(np.delete(x, i), np.delete(y, i))) - y[i]) for i in range(len(x))]
+    with np.errstate(over="ignore", invalid="ignore"):
+        errors = [abs(decay(x[i], *fit_decay(np.delete(x, i), np.delete(y, i))) - y[i])
+                  for i in range(len(x))]
+    if not np.isfinite(errors).all():
+        raise InputError("A left-out point's prediction overflows: its similarity lies far outside the "
+                         "others' range, where the fitted curve has no finite value.")
     return float(np.mean(errors))
 
 

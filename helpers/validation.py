@@ -19,6 +19,7 @@ from helpers.errors import InputError
 
 NUMERIC_KINDS = "biuf"  # numpy dtype kinds of bool, signed, unsigned and float numbers
 SIMILARITY_ROUNDING = 1e-6  # float32 sums can put a cosine of 1 slightly above it
+MAX_DRAWS = 10_000_000  # resamples, pairs or simulated items: 80 MB of float64 per array
 
 
 def _numeric_array(values, name: str) -> np.ndarray:
@@ -117,12 +118,15 @@ def check_same_length(**arrays) -> int:
     return next(iter(lengths.values()))
 
 
-def check_int(value, name: str, minimum: int = 1) -> int:
-    """A whole number (Python or numpy, not bool) of at least ``minimum``."""
+def check_int(value, name: str, minimum: int = 1, maximum: int | None = None) -> int:
+    """A whole number (Python or numpy, not bool) of at least ``minimum`` (and at most
+    ``maximum``: sizes beyond it would exhaust memory rather than answer)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise InputError(f"{name} must be a whole number, not {value!r}.")
     if value < minimum:
         raise InputError(f"{name} must be at least {minimum}, not {value}.")
+    if maximum is not None and value > maximum:
+        raise InputError(f"{name} must be at most {maximum:,}, not {value:,}.")
     return int(value)
 
 
@@ -149,19 +153,40 @@ def check_number(value, name: str, low: float | None = None, high: float | None 
     return value
 
 
+def _hashable(value) -> bool:
+    """Whether ``value`` can be a choice: lists, arrays and columns cannot (and compare
+    element-wise, which has no single truth value)."""
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
 def check_choice(value, name: str, choices: Iterable) -> object:
     """``value`` if it is one of ``choices``, else an InputError listing them."""
     choices = tuple(choices)
-    if isinstance(value, (list, dict, set, np.ndarray)) or value not in choices:
+    if not _hashable(value) or value not in choices:
         raise InputError(f"{name} must be one of {', '.join(map(repr, choices))}, not {value!r}.")
     return value
 
 
+def _ordered(values, name: str, what: str) -> list:
+    """``values`` as a list, if they are an ordered sequence (a list, an array, a column).
+
+    A string is a sequence of characters, and a dict or set has keys or no order, so each
+    is surely a mistake for one value per item.
+    """
+    unordered = isinstance(values, (str, bytes, Mapping, set, frozenset)) or values is None
+    scalar = isinstance(values, np.ndarray) and values.ndim == 0
+    if unordered or scalar or not isinstance(values, Iterable):
+        raise InputError(f"{name} must be a list of {what}, not {type(values).__name__}.")
+    return list(values)
+
+
 def check_labels(values, name: str) -> np.ndarray:
     """A 1-D object array of labels (str, numbers, None; anything hashable), one per item."""
-    if isinstance(values, (str, bytes)) or values is None or not isinstance(values, Iterable):
-        raise InputError(f"{name} must be a 1-D sequence of labels, one per item, not {values!r}.")
-    values = list(values)
+    values = _ordered(values, name, "labels, one per item")
     array = np.empty(len(values), dtype=object)
     array[:] = values  # element by element: labels that are strings or tuples stay whole
     if not all(isinstance(value, Hashable) for value in values):
@@ -202,9 +227,7 @@ def check_texts(texts, name: str, allow_empty: bool = False) -> list[str]:
         (unless ``allow_empty``), or an item that is not a string (None, NaN, a number): its
         position is named.
     """
-    if isinstance(texts, (str, bytes)) or texts is None or not isinstance(texts, Iterable):
-        raise InputError(f"{name} must be a list of texts, not {type(texts).__name__}.")
-    texts = list(texts)
+    texts = _ordered(texts, name, "texts")
     if not texts and not allow_empty:
         raise InputError(f"{name} is empty: give a non-empty list of texts.")
     for i, text in enumerate(texts):

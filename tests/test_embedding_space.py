@@ -116,7 +116,7 @@ def test_centering_removes_the_shared_direction():
     (lambda: embedding_space.unit_rows([[1.0, np.nan]]), "NaN"),
     (lambda: embedding_space.unit_rows(np.empty((0, 3))), "at least 1"),
     (lambda: embedding_space.centered([["a", "b"]]), "numbers only"),
-    (lambda: embedding_space.grouping_similarity(np.eye(4), "aabb"), "1-D sequence of labels"),
+    (lambda: embedding_space.grouping_similarity(np.eye(4), "aabb"), "list of labels"),
     (lambda: embedding_space.grouping_similarity(np.eye(4), [[0], [1], [0], [1]]), "one label"),
     (lambda: embedding_space.grouping_similarity(np.eye(4), list("aabb"), n_anchors=0), "n_anchors"),
     (lambda: embedding_space.grouping_similarity(np.eye(4), list("aabb"), seed=-1), "seed"),

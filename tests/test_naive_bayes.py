@@ -66,6 +66,8 @@ def test_negative_alpha_is_refused(counts):
     (lambda X, y: (NaiveBayes(), X.toarray() * np.nan, y), "NaN"),
     (lambda X, y: (NaiveBayes(), X, y[:-1]), "inconsistent numbers of samples"),
     (lambda X, y: (NaiveBayes(), X, np.full(len(y), "pos")), "single class"),
+    (lambda X, y: (NaiveBayes(), X, None), "fit needs the labels y"),
+    (lambda X, y: (NaiveBayes(), X, np.linspace(0, 1, len(y))), "labels of one type"),
     (lambda X, y: (NaiveBayes(), X, np.r_[y[:-1], None].astype(object)), "labels of one type"),
     (lambda X, y: (NaiveBayes(), [["a", "b"]], ["pos"]), "Naive Bayes takes a 2-D array"),
     (lambda X, y: (NaiveBayes(), X.toarray()[0], y[:1]), "2D array"),

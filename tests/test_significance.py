@@ -249,6 +249,7 @@ GOOD = [True, False, True, True]
     (lambda: permutation_test([1.0, np.inf], [0.0, 1.0]), "NaN or infinite"),
     (lambda: permutation_test([1, 0], [0, 1], n_resamples=0), "n_resamples must be at least 1"),
     (lambda: permutation_test([1, 0], [0, 1], n_resamples=2.5), "n_resamples must be a whole number"),
+    (lambda: permutation_test([1, 0], [0, 1], n_resamples=10**12), "n_resamples must be at most"),
     (lambda: permutation_test([1, 0], [0, 1], seed=-1), "seed must be at least 0"),
     (lambda: permutation_test([1, 0], [0, 1], exact="yes"), "exact must be one of"),
     (lambda: permutation_test([1, 0], [0, 1], statistic="f1"), "statistic must be a function"),

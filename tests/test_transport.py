@@ -116,6 +116,9 @@ def test_fit_decay_recovers_a_known_curve():
     (lambda: transport.fit_decay([0.1, 0.1, 0.2, 0.2], [0.5, 0.6, 0.7, 0.8]), "3 distinct"),
     (lambda: transport.fit_decay([0.1, 0.2, 0.3, np.inf], [0.5, 0.6, 0.7, 0.8]), "NaN or infinite"),
     (lambda: transport.loo_mae([0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8]), "at least 5"),
+    (lambda: transport.loo_mae([0, 0, 0, 0, 0, 1, 2.2e154, -3.6e300], [0, 0, 0, 0, 0, 0, 2.2e154, 0]),
+     "overflows|did not converge"),
+    (lambda: transport.tau_p(1e-300, [1e10]), "overflows"),
 ])
 def test_bad_arguments_are_one_clear_input_error(call, message):
     with pytest.raises(InputError, match=message):

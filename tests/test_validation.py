@@ -48,6 +48,8 @@ def test_check_binary_takes_booleans_and_zero_one_only():
 def test_check_int_and_check_number():
     assert validation.check_int(np.int64(3), "n") == 3
     assert validation.check_int(0, "seed", minimum=0) == 0
+    with pytest.raises(InputError, match="n must be at most 10, not 1,000"):
+        validation.check_int(1000, "n", maximum=10)
     for value, message in [(True, "whole number"), (2.0, "whole number"), ("3", "whole number"),
                            (0, "at least 1")]:
         with pytest.raises(InputError, match=message):
@@ -83,7 +85,8 @@ def test_check_texts_labels_table_and_lexicon():
         with pytest.raises(InputError, match=message):
             validation.check_texts(texts, "texts")
     assert validation.check_labels(("pos", None, 1), "y").tolist() == ["pos", None, 1]
-    for labels, message in [("pos", "1-D sequence"), ([["a"], ["b"]], "one label")]:
+    for labels, message in [("pos", "list of labels"), ({"a": 1}, "not dict"), (np.array("a"), "ndarray"),
+                            ([["a"], ["b"]], "one label")]:
         with pytest.raises(InputError, match=message):
             validation.check_labels(labels, "y")
     table = pd.DataFrame({"a": [1]})
