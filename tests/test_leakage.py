@@ -134,7 +134,7 @@ def test_overlap_arguments_are_checked_before_any_work(empty_data_dir, kwargs, m
     (lambda: binned_accuracy([0.1, 0.9], [1]), "equal length"),
     (lambda: bin_codes([0.5], "quartiles"), "at least two items"),
     (lambda: bin_codes([], "equal"), "at least 1"),
-    (lambda: fold_overlap(pd.DataFrame({"doc_id": ["a"], "text": ["x"]})), "missing: fold"),
+    (lambda: fold_overlap(pd.DataFrame({"doc_id": ["a"], "text": ["x"]})), r"lacks the column\(s\) fold"),
     (lambda: fold_overlap(pd.DataFrame({"doc_id": ["a"], "fold": [0], "text": ["x"]})), "two folds"),
 ])
 def test_binning_and_fold_arguments_are_checked(call, message):
