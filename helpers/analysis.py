@@ -25,11 +25,26 @@ from sklearn.preprocessing import normalize
 from sklearn.svm import LinearSVC
 
 from helpers import data, systems
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 from helpers.evaluation import BowSystem, make_svm
 from helpers.features import make_vectorizer
 from helpers.naive_bayes import NaiveBayes
 from helpers.text import snippet, token_spans, tokenize, tokenized
+from helpers.validation import (
+    check_array,
+    check_binary,
+    check_int,
+    check_lexicon,
+    check_number,
+    check_same_length,
+    check_table,
+    check_texts,
+)
+
+PREDICTION_COLUMNS = ("doc_id", "system", "prediction", "score", "correct", "fold", "C")
+REVIEW_COLUMNS = ("doc_id", "label", "text")
+CUE_COLUMNS = ("negated", "late_contrast", "opinion_density", "comparison", "rating")
+THRESHOLD_CUES = ("negated", "comparison", "opinion_density")
 
 # --------------------------------------------------------------------------- ranking errors
 
@@ -53,9 +68,29 @@ def ranked_errors(predictions: pd.DataFrame, reviews: pd.DataFrame | None = None
         doc_id, system, label, prediction, score, margin (``|score|``: distance on the
         wrong side of the boundary; NB log-odds or SVM margin), fold, C, text; ordered by
         margin, largest first (ties by doc_id).
+
+    Raises
+    ------
+    InputError
+        ``predictions`` or ``reviews`` lacks a column or repeats a doc_id; ``correct`` is not
+        True/False or 0/1; a misclassified review is not among ``reviews``; ``n`` is not a
+        whole number >= 1.
     """
+    check_table(predictions, "predictions", PREDICTION_COLUMNS, min_rows=0)
+    if n is not None:
+        check_int(n, "n")
     reviews = data.load_movie_reviews() if reviews is None else reviews
-    wrong = predictions[~predictions.correct.astype(bool)].copy()
+    check_table(reviews, "reviews", REVIEW_COLUMNS)
+    for table, name in ((predictions, "predictions"), (reviews, "reviews")):
+        if table.doc_id.duplicated().any():
+            raise InputError(f"{name} repeats doc_id(s) {table.doc_id[table.doc_id.duplicated()].iloc[0]!r}: "
+                             "one row per review.")
+    correct = check_binary(predictions.correct, "predictions.correct") if len(predictions) else []
+    wrong = predictions[~np.asarray(correct, dtype=bool)].copy()
+    unknown = sorted(set(wrong.doc_id) - set(reviews.doc_id))
+    if unknown:
+        raise InputError(f"reviews lacks the misclassified review(s) {', '.join(map(repr, unknown[:5]))}: "
+                         "give the reviews the predictions were made for.")
     wrong["margin"] = wrong.score.abs()
     wrong = wrong.merge(reviews[["doc_id", "label", "text"]], on="doc_id", validate="one_to_one")
     wrong = wrong.sort_values(["margin", "doc_id"], ascending=[False, True], ignore_index=True)
@@ -101,7 +136,19 @@ class Explainer:
         self.system, self.C = system, C
 
     def fit(self, reviews: pd.DataFrame) -> Explainer:
-        """Fit the vocabulary and classifier on ``reviews`` (doc_id, label, text)."""
+        """Fit the vocabulary and classifier on ``reviews`` (doc_id, label, text).
+
+        Raises
+        ------
+        InputError
+            ``reviews`` lacks the label or text column, a text is not a string, or the
+            labels are not two classes.
+        """
+        check_table(reviews, "reviews", ("label", "text"))
+        check_texts(reviews.text, "reviews.text")
+        if reviews.label.nunique() != 2:
+            found = sorted(map(str, reviews.label.unique()))
+            raise InputError(f"reviews must have two labels (pos and neg), got {found}.")
         s = self.system
         self.vectorizer_ = make_vectorizer(s.ngram, binary=s.binary, stemming=s.stemming, min_df=s.min_df)
         X = self.vectorizer_.fit_transform(tokenized(reviews.text))
@@ -164,6 +211,7 @@ class Explainer:
 
     def highlight(self, text: str, n_marked: int = 15) -> Highlighted:
         """``text`` with every word coloured by its weight (see ``Highlighted``)."""
+        check_int(n_marked, "n_marked", minimum=0)
         return Highlighted(text, self.token_weights(text), n_marked)
 
 
@@ -245,8 +293,19 @@ def nearest_reviews(doc_id: str, k: int = 3, vectors: np.ndarray | None = None,
     -------
     DataFrame
         doc_id, label, similarity (cosine), snippet; most similar first.
+
+    Raises
+    ------
+    InputError
+        ``k`` not a whole number >= 1; ``reviews`` lacks a column; ``vectors`` not a 2-D
+        array of finite numbers (or a sparse matrix) with one row per review; ``doc_id``
+        not among the reviews.
     """
+    check_int(k, "k")
     reviews = data.load_movie_reviews() if reviews is None else reviews
+    check_table(reviews, "reviews", (*REVIEW_COLUMNS, "fold"))
+    if vectors is not None and not sp.issparse(vectors):
+        vectors = check_array(vectors, "vectors", ndim=2)
     where = np.flatnonzero(reviews.doc_id.to_numpy() == doc_id)
     if len(where) != 1:
         raise KitError(f"No review {doc_id!r} in the table.")
@@ -291,6 +350,7 @@ def _polarity(tokens: list[str], lexicon: dict[str, frozenset[str]]) -> int:
 def explicit_rating(text: str) -> float:
     """The mean of the ratings written in ``text`` ("7/10", "3 out of 4"), scaled to [0, 1];
     NaN if there are none."""
+    tokenize(text)  # refuses anything but a string, as every text function does
     found = [float(a) / float(b) for a, b in _RATING.findall(text.lower()) if float(a) <= float(b)]
     return float(np.mean(found)) if found else float("nan")
 
@@ -312,7 +372,13 @@ def error_cues(text: str, lexicon: dict[str, frozenset[str]]) -> dict[str, float
         what follows against what precedes it, else 0; ``opinion_density``: opinion words per
         token (low in plot summaries); ``comparison``: comparison words ("than", "sequel",
         "original", …) per 100 tokens; ``rating``: ``explicit_rating(text)``.
+
+    Raises
+    ------
+    InputError
+        ``text`` is not a string; ``lexicon`` lacks ``pos``/``neg`` word sets.
     """
+    check_lexicon(lexicon)
     tokens = tokenize(text)
     opinion = [i for i, t in enumerate(tokens) if t in lexicon["pos"] or t in lexicon["neg"]]
     late = [i for i, t in enumerate(tokens) if t in CONTRASTS and i >= LATE_START * len(tokens)]
@@ -332,6 +398,7 @@ def error_cues(text: str, lexicon: dict[str, frozenset[str]]) -> dict[str, float
 
 def cue_table(reviews: pd.DataFrame, lexicon: dict[str, frozenset[str]] | None = None) -> pd.DataFrame:
     """``error_cues`` for every review (index: doc_id)."""
+    check_table(reviews, "reviews", ("doc_id", "text"), min_rows=0)
     lexicon = data.load_opinion_lexicon() if lexicon is None else lexicon
     return pd.DataFrame([error_cues(t, lexicon) for t in reviews.text], index=pd.Index(reviews.doc_id))
 
@@ -339,6 +406,8 @@ def cue_table(reviews: pd.DataFrame, lexicon: dict[str, frozenset[str]] | None =
 def cue_thresholds(cues: pd.DataFrame, share: float = UNUSUAL_SHARE) -> dict[str, float]:
     """Cut-offs marking a cue as unusual: the top ``share`` of reviews for negation and
     comparison, the bottom ``share`` for opinion density (computed on a reference corpus)."""
+    check_table(cues, "cues", THRESHOLD_CUES)
+    share = check_number(share, "share", 0, 1, low_open=True, high_open=True)
     return {"negated": float(cues.negated.quantile(1 - share)),
             "comparison": float(cues.comparison.quantile(1 - share)),
             "opinion_density": float(cues.opinion_density.quantile(share))}
@@ -351,8 +420,22 @@ def suggest_categories(cues: pd.DataFrame, labels, thresholds: dict[str, float])
     from the label: ≥ 0.6 for a negative review, ≤ 0.4 for a positive one; often they rate
     *other* films), ``late_contrast``, ``negation``, ``comparison``, ``plot_summary``
     (few opinion words), else ``other``.
+
+    Raises
+    ------
+    InputError
+        ``cues`` lacks a cue column; ``labels`` not one per row of ``cues``; ``thresholds``
+        lacks a cut-off or one is not a finite number.
     """
+    check_table(cues, "cues", CUE_COLUMNS, min_rows=0)
     labels = np.asarray(labels)
+    if labels.ndim != 1:
+        raise InputError("labels must be 1-D: one label per row of cues.")
+    check_same_length(cues=cues, labels=labels)
+    if not isinstance(thresholds, dict) or not set(THRESHOLD_CUES) <= set(thresholds):
+        raise InputError(f"thresholds must be the dict cue_thresholds returns ({', '.join(THRESHOLD_CUES)}).")
+    for name in THRESHOLD_CUES:
+        check_number(thresholds[name], f"thresholds[{name!r}]")
     rules = [
         ("rating_mismatch", ((cues.rating >= RATING_HIGH) & (labels == "neg"))
          | ((cues.rating <= RATING_LOW) & (labels == "pos"))),
@@ -369,7 +452,8 @@ def suggest_categories(cues: pd.DataFrame, labels, thresholds: dict[str, float])
 
 def opinion_word_counts(texts, lexicon: dict[str, frozenset[str]] | None = None) -> np.ndarray:
     """How many opinion-lexicon words (positive or negative, with repeats) each text has."""
-    lexicon = data.load_opinion_lexicon() if lexicon is None else lexicon
+    texts = check_texts(texts, "texts", allow_empty=True)
+    lexicon = data.load_opinion_lexicon() if lexicon is None else check_lexicon(lexicon)
     words = lexicon["pos"] | lexicon["neg"]
     return np.array([sum(t in words for t in tokenize(text)) for text in texts])
 
@@ -384,10 +468,16 @@ def error_rate_by(values, correct, bins: int = 5) -> pd.DataFrame:
     -------
     DataFrame
         One row per bin: low, high (the bin's value range), count, error_rate.
+
+    Raises
+    ------
+    InputError
+        ``values`` not finite numbers; ``correct`` not True/False or 0/1; either empty or of
+        different lengths; ``bins`` not a whole number >= 1.
     """
-    values, correct = np.asarray(values, dtype=float), np.asarray(correct, dtype=bool)
-    if len(values) != len(correct) or len(values) == 0:
-        raise KitError("values and correct must be non-empty and of equal length.")
+    values, correct = check_array(values, "values"), check_binary(correct, "correct")
+    check_same_length(values=values, correct=correct)
+    check_int(bins, "bins")
     codes = pd.qcut(values, bins, labels=False, duplicates="drop")
     frame = pd.DataFrame({"bin": codes, "value": values, "error": ~correct})
     return frame.groupby("bin").agg(low=("value", "min"), high=("value", "max"),

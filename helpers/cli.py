@@ -134,8 +134,7 @@ def cmd_references(args: argparse.Namespace) -> None:
 def cmd_results(args: argparse.Namespace) -> None:
     from helpers import systems
 
-    names = args.systems.split(",") if args.systems else None
-    table = systems.results_table(names, progress=not args.json)
+    table = systems.results_table(args.systems, progress=not args.json)
     if args.json:
         print(json.dumps(table.to_dict(orient="records"), indent=2))
     else:
@@ -264,6 +263,24 @@ def notebook_number(text: str) -> str:
     return text.zfill(2)
 
 
+def system_name(text: str) -> str:
+    """argparse type: one headline system name (spaces around it ignored)."""
+    from helpers import systems
+
+    name = text.strip()
+    if name not in systems.NAMES:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a system; choose from {', '.join(systems.NAMES)}")
+    return name
+
+
+def system_names(text: str) -> list[str]:
+    """argparse type: comma-separated headline system names, e.g. ``nb, svm-bow`` (at least one)."""
+    names = list(dict.fromkeys(system_name(part) for part in text.split(",") if part.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError("give at least one system name, e.g. --systems nb,svm-bow")
+    return names
+
+
 def cluster_arg(text: str) -> cluster.Scheduler:
     """argparse type: ``local:N`` or a Dask scheduler address (see ``cluster.scheduler_arg``)."""
     from helpers.course import cluster
@@ -337,21 +354,22 @@ def build_parser() -> argparse.ArgumentParser:
     group = run.add_mutually_exclusive_group()
     group.add_argument("--notebooks", action="store_true", help="the student notebooks (default)")
     group.add_argument("--solutions", action="store_true", help="the instructor's solutions")
-    run.add_argument("numbers", nargs="*", metavar="NN", help="only these notebooks")
+    run.add_argument("numbers", nargs="*", metavar="NN", type=notebook_number, help="only these notebooks")
     run.add_argument("--out", help="folder for executed copies (default runs/<timestamp>)")
-    run.add_argument("--timeout", type=float, default=None, metavar="S",
+    run.add_argument("--timeout", type=positive_float, default=None, metavar="S",
                      help="seconds allowed per cell (default: none)")
     run.set_defaults(func=cmd_run)
 
     refs = sub.add_parser("references", help="re-run solution notebooks and store their outputs as "
                           "the reference (with the BLAS kernels and versions that wrote them)")
-    refs.add_argument("numbers", nargs="*", metavar="NN", help="only these notebooks")
-    refs.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds allowed per cell")
+    refs.add_argument("numbers", nargs="*", metavar="NN", type=notebook_number, help="only these notebooks")
+    refs.add_argument("--timeout", type=positive_float, default=None, metavar="S",
+                      help="seconds allowed per cell")
     refs.set_defaults(func=cmd_references)
 
     work = sub.add_parser("work", help="copy the notebooks you have not started yet into your "
                           "workspace (work/); never touches a copy you have")
-    work.add_argument("--update", nargs="+", metavar="NN",
+    work.add_argument("--update", nargs="+", metavar="NN", type=notebook_number,
                       help="take the newer release of these notebooks (your copy moves to work/backups/)")
     work.set_defaults(func=cmd_work)
 
@@ -360,7 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
     checking.add_argument("notebook", nargs="?", metavar="NN|PATH",
                           help="a notebook number (your copy in work/) or a notebook file "
                           "(default: every notebook in work/)")
-    checking.add_argument("--timeout", type=float, default=config.CELL_TIMEOUT, metavar="S",
+    checking.add_argument("--timeout", type=positive_float, default=config.CELL_TIMEOUT, metavar="S",
                           help="seconds allowed per cell (default %(default)s)")
     checking.set_defaults(func=cmd_check)
 
@@ -395,7 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.set_defaults(func=cmd_export_projector)
 
     results = sub.add_parser("results", help="the headline table: CV accuracy of each system")
-    results.add_argument("--systems", metavar="NAME,…",
+    results.add_argument("--systems", metavar="NAME,…", type=system_names,
                          help="comma-separated, from nb, nb-presence, svm-bow, svm-doc2vec (default all)")
     results.add_argument("--json", action="store_true",
                          help="print a JSON list of {system, accuracy, std, n}")

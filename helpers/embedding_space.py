@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,18 +22,56 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 from helpers.text import tokenize
+from helpers.validation import (
+    MAX_DRAWS,
+    check_array,
+    check_int,
+    check_labels,
+    check_lexicon,
+    check_same_length,
+    check_texts,
+)
 
 if TYPE_CHECKING:  # for annotations only: the probes take a trained model, they never import gensim
     from gensim.models import Doc2Vec
 
 PROBE_MAX_ITER = 2000  # enough for the probes' logistic regressions to converge
+PROBE_FOLDS = 5
+
+
+def _vectors(vectors, name: str = "vectors", min_rows: int = 1) -> np.ndarray:
+    return check_array(vectors, name, ndim=2, min_rows=min_rows)
+
+
+def _seed(seed) -> int:
+    return check_int(seed, "seed", minimum=0)
+
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to length 1 (zero rows stay zero): dot products become cosines."""
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.divide(vectors, norms, out=np.zeros_like(vectors, dtype=float), where=norms > 0)
+    """Rows scaled to length 1 (zero rows stay zero): dot products become cosines.
+
+    Parameters
+    ----------
+    vectors : array-like of shape (n, d)
+        Finite numbers, n >= 1, d >= 1.
+
+    Returns
+    -------
+    ndarray of shape (n, d)
+
+    Raises
+    ------
+    InputError
+        Not a non-empty 2-D array of finite numbers.
+    """
+    vectors = _vectors(vectors)
+    # Each row is divided by its largest |value| first, so huge or tiny rows keep their norm finite.
+    largest = np.abs(vectors).max(axis=1, keepdims=True)
+    scaled = np.divide(vectors, largest, out=np.zeros_like(vectors), where=largest > 0)
+    norms = np.linalg.norm(scaled, axis=1, keepdims=True)
+    return np.divide(scaled, norms, out=np.zeros_like(vectors), where=norms > 0)
 
 
 def grouping_similarity(vectors: np.ndarray, groups, n_anchors: int | None = None,
@@ -59,17 +98,28 @@ def grouping_similarity(vectors: np.ndarray, groups, n_anchors: int | None = Non
     -------
     DataFrame
         anchor (row index into ``vectors``), within, across (cosine similarities).
+
+    Raises
+    ------
+    InputError
+        ``vectors`` not a 2-D array of finite numbers; ``groups`` not one label per vector;
+        fewer than two groups or no group with two items; ``n_anchors`` not None or a whole
+        number >= 1; ``seed`` < 0.
     """
-    groups = pd.Series(np.asarray(groups, dtype=object))
+    vectors = _vectors(vectors)
+    groups = pd.Series(check_labels(groups, "groups"))
     if len(groups) != len(vectors):
-        raise KitError(f"{len(groups)} group labels for {len(vectors)} vectors.")
+        raise InputError(f"{len(groups)} group labels for {len(vectors)} vectors.")
+    if n_anchors is not None:
+        check_int(n_anchors, "n_anchors")
+    _seed(seed)
     known = groups.notna().to_numpy()
     codes = np.full(len(groups), -1)
     codes[known] = pd.factorize(groups[known])[0]
     sizes = np.bincount(codes[known])
     eligible = np.flatnonzero(known & (sizes[np.maximum(codes, 0)] >= 2))
     if len(eligible) == 0 or len(sizes) < 2:
-        raise KitError("Need at least two groups and one group with two or more items.")
+        raise InputError("Need at least two groups and one group with two or more items.")
     rng = np.random.default_rng(seed)
     if n_anchors is not None and n_anchors < len(eligible):
         eligible = np.sort(rng.choice(eligible, n_anchors, replace=False))
@@ -93,15 +143,30 @@ def centered(vectors: np.ndarray) -> np.ndarray:
     Doc2Vec vectors share a large common component, so raw cosines between any two
     documents are high; after centring, a cosine compares how two documents *differ from
     the average* document.
+
+    Raises
+    ------
+    InputError
+        Not a non-empty 2-D array of finite numbers.
     """
+    vectors = _vectors(vectors)
     return vectors - vectors.mean(axis=0)
 
 
 def random_pair_similarity(vectors: np.ndarray, n_pairs: int = 5000, center: bool = False,
                            seed: int = 0) -> np.ndarray:
     """Cosine similarities of ``n_pairs`` random pairs of distinct items: the baseline
-    (``center``: after subtracting the mean vector)."""
-    rng = np.random.default_rng(seed)
+    (``center``: after subtracting the mean vector).
+
+    Raises
+    ------
+    InputError
+        ``vectors`` not a 2-D array of finite numbers with at least two rows; ``n_pairs``
+        not a whole number >= 1; ``seed`` < 0.
+    """
+    vectors = _vectors(vectors, min_rows=2)
+    check_int(n_pairs, "n_pairs", maximum=MAX_DRAWS)
+    rng = np.random.default_rng(_seed(seed))
     first = rng.integers(len(vectors), size=n_pairs)
     second = (first + rng.integers(1, len(vectors), size=n_pairs)) % len(vectors)
     unit = unit_rows(centered(vectors) if center else vectors)
@@ -119,7 +184,16 @@ def word_polarity_probe(model: Doc2Vec, lexicon: dict[str, frozenset[str]], seed
     dict
         ``accuracy`` (mean CV accuracy), ``majority`` (the accuracy of always guessing the
         larger class), ``n_pos``, ``n_neg`` (lexicon words found in the vocabulary).
+
+    Raises
+    ------
+    InputError
+        ``lexicon`` lacks ``pos``/``neg`` word sets; ``seed`` < 0.
+    KitError
+        The model has no word vectors, or fewer than 5 lexicon words of a polarity.
     """
+    check_lexicon(lexicon)
+    _seed(seed)
     if len(model.wv) == 0 or not (model.dm or model.dbow_words):
         raise KitError("This model has no trained word vectors: use dm=1, or dbow_words=1.")
     words = [(w, label) for label in ("pos", "neg") for w in sorted(lexicon[label]) if w in model.wv]
@@ -148,9 +222,22 @@ def document_word_similarity(doc_vectors: np.ndarray, texts, model: Doc2Vec, wor
     DataFrame
         One row per document with enough words (2k known distinct words): index (row in
         ``doc_vectors``), decisive, random (mean cosines), words (the decisive words).
+
+    Raises
+    ------
+    InputError
+        ``doc_vectors`` not a 2-D array of finite numbers; ``texts`` not strings, one per
+        vector; ``word_weights`` not a dict of finite numbers; ``k`` not a whole number >= 1;
+        ``seed`` < 0.
     """
-    rng = np.random.default_rng(seed)
     unit_docs = unit_rows(doc_vectors)
+    texts = check_texts(texts, "texts")
+    check_same_length(doc_vectors=unit_docs, texts=texts)
+    if not isinstance(word_weights, Mapping):
+        raise InputError("word_weights must be a dict: word -> weight (e.g. NB log-odds).")
+    check_array(list(word_weights.values()), "word_weights values", min_rows=0)
+    check_int(k, "k")
+    rng = np.random.default_rng(_seed(seed))
     rows = []
     for i, text in enumerate(texts):
         known = sorted({w for w in tokenize(text) if w.isalpha() and w not in stop_words
@@ -185,7 +272,7 @@ def _probe_accuracy(X: np.ndarray, y: np.ndarray, seed: int = 0) -> float:
         Mean cross-validated accuracy.
     """
     probe = make_pipeline(StandardScaler(), LogisticRegression(max_iter=PROBE_MAX_ITER))
-    folds = StratifiedKFold(5, shuffle=True, random_state=seed)
+    folds = StratifiedKFold(PROBE_FOLDS, shuffle=True, random_state=seed)
     return float(cross_val_score(probe, X, y, cv=folds).mean())
 
 
@@ -201,8 +288,21 @@ def order_probe(vectors: np.ndarray, labels, seed: int = 0) -> float:
     -------
     float
         Mean cross-validated accuracy.
+
+    Raises
+    ------
+    InputError
+        ``vectors`` not a 2-D array of finite numbers; ``labels`` not one label per vector
+        (no missing ones); fewer than 5 documents in either half; ``seed`` < 0.
     """
-    labels = pd.Series(np.asarray(labels))
+    vectors = _vectors(vectors)
+    labels = pd.Series(check_labels(labels, "labels"))
+    check_same_length(vectors=vectors, labels=labels)
+    if labels.isna().any():
+        raise InputError("labels has missing values: give every document its class.")
     rank = labels.groupby(labels).cumcount()
     late = (rank >= labels.map(labels.value_counts()) / 2).to_numpy()
-    return _probe_accuracy(vectors, late, seed)
+    if min(late.sum(), (~late).sum()) < PROBE_FOLDS:
+        raise InputError(f"order_probe needs at least {PROBE_FOLDS} documents in each half of "
+                         f"the order ({PROBE_FOLDS}-fold cross-validation); got {len(labels)} documents.")
+    return _probe_accuracy(vectors, late, _seed(seed))

@@ -32,10 +32,11 @@ from sklearn.svm import LinearSVC
 from tqdm import tqdm
 
 from helpers import data, settings, storage
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 from helpers.features import make_vectorizer
 from helpers.naive_bayes import NaiveBayes
 from helpers.text import tokenized
+from helpers.validation import check_binary, check_table
 
 C_GRID = (0.001, 0.01, 0.1, 1.0)
 SVM_MAX_ITER = 10000  # enough for LinearSVC to converge on the kit's features
@@ -281,7 +282,15 @@ def _read_predictions(path: Path) -> pd.DataFrame | None:
 
 
 def fold_accuracies(predictions: pd.DataFrame) -> pd.Series:
-    """Accuracy of each fold."""
+    """Accuracy of each fold.
+
+    Raises
+    ------
+    InputError
+        ``predictions`` is not a non-empty table with fold and correct columns, a fold is
+        missing, or ``correct`` holds anything but True/False or 0/1.
+    """
+    _check_predictions(predictions, ("fold", "correct"))
     return predictions.groupby("fold")["correct"].mean()
 
 
@@ -293,11 +302,28 @@ def summarize(predictions: pd.DataFrame) -> dict:
     dict
         ``system``, ``accuracy`` (fraction of all reviews classified correctly; with equal
         folds also the mean of fold accuracies), ``std`` (sample standard deviation of the
-        fold accuracies), ``n`` (number of reviews).
+        fold accuracies; NaN with a single fold), ``n`` (number of reviews).
+
+    Raises
+    ------
+    InputError
+        As ``fold_accuracies``; also no system column, or predictions of several systems.
     """
+    _check_predictions(predictions, ("system", "fold", "correct"))
+    systems = predictions.system.unique()
+    if len(systems) != 1:
+        raise InputError(f"predictions holds several systems ({', '.join(map(str, systems))}): "
+                         "summarize one at a time.")
     return {
         "system": str(predictions.system.iloc[0]),
         "accuracy": float(predictions.correct.mean()),
         "std": float(fold_accuracies(predictions).std(ddof=1)),
         "n": int(len(predictions)),
     }
+
+
+def _check_predictions(predictions: pd.DataFrame, columns: tuple[str, ...]) -> None:
+    check_table(predictions, "predictions", columns)
+    check_binary(predictions.correct, "predictions.correct")
+    if predictions.fold.isna().any():
+        raise InputError("predictions has rows without a fold: give cross-validation predictions.")

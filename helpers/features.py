@@ -12,7 +12,8 @@ from functools import cache
 from nltk.stem import PorterStemmer
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
-from helpers.errors import KitError
+from helpers.errors import InputError
+from helpers.validation import check_int
 
 NGRAMS = {"unigram": (1, 1), "bigram": (2, 2), "uni+bi": (1, 2)}
 _STEMMER = PorterStemmer()
@@ -58,9 +59,21 @@ def make_vectorizer(ngram: str = "unigram", binary: bool = False, stemming: bool
     -------
     CountVectorizer or TfidfVectorizer
         Unfitted; ``fit_transform`` takes a list of token lists.
+
+    Raises
+    ------
+    InputError
+        ``ngram`` unknown; ``binary``, ``stemming``, ``tfidf`` not True or False;
+        ``min_df`` not a whole number >= 1; ``max_features`` not None or a whole number >= 1.
     """
-    if ngram not in NGRAMS:
-        raise KitError(f"Unknown ngram setting {ngram!r}; choose one of {sorted(NGRAMS)}.")
+    if not isinstance(ngram, str) or ngram not in NGRAMS:
+        raise InputError(f"Unknown ngram setting {ngram!r}; choose one of {sorted(NGRAMS)}.")
+    for value, name in ((binary, "binary"), (stemming, "stemming"), (tfidf, "tfidf")):
+        if not isinstance(value, bool):
+            raise InputError(f"{name} must be True or False, not {value!r}.")
+    check_int(min_df, "min_df")
+    if max_features is not None:
+        check_int(max_features, "max_features")
     kind = TfidfVectorizer if tfidf else CountVectorizer
     return kind(tokenizer=stem_tokens if stemming else identity, preprocessor=identity,
                 lowercase=False, token_pattern=None, ngram_range=NGRAMS[ngram],

@@ -13,7 +13,8 @@ of test rows at a time, keeping only each row's running maximum, so memory stays
 from __future__ import annotations
 
 import hashlib
-import itertools
+import numbers
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -26,7 +27,16 @@ from sklearn.preprocessing import normalize
 from tqdm import tqdm
 
 from helpers import settings, storage
-from helpers.errors import KitError
+from helpers.errors import InputError
+from helpers.validation import (
+    check_binary,
+    check_choice,
+    check_int,
+    check_same_length,
+    check_similarities,
+    check_table,
+    check_texts,
+)
 
 NGRAMS = {1: (1, 1), 2: (2, 2), 3: (3, 3)}
 #: Cosine similarities of non-negative vectors lie in [0, 1], give or take rounding.
@@ -40,7 +50,11 @@ def _count_vectors(train_texts, test_texts, ngram: int, stop_words) -> tuple[sp.
     The vocabulary includes test-only n-grams so that each test vector's norm is complete.
     """
     vectorizer = CountVectorizer(ngram_range=NGRAMS[ngram], stop_words=stop_words, dtype=np.float32)
-    counts = vectorizer.fit_transform(train_texts + test_texts)
+    try:
+        counts = vectorizer.fit_transform(train_texts + test_texts)
+    except ValueError:  # scikit-learn's "empty vocabulary": nothing to compare
+        raise InputError(f"The texts share no {ngram}-grams to count: they are empty or hold only stop "
+                         "words or punctuation. Give texts with words (or stop_words=None).") from None
     counts = normalize(counts, norm="l2", copy=False).tocsr()
     return counts[: len(train_texts)], counts[len(train_texts):]
 
@@ -79,14 +93,22 @@ def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str 
         One row per test text: ``similarity`` (max cosine, 0 when nothing is shared) and
         ``train_index`` (position of the most similar training text). Its
         ``similarity.mean()`` is the overlap score.
+
+    Raises
+    ------
+    InputError
+        Texts not a non-empty sequence of strings (a ``None`` or a number is named by
+        position), with no words to count; ``ngram`` not 1, 2 or 3; ``stop_words`` not
+        "english", a list of str or None; ``chunk_size`` not a whole number >= 1;
+        ``n_jobs`` not a whole number other than 0.
     """
-    train_texts, test_texts = list(train_texts), list(test_texts)
-    if ngram not in NGRAMS:
-        raise KitError(f"ngram must be 1 (unigrams), 2 (bigrams only) or 3 (trigrams only), not {ngram}.")
-    if not train_texts or not test_texts:
-        raise KitError("Both the training and the test texts must be non-empty.")
-    if not all(isinstance(text, str) for text in itertools.chain(train_texts, test_texts)):
-        raise KitError("Every training and test text must be a string.")
+    train_texts, test_texts = check_texts(train_texts, "train_texts"), check_texts(test_texts, "test_texts")
+    if isinstance(ngram, bool) or not isinstance(ngram, numbers.Integral) or ngram not in NGRAMS:
+        raise InputError(f"ngram must be 1 (unigrams), 2 (bigrams only) or 3 (trigrams only), not {ngram!r}.")
+    _check_stop_words(stop_words)
+    check_int(chunk_size, "chunk_size")
+    if check_int(n_jobs, "n_jobs", minimum=-sys.maxsize) == 0:
+        raise InputError("n_jobs must not be 0: give the number of threads, or -1 for all cores.")
     cache = _cache_path(train_texts, test_texts, ngram, stop_words) if use_cache else None
     if cache is not None:
         found = storage.load(cache, lambda path: _read_npz(path, len(train_texts), len(test_texts)))
@@ -115,6 +137,13 @@ def _read_npz(path: Path, n_train: int, n_test: int) -> pd.DataFrame | None:
     return found if fits and found.similarity.between(0, 1 + SIMILARITY_SLACK).all() else None
 
 
+def _check_stop_words(stop_words) -> None:
+    listed = isinstance(stop_words, (list, tuple, set, frozenset)) and all(
+        isinstance(word, str) for word in stop_words)
+    if not (stop_words is None or stop_words == "english" or listed):
+        raise InputError(f"stop_words must be 'english', a list of words or None, not {stop_words!r}.")
+
+
 def _save_npz(path: Path, found: pd.DataFrame) -> None:
     with open(path, "wb") as f:  # a file object: np.savez would append ".npz" to a bare name
         np.savez(f, similarity=found.similarity.to_numpy(), train_index=found.train_index.to_numpy())
@@ -128,7 +157,8 @@ def _cache_path(train_texts: Iterable[str], test_texts: Iterable[str], ngram: in
         for text in texts:
             encoded = text.encode("utf-8", "surrogatepass")
             digest.update(f"|{len(encoded)}|".encode() + encoded)
-    key = storage.key({"artefact": "overlap", "ngram": ngram, "stop_words": stop_words,
+    words = stop_words if stop_words is None or isinstance(stop_words, str) else sorted(stop_words)
+    key = storage.key({"artefact": "overlap", "ngram": ngram, "stop_words": words,
                        "texts": digest.hexdigest()}, libraries=["scikit-learn", "scipy"])
     return settings.data_dir() / "overlap" / f"{key}.npz"
 
@@ -141,7 +171,16 @@ def fold_overlap(reviews: pd.DataFrame, ngram: int = 1, **kwargs) -> pd.DataFram
     DataFrame
         In the reviews' order: ``doc_id``, ``fold``, ``similarity``, ``nearest`` (doc_id of
         the most similar review in the training folds).
+
+    Raises
+    ------
+    InputError
+        ``reviews`` is not a table with doc_id, fold and text columns, or has fewer than two
+        folds (a fold's training reviews are the other folds); see ``train_test_overlap``.
     """
+    check_table(reviews, "reviews", ("doc_id", "fold", "text"))
+    if reviews.fold.nunique() < 2:
+        raise InputError("reviews must span at least two folds: each fold is compared with the others.")
     folds = reviews.fold.to_numpy()
     similarity, nearest = np.zeros(len(reviews)), np.empty(len(reviews), dtype=object)
     for fold in np.unique(folds):
@@ -159,15 +198,23 @@ def bin_codes(similarity: np.ndarray, bins: str = "equal") -> tuple[np.ndarray, 
 
     ``equal``: [0, 0.25), [0.25, 0.5), [0.5, 0.75), [0.75, 1]; ``quartiles``: four bins with
     a quarter of the items each (ties broken by position).
+
+    Raises
+    ------
+    InputError
+        ``similarity`` not a non-empty 1-D array of finite numbers in [0, 1] (two items at
+        least for quartiles); ``bins`` unknown.
     """
+    check_choice(bins, "bins", ("equal", "quartiles"))
+    similarity = check_similarities(similarity)
+    if bins == "quartiles" and len(similarity) < 2:
+        raise InputError("Quartile bins need at least two items; use bins='equal'.")
     if bins == "equal":
         # The top bin is closed ([0.75, 1]); clip guards against 1.0000001 from float sums.
         codes = np.minimum(np.digitize(np.clip(similarity, 0, 1), EQUAL_BINS[1:-1]), 3)
         return codes, ["[0, 0.25)", "[0.25, 0.5)", "[0.5, 0.75)", "[0.75, 1]"]
-    if bins == "quartiles":
-        codes = pd.qcut(pd.Series(similarity).rank(method="first"), 4, labels=False).to_numpy()
-        return codes, ["Q1", "Q2", "Q3", "Q4"]
-    raise KitError(f"bins must be 'equal' or 'quartiles', not {bins!r}.")
+    codes = pd.qcut(pd.Series(similarity).rank(method="first"), 4, labels=False).to_numpy()
+    return codes, ["Q1", "Q2", "Q3", "Q4"]
 
 
 def binned_accuracy(similarity, correct, bins="equal") -> pd.DataFrame:
@@ -188,10 +235,16 @@ def binned_accuracy(similarity, correct, bins="equal") -> pd.DataFrame:
     DataFrame
         One row per bin: ``bin``, ``count``, ``share``, ``accuracy``, ``min`` and ``max``
         similarity (empty bins are kept, with NaN accuracy).
+
+    Raises
+    ------
+    InputError
+        ``similarity`` not finite numbers in [0, 1], ``correct`` not True/False or 0/1,
+        either empty, of different lengths; ``bins`` unknown.
     """
-    similarity, correct = np.asarray(similarity, dtype=float), np.asarray(correct, dtype=float)
-    if len(similarity) != len(correct) or len(similarity) == 0:
-        raise KitError("similarity and correct must be non-empty and of equal length.")
+    similarity = check_similarities(similarity)
+    correct = check_binary(correct, "correct").astype(float)
+    check_same_length(similarity=similarity, correct=correct)
     codes, labels = bin_codes(similarity, bins)
     frame = pd.DataFrame({"code": codes, "similarity": similarity, "correct": correct})
     table = frame.groupby("code").agg(count=("correct", "size"), accuracy=("correct", "mean"),

@@ -18,7 +18,11 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.preprocessing import LabelBinarizer
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from helpers.errors import InputError, KitError
+from helpers.validation import check_number
 
 
 class NaiveBayes(ClassifierMixin, BaseEstimator):
@@ -44,10 +48,38 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         self.alpha = alpha
 
     def fit(self, X, y) -> NaiveBayes:
-        """Estimate class priors and per-class word distributions from ``X`` and labels ``y``."""
-        X, y = validate_data(self, X, y, accept_sparse="csr")
-        if self.alpha < 0:
-            raise ValueError(f"alpha must be >= 0, got {self.alpha}")
+        """Estimate class priors and per-class word distributions from ``X`` and labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_documents, n_features)
+            Counts or presence: finite and >= 0.
+        y : array-like of shape (n_documents,)
+            Labels, at least two distinct ones.
+
+        Returns
+        -------
+        NaiveBayes
+            ``self``, fitted.
+
+        Raises
+        ------
+        InputError
+            (a ValueError) ``alpha`` not a finite number >= 0; ``X`` not a 2-D numeric array,
+            NaN, infinite or negative; ``y`` not one label per row, or a single class.
+        """
+        check_number(self.alpha, "alpha", low=0)
+        if y is None:
+            raise InputError("fit needs the labels y, one per row of X.")
+        X, y = self._validated(X, y)
+        try:
+            check_classification_targets(y)
+        except (TypeError, ValueError):
+            raise InputError("y must hold class labels of one type (all str or all whole numbers), "
+                             "none missing.") from None
+        if len(np.unique(y)) < 2:
+            raise InputError(f"y has a single class ({y[0]!r}): Naive Bayes needs documents of at "
+                             "least two classes.")
         binarizer = LabelBinarizer()
         Y = binarizer.fit_transform(y)
         if Y.shape[1] == 1:  # two classes: LabelBinarizer gives one column
@@ -62,14 +94,37 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
                                       - np.log(smoothed.sum(axis=1, keepdims=True)))
         return self
 
+    def _validated(self, X, y=None):
+        """``X`` (and ``y``) as scikit-learn validates them, its errors as one InputError;
+        counts must not be negative (their log-probabilities would be NaN)."""
+        try:
+            if y is None:
+                X = validate_data(self, X, accept_sparse="csr", reset=False)
+            else:
+                X, y = validate_data(self, X, y, accept_sparse="csr")
+        except (ValueError, TypeError) as err:
+            raise InputError(f"{err} (Naive Bayes takes a 2-D array or sparse matrix of counts "
+                             "X and one label per row y).") from None
+        smallest = (X.data if sp.issparse(X) else X).min(initial=0)
+        if smallest < 0:
+            raise InputError(f"X holds negative values ({smallest}): Naive Bayes needs counts or "
+                             "presence (>= 0).")
+        return X if y is None else (X, y)
+
     def joint_log_likelihood(self, X) -> np.ndarray:
         """Return log P(c) + sum_w x_w log P(w | c) for each document and class.
 
         Only the words present in a document contribute (a sparse product), so an unseen
         word's -inf reaches exactly the documents that contain it.
+
+        Raises
+        ------
+        InputError
+            ``X`` not a 2-D numeric array with the training's number of features, NaN,
+            infinite or negative.
         """
         check_is_fitted(self)
-        X = sp.csr_matrix(validate_data(self, X, accept_sparse="csr", reset=False))
+        X = sp.csr_matrix(self._validated(X))
         return np.asarray(X @ self.feature_log_prob_.T) + self.class_log_prior_
 
     def predict_log_proba(self, X) -> np.ndarray:
@@ -80,6 +135,10 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X) -> np.ndarray:
         """For two classes, the log-odds log P(c1 | d) - log P(c0 | d) (positive: ``classes_[1]``)."""
+        check_is_fitted(self)
+        if len(self.classes_) != 2:
+            raise KitError(f"decision_function is the log-odds of two classes; this model has "
+                           f"{len(self.classes_)}: use predict_log_proba.")
         jll = self.joint_log_likelihood(X)
         with np.errstate(invalid="ignore"):
             return jll[:, 1] - jll[:, 0]

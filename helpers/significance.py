@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,8 +22,18 @@ from numpy.typing import ArrayLike
 from scipy.stats import binom, binomtest, fisher_exact
 from tqdm import tqdm
 
-from helpers.errors import KitError
+from helpers.errors import InputError
 from helpers.leakage import bin_codes
+from helpers.validation import (
+    MAX_DRAWS,
+    check_array,
+    check_binary,
+    check_choice,
+    check_int,
+    check_number,
+    check_same_length,
+    check_similarities,
+)
 
 
 @dataclass(frozen=True)
@@ -39,10 +49,16 @@ class SignTestResult:
 def _paired(a, b, name_a: str = "a", name_b: str = "b") -> tuple[np.ndarray, np.ndarray]:
     a, b = np.asarray(a), np.asarray(b)
     if a.ndim != 1 or b.ndim != 1 or len(a) != len(b):
-        raise KitError(f"{name_a} and {name_b} must be 1-D and of equal length "
-                       f"(got shapes {a.shape} and {b.shape}): one score per item for each system.")
+        raise InputError(f"{name_a} and {name_b} must be 1-D and of equal length "
+                         f"(got shapes {a.shape} and {b.shape}): one score per item for each system.")
     if len(a) == 0:
-        raise KitError("No items to compare: the score arrays are empty.")
+        raise InputError("No items to compare: the score arrays are empty.")
+    return a, b
+
+
+def _paired_correctness(a, b, name_a: str, name_b: str) -> tuple[np.ndarray, np.ndarray]:
+    a, b = check_binary(a, name_a), check_binary(b, name_b)
+    check_same_length(**{name_a: a, name_b: b})
     return a, b
 
 
@@ -69,9 +85,14 @@ def sign_test(correct_a, correct_b) -> SignTestResult:
     -------
     SignTestResult
         ``p_value``, ``plus``, ``minus``, ``ties``.
+
+    Raises
+    ------
+    InputError
+        The arrays are empty, of different lengths, not 1-D, or hold anything but
+        True/False or 0/1 (NaN, 0.5, strings).
     """
-    a, b = _paired(correct_a, correct_b, "correct_a", "correct_b")
-    a, b = a.astype(bool), b.astype(bool)
+    a, b = _paired_correctness(correct_a, correct_b, "correct_a", "correct_b")
     plus, minus = int(np.sum(a & ~b)), int(np.sum(~a & b))
     ties = len(a) - plus - minus
     half_ties = math.ceil(ties / 2)
@@ -118,15 +139,10 @@ class PermutationTestResult:
 
 
 def _check_scores(a, b, numeric: bool) -> tuple[np.ndarray, np.ndarray]:
-    a, b = _paired(a, b)
-    if numeric:
-        try:
-            a, b = a.astype(float), b.astype(float)
-        except ValueError as err:
-            raise KitError("Scores must be numbers (give a statistic= for labels).") from err
-        if np.isnan(a).any() or np.isnan(b).any():
-            raise KitError("The scores contain NaN: drop or fill those items first, in both systems.")
-    return a, b
+    if not numeric:
+        return _paired(a, b)
+    a, b = check_array(a, "a", min_rows=0), check_array(b, "b", min_rows=0)
+    return _paired(a, b)
 
 
 def _swap_patterns(rng: np.random.Generator | None, n: int, start: int, stop: int) -> np.ndarray:
@@ -211,16 +227,28 @@ def permutation_test(a, b, n_resamples: int = 5000,
     -------
     PermutationTestResult
         Monte Carlo: p = (s + 1) / (R + 1). Exact: p = s / 2^n, the identity included.
+
+    Raises
+    ------
+    InputError
+        Scores empty, of different lengths, not 1-D, not numbers, NaN or infinite (without
+        ``statistic``); ``n_resamples`` not a whole number >= 1; ``seed`` not None or a whole
+        number >= 0; ``exact`` not "auto", True or False; ``statistic`` not callable or
+        giving a value that is not a finite number; exact with n > 24.
     """
+    check_int(n_resamples, "n_resamples", maximum=MAX_DRAWS)
+    if seed is not None:
+        check_int(seed, "seed", minimum=0)
+    check_choice(exact, "exact", ("auto", True, False))
+    if statistic is not None and not callable(statistic):
+        raise InputError(f"statistic must be a function statistic(a, b) -> float, not {statistic!r}.")
     a, b = _check_scores(a, b, numeric=statistic is None)
     n = len(a)
     if exact == "auto":
         exact = n <= MAX_EXACT_ITEMS and 2 ** n <= n_resamples
     if exact and n > MAX_EXACT_ITEMS:
-        raise KitError(f"The exact test enumerates 2^n patterns; n = {n} is too many "
-                       f"(at most {MAX_EXACT_ITEMS}). Use exact=False (Monte Carlo).")
-    if not exact and n_resamples < 1:
-        raise KitError("n_resamples must be at least 1.")
+        raise InputError(f"The exact test enumerates 2^n patterns; n = {n} is too many "
+                         f"(at most {MAX_EXACT_ITEMS}). Use exact=False (Monte Carlo).")
     total = 2 ** n if exact else n_resamples
     rng = None if exact else np.random.default_rng(seed)
 
@@ -228,7 +256,7 @@ def permutation_test(a, b, n_resamples: int = 5000,
         observed = abs((a - b).mean())
         null, width = _mean_difference_null(a - b, rng)
     else:
-        observed = float(statistic(a, b))
+        observed = _statistic_value(statistic, a, b)
         width = n
 
         def null(start: int, stop: int) -> np.ndarray:
@@ -243,6 +271,38 @@ def permutation_test(a, b, n_resamples: int = 5000,
     s = int(np.sum(distribution >= observed - TOLERANCE * max(1.0, abs(observed))))
     p = s / total if exact else (s + 1) / (total + 1)
     return PermutationTestResult(p, float(observed), s, total, bool(exact), distribution)
+
+
+def _statistic_value(statistic: Callable[[np.ndarray, np.ndarray], float], a, b) -> float:
+    """The observed statistic; a value that is no finite number would make every p-value
+    meaningless, so it is refused before any resampling."""
+    value = statistic(a, b)
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"statistic(a, b) must return a number, it returned {value!r}.") from None
+    if not math.isfinite(value):
+        raise InputError(f"statistic(a, b) returned {value} on the observed scores: it must be finite.")
+    return value
+
+
+def _check_pairs(correct, pairs) -> dict[str, np.ndarray]:
+    """Each named system's correctness as a bool array, every name in ``pairs`` checked."""
+    if not isinstance(correct, Mapping) or not correct:
+        raise InputError("correct must be a non-empty dict: system name -> per-item correctness.")
+    if isinstance(pairs, str) or not isinstance(pairs, (list, tuple)) or not pairs:
+        raise InputError("pairs must be a non-empty list of (name_a, name_b) tuples.")
+    for pair in pairs:
+        if isinstance(pair, str) or not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise InputError(f"Each pair must be a (name_a, name_b) tuple, not {pair!r}.")
+    names = list(dict.fromkeys(name for pair in pairs for name in pair))
+    missing = [name for name in names if name not in correct]
+    if missing:
+        raise InputError(f"No correctness for system(s) {', '.join(map(repr, missing))}; "
+                         f"correct has {', '.join(map(repr, correct))}.")
+    checked = {name: check_binary(correct[name], f"correct[{name!r}]") for name in names}
+    check_same_length(**{f"correct[{name!r}]": checked[name] for name in names})
+    return checked
 
 
 def compare(correct: dict[str, np.ndarray], pairs: list[tuple[str, str]],
@@ -262,10 +322,20 @@ def compare(correct: dict[str, np.ndarray], pairs: list[tuple[str, str]],
     DataFrame
         One row per pair: a, b, acc_a, acc_b, plus (only A right), minus (only B right),
         ties, sign_p, perm_p.
+
+    Raises
+    ------
+    InputError
+        A system in ``pairs`` has no entry in ``correct`` (the missing and the available
+        names are given); a pair is not two names; correctness arrays are not True/False or
+        0/1, empty, or of different lengths; ``n_resamples`` < 1; ``seed`` < 0.
     """
+    checked = _check_pairs(correct, pairs)
+    check_int(n_resamples, "n_resamples", maximum=MAX_DRAWS)
+    check_int(seed, "seed", minimum=0)
     rows = []
     for name_a, name_b in tqdm(pairs, desc="pairs", disable=not progress, leave=False):
-        a, b = np.asarray(correct[name_a], dtype=float), np.asarray(correct[name_b], dtype=float)
+        a, b = checked[name_a].astype(float), checked[name_b].astype(float)
         sign = sign_test(a, b)
         perm = permutation_test(a, b, n_resamples=n_resamples, seed=seed)
         rows.append({"a": name_a, "b": name_b, "acc_a": a.mean(), "acc_b": b.mean(),
@@ -289,10 +359,27 @@ def simulate_power(n: int = 2000, accuracy: float = 0.8, difference: float = 0.0
     dict
         ``{"sign test": rate, "permutation test": rate}``: the share of ``trials`` with
         p < ``alpha``.
+
+    Raises
+    ------
+    InputError
+        ``n``, ``trials``, ``n_resamples`` not whole numbers >= 1; ``seed`` < 0;
+        ``accuracy``, ``discordance`` outside [0, 1], ``difference`` outside [-1, 1],
+        ``alpha`` outside (0, 1); or settings no population can have (a negative
+        probability for one of the four outcomes).
     """
+    for value, name in ((n, "n"), (trials, "trials"), (n_resamples, "n_resamples")):
+        check_int(value, name, maximum=MAX_DRAWS)
+    check_int(seed, "seed", minimum=0)
+    accuracy = check_number(accuracy, "accuracy", 0, 1)
+    discordance = check_number(discordance, "discordance", 0, 1)
+    difference = check_number(difference, "difference", -1, 1)
+    alpha = check_number(alpha, "alpha", 0, 1, low_open=True, high_open=True)
     q_a, q_b = (discordance - difference) / 2, (discordance + difference) / 2
-    if q_a < 0 or accuracy - q_a < 0 or accuracy - q_a + discordance > 1:
-        raise KitError("Impossible simulation settings: check accuracy, difference, discordance.")
+    if min(q_a, q_b) < 0 or accuracy - q_a < 0 or accuracy + q_b > 1:
+        raise InputError("Impossible simulation settings: |difference| must be at most discordance, "
+                         "and accuracy at least (discordance - difference) / 2 and at most "
+                         "1 - (discordance + difference) / 2.")
     outcome_probs = [q_a, q_b, accuracy - q_a, 1 - accuracy - q_b]  # A only, B only, both, neither
     a_right, b_right = np.array([1, 0, 1, 0]), np.array([0, 1, 1, 0])
     rng = np.random.default_rng(seed)
@@ -322,10 +409,15 @@ def accuracy_interval(correct: ArrayLike, confidence: float = 0.95) -> tuple[flo
     Returns
     -------
     (accuracy, low, high) : tuple of float
+
+    Raises
+    ------
+    InputError
+        ``correct`` empty, not 1-D, or holding anything but True/False or 0/1;
+        ``confidence`` outside (0, 1).
     """
-    correct = np.asarray(correct, dtype=bool)
-    if len(correct) == 0:
-        raise KitError("No predictions to score.")
+    correct = check_binary(correct, "correct")
+    confidence = check_number(confidence, "confidence", 0, 1, low_open=True, high_open=True)
     interval = binomtest(int(correct.sum()), len(correct)).proportion_ci(confidence, method="wilson")
     return float(correct.mean()), float(interval.low), float(interval.high)
 
@@ -350,8 +442,17 @@ def lowest_vs_highest(similarity: ArrayLike, correct: ArrayLike, bins: str = "eq
     dict
         ``low``, ``high`` (bin labels), ``accuracy_low``, ``accuracy_high``, ``n_low``,
         ``n_high`` and ``p_value``.
+
+    Raises
+    ------
+    InputError
+        ``similarity`` not finite numbers in [0, 1]; ``correct`` not True/False or 0/1;
+        either empty or of different lengths; ``bins`` unknown.
     """
-    similarity, correct = np.asarray(similarity, dtype=float), np.asarray(correct, dtype=bool)
+    similarity = check_similarities(similarity)
+    correct = check_binary(correct, "correct")
+    check_same_length(similarity=similarity, correct=correct)
+    check_choice(bins, "bins", ("equal", "quartiles"))
     codes, labels = bin_codes(similarity, bins)
     filled = sorted(set(codes.tolist()))
     low, high = codes == filled[0], codes == filled[-1]

@@ -12,12 +12,22 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from helpers.errors import InputError
+from helpers.validation import check_int, check_texts
+
 SNIPPET_WORDS = 40
 HTML_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 # A word, possibly joined by inner apostrophes, hyphens or slashes ("don't", "sci-fi",
 # "7/10"); a run of dashes or dots ("--", "..."); or one other punctuation character.
 # On the movie_reviews corpus this reproduces 99.7 % of the distributed tokens.
 _TOKEN = re.compile(r"\w+(?:[-'/]\w+)*|-{2,}|\.{2,}|[^\w\s]")
+
+
+def _text(text) -> str:
+    if not isinstance(text, str):
+        raise InputError(f"text must be a string, not {type(text).__name__} ({text!r:.40}): "
+                         "drop or fill missing texts first.")
+    return text
 
 
 def tokenize(text: str) -> list[str]:
@@ -38,8 +48,13 @@ def tokenize(text: str) -> list[str]:
     --------
     >>> tokenize("Don't miss it!<br /><br />A sci-fi 10/10 film...")
     ["don't", 'miss', 'it', '!', 'a', 'sci-fi', '10/10', 'film', '...']
+
+    Raises
+    ------
+    InputError
+        ``text`` is not a string (None, NaN, a list of tokens).
     """
-    return _TOKEN.findall(HTML_BREAK.sub(" ", text).lower())
+    return _TOKEN.findall(HTML_BREAK.sub(" ", _text(text)).lower())
 
 
 def token_spans(text: str) -> list[tuple[int, int, str]]:
@@ -50,8 +65,13 @@ def token_spans(text: str) -> list[tuple[int, int, str]]:
     list of (start, end, token)
         Character offsets into the original ``text`` and the lowercase token, in order;
         the tokens are exactly ``tokenize(text)``.
+
+    Raises
+    ------
+    InputError
+        ``text`` is not a string.
     """
-    blanked = HTML_BREAK.sub(lambda m: " " * len(m.group()), text)
+    blanked = HTML_BREAK.sub(lambda m: " " * len(m.group()), _text(text))
     return [(m.start(), m.end(), m.group().lower()) for m in _TOKEN.finditer(blanked)]
 
 
@@ -66,8 +86,14 @@ def tokenized(texts: Iterable[str]) -> list[list[str]]:
     -------
     list of list of str
         One token list per text, in order.
+
+    Raises
+    ------
+    InputError
+        ``texts`` is a single string (it would be split into characters) or not iterable;
+        an item is not a string (its position is named).
     """
-    return [tokenize(t) for t in texts]
+    return [tokenize(t) for t in check_texts(texts, "texts", allow_empty=True)]
 
 
 def snippet(text: str, n_words: int = SNIPPET_WORDS) -> str:
@@ -82,6 +108,12 @@ def snippet(text: str, n_words: int = SNIPPET_WORDS) -> str:
     Returns
     -------
     str
+
+    Raises
+    ------
+    InputError
+        ``text`` is not a string, or ``n_words`` not a whole number >= 1.
     """
-    words = text.split()
+    check_int(n_words, "n_words")
+    words = _text(text).split()
     return " ".join(words[:n_words]) + (" …" if len(words) > n_words else "")

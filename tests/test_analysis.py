@@ -8,7 +8,7 @@ import pytest
 from sklearn.svm import LinearSVC
 
 from helpers import analysis, systems
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 from helpers.evaluation import SVM_MAX_ITER, BowSystem
 from helpers.features import make_vectorizer
 from helpers.naive_bayes import NaiveBayes
@@ -163,3 +163,34 @@ def test_error_rate_by_quantile_bins():
 
 def test_opinion_word_counts():
     assert analysis.opinion_word_counts(["good , bad and good", "plain"], LEXICON).tolist() == [3, 0]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda r: analysis.ranked_errors(pd.DataFrame({"doc_id": ["d0"]}), r), "predictions lacks the column"),
+    (lambda r: analysis.ranked_errors(_predictions(["d0", "d0"]), r), "predictions repeats doc_id"),
+    (lambda r: analysis.ranked_errors(_predictions(["zz"]), r), "reviews lacks the misclassified review"),
+    (lambda r: analysis.ranked_errors(_predictions(["d0"]), r, n=-1), "n must be at least 1"),
+    (lambda r: analysis.ranked_errors(_predictions(["d0"], correct=[np.nan]), r), "only True/False"),
+    (lambda r: analysis.Explainer(BowSystem("nb")).fit(r.assign(label="pos")), "two labels"),
+    (lambda r: analysis.Explainer(BowSystem("nb")).fit(r.drop(columns="text")), "lacks the column"),
+    (lambda r: analysis.nearest_reviews("d0", k=0, reviews=r), "k must be at least 1"),
+    (lambda r: analysis.nearest_reviews("d0", vectors=np.full((len(r), 2), np.nan), reviews=r), "NaN"),
+    (lambda r: analysis.error_cues(None, LEXICON), "text must be a string"),
+    (lambda r: analysis.error_cues("fine", {"pos": "good"}), "'pos' and 'neg' sets"),
+    (lambda r: analysis.explicit_rating(7), "text must be a string"),
+    (lambda r: analysis.cue_thresholds(pd.DataFrame({"negated": [1.0]})), "lacks the column"),
+    (lambda r: analysis.cue_thresholds(analysis.cue_table(r, LEXICON), share=1.5), "share must be in"),
+    (lambda r: analysis.suggest_categories(analysis.cue_table(r, LEXICON), ["pos"], {}), "equal length"),
+    (lambda r: analysis.opinion_word_counts("good", LEXICON), "list of texts"),
+    (lambda r: analysis.error_rate_by([1.0, np.inf], [True, False]), "NaN or infinite"),
+    (lambda r: analysis.error_rate_by([1.0, 2.0], [True, False], bins=0), "bins must be at least 1"),
+    (lambda r: analysis.error_rate_by([1.0, 2.0], ["yes", "no"]), "numbers only"),
+])
+def test_bad_arguments_are_one_clear_input_error(reviews, call, message):
+    with pytest.raises(InputError, match=message):
+        call(reviews)
+
+
+def _predictions(doc_ids, correct=None):
+    return pd.DataFrame({"doc_id": doc_ids, "fold": 0, "system": "x", "prediction": "pos", "score": 1.0,
+                         "correct": correct if correct is not None else False, "C": 0.1})

@@ -7,7 +7,7 @@ import pytest
 from gensim.models import Doc2Vec
 
 from helpers import embedding_space
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 
 
 def test_order_probe_detects_position_and_not_noise():
@@ -109,3 +109,45 @@ def test_centering_removes_the_shared_direction():
     raw = embedding_space.grouping_similarity(vectors, groups)
     centred = embedding_space.grouping_similarity(vectors, groups, center=True)
     assert raw.within.mean() > 0.9 and abs(centred.within.mean() - centred.across.mean()) < 0.2
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: embedding_space.unit_rows([1.0, 2.0]), "2-D"),
+    (lambda: embedding_space.unit_rows([[1.0, np.nan]]), "NaN"),
+    (lambda: embedding_space.unit_rows(np.empty((0, 3))), "at least 1"),
+    (lambda: embedding_space.centered([["a", "b"]]), "numbers only"),
+    (lambda: embedding_space.grouping_similarity(np.eye(4), "aabb"), "list of labels"),
+    (lambda: embedding_space.grouping_similarity(np.eye(4), [[0], [1], [0], [1]]), "one label"),
+    (lambda: embedding_space.grouping_similarity(np.eye(4), list("aabb"), n_anchors=0), "n_anchors"),
+    (lambda: embedding_space.grouping_similarity(np.eye(4), list("aabb"), seed=-1), "seed"),
+    (lambda: embedding_space.random_pair_similarity(np.eye(1)), "at least 2"),
+    (lambda: embedding_space.random_pair_similarity(np.eye(3), n_pairs=0), "n_pairs"),
+    (lambda: embedding_space.order_probe(np.eye(4), list("abab")), "at least 5 documents"),
+    (lambda: embedding_space.order_probe(np.eye(4), list("abc")), "equal length"),
+    (lambda: embedding_space.order_probe(np.eye(2), ["a", None]), "missing"),
+])
+def test_bad_arguments_are_one_clear_input_error(call, message):
+    with pytest.raises(InputError, match=message):
+        call()
+
+
+def test_unit_rows_of_huge_and_tiny_rows_have_length_one():
+    unit = embedding_space.unit_rows([[3e300, 4e300], [3e-300, 4e-300]])
+    assert np.allclose(unit, [[0.6, 0.8], [0.6, 0.8]])
+
+
+def test_probe_arguments_are_checked(toy_model):
+    model, documents = toy_model
+    vectors, texts = model.dv.vectors[:3], [" ".join(d.words) for d in documents[:3]]
+    with pytest.raises(InputError, match="equal length"):
+        embedding_space.document_word_similarity(vectors, texts[:2], model, {"film": 1.0})
+    with pytest.raises(InputError, match=r"texts\[1\] is None"):
+        embedding_space.document_word_similarity(vectors, [texts[0], None, texts[2]], model, {})
+    with pytest.raises(InputError, match="k must be at least 1"):
+        embedding_space.document_word_similarity(vectors, texts, model, {"film": 1.0}, k=0)
+    with pytest.raises(InputError, match="word_weights must be a dict"):
+        embedding_space.document_word_similarity(vectors, texts, model, [("film", 1.0)])
+    with pytest.raises(InputError, match="NaN"):
+        embedding_space.document_word_similarity(vectors, texts, model, {"film": np.nan})
+    with pytest.raises(InputError, match="'pos' and 'neg'"):
+        embedding_space.word_polarity_probe(model, {"positive": frozenset(GOOD)})

@@ -10,8 +10,8 @@ import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 
 from helpers import evaluation, systems
-from helpers.cli import main
-from helpers.errors import KitError
+from helpers.cli import build_parser, main
+from helpers.errors import InputError, KitError
 from helpers.evaluation import BowSystem
 from helpers.text import tokenized
 
@@ -155,3 +155,44 @@ def test_make_svm_is_the_estimator_fit_svm_searches(small_reviews):
     X = evaluation.ngram_counts(small_reviews, "unigram", False)
     model, C = evaluation.fit_svm(X, small_reviews.label.to_numpy(), Cs=(0.1,))
     assert C == 0.1 and np.allclose(model.coef_, evaluation.make_svm(0.1).fit(X, small_reviews.label).coef_)
+
+
+def test_fold_accuracies_and_summarize_check_the_predictions():
+    good = pd.DataFrame({"system": "nb", "fold": [0, 0, 1, 1], "correct": [True, False, True, True]})
+    assert evaluation.fold_accuracies(good).tolist() == [0.5, 1.0]
+    assert evaluation.summarize(good)["accuracy"] == 0.75
+    for bad, message in [(good.drop(columns="fold"), "lacks the column"),
+                         (good.iloc[:0], "at least 1 row"),
+                         (good.assign(correct=[1, np.nan, 0, 1]), "only True/False or 0/1"),
+                         (good.assign(fold=[0, None, 1, 1]), "without a fold"),
+                         (good.correct, "must be a DataFrame")]:
+        with pytest.raises(InputError, match=message):
+            evaluation.fold_accuracies(bad)
+    with pytest.raises(InputError, match="several systems"):
+        evaluation.summarize(good.assign(system=["nb", "nb", "svm", "svm"]))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["results", "--systems", ""], "give at least one system name"),
+    (["results", "--systems", " , "], "give at least one system name"),
+    (["results", "--systems", "nb,bert"], "'bert' is not a system; choose from nb, nb-presence"),
+    (["run", "--timeout", "-1"], "must be a finite number above 0"),
+    (["run", "--timeout", "0"], "must be a finite number above 0"),
+    (["run", "--timeout", "nan"], "must be a finite number above 0"),
+    (["references", "--timeout", "inf"], "must be a finite number above 0"),
+    (["check", "--timeout", "-5"], "must be a finite number above 0"),
+    (["grade", "subs", "--timeout", "nan"], "must be a finite number above 0"),
+    (["grade", "subs", "--jobs", "0"], "must be at least 1"),
+    (["run", "abc"], "is not a notebook number"),
+    (["work", "--update", "1x"], "is not a notebook number"),
+])
+def test_cli_options_fail_at_parse_time(argv, message, capsys):
+    with pytest.raises(SystemExit) as refused:
+        build_parser().parse_args(argv)
+    assert refused.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_cli_system_list_is_stripped_and_deduplicated():
+    args = build_parser().parse_args(["results", "--systems", " nb, svm-bow ,nb,"])
+    assert args.systems == ["nb", "svm-bow"]
+    assert build_parser().parse_args(["run", "1", "03"]).numbers == ["01", "03"]

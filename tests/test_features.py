@@ -2,7 +2,7 @@
 
 import pytest
 
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 from helpers.features import make_vectorizer, stem_tokens
 
 DOCS = [["a", "good", "good", "film"], ["a", "bad", "film", "film"]]
@@ -37,3 +37,16 @@ def test_tfidf_rows_are_unit_length():
 def test_unknown_ngram_setting():
     with pytest.raises(KitError, match="choose one of"):
         make_vectorizer("trigram")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"ngram": ["unigram"]}, "Unknown ngram setting"),
+    ({"min_df": 0}, "min_df must be at least 1"),
+    ({"min_df": 0.5}, "min_df must be a whole number"),
+    ({"max_features": 0}, "max_features must be at least 1"),
+    ({"binary": "yes"}, "binary must be True or False"),
+    ({"tfidf": 1}, "tfidf must be True or False"),
+])
+def test_settings_are_checked_when_the_vectorizer_is_made(kwargs, message):
+    with pytest.raises(InputError, match=message):
+        make_vectorizer(**kwargs)

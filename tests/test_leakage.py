@@ -8,8 +8,8 @@ import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 
 from helpers import data
-from helpers.errors import KitError
-from helpers.leakage import binned_accuracy, fold_overlap, train_test_overlap
+from helpers.errors import InputError, KitError
+from helpers.leakage import bin_codes, binned_accuracy, fold_overlap, train_test_overlap
 
 
 def brute_force(train, test, ngram):
@@ -104,6 +104,42 @@ def test_overlap_is_cached_verified_on_read_and_rebuilt_when_corrupt(empty_data_
 def test_texts_must_be_strings():
     with pytest.raises(KitError, match="must be a string"):
         train_test_overlap(["a good film"], [None], progress=False)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"train_texts": []}, "train_texts is empty"),
+    ({"test_texts": ["fine", None]}, r"test_texts\[1\] is None"),
+    ({"train_texts": ["fine", 3]}, r"train_texts\[1\] is 3"),
+    ({"train_texts": "one long text"}, "must be a list of texts"),
+    ({"chunk_size": 0}, "chunk_size must be at least 1"),
+    ({"n_jobs": 0}, "n_jobs must not be 0"),
+    ({"n_jobs": 1.5}, "n_jobs must be a whole number"),
+    ({"ngram": 0}, "ngram must be 1"),
+    ({"ngram": "1"}, "ngram must be 1"),
+    ({"ngram": True}, "ngram must be 1"),
+    ({"stop_words": "french"}, "stop_words must be 'english'"),
+    ({"train_texts": ["the and"], "test_texts": ["of the"]}, "share no 1-grams"),
+])
+def test_overlap_arguments_are_checked_before_any_work(empty_data_dir, kwargs, message):
+    arguments = {"train_texts": ["a good film"], "test_texts": ["a bad film"]} | kwargs
+    with pytest.raises(InputError, match=message):
+        train_test_overlap(**arguments, progress=False)
+    assert not (empty_data_dir / "overlap").exists()
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: binned_accuracy([0.1, np.nan], [1, 0]), "NaN"),
+    (lambda: binned_accuracy([0.1, 1.5], [1, 0]), r"must lie in \[0, "),
+    (lambda: binned_accuracy([0.1, 0.9], [1, 0.5]), "only True/False or 0/1"),
+    (lambda: binned_accuracy([0.1, 0.9], [1]), "equal length"),
+    (lambda: bin_codes([0.5], "quartiles"), "at least two items"),
+    (lambda: bin_codes([], "equal"), "at least 1"),
+    (lambda: fold_overlap(pd.DataFrame({"doc_id": ["a"], "text": ["x"]})), r"lacks the column\(s\) fold"),
+    (lambda: fold_overlap(pd.DataFrame({"doc_id": ["a"], "fold": [0], "text": ["x"]})), "two folds"),
+])
+def test_binning_and_fold_arguments_are_checked(call, message):
+    with pytest.raises(InputError, match=message):
+        call()
 
 
 def test_texts_split_differently_have_different_cache_keys(empty_data_dir):

@@ -5,6 +5,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.naive_bayes import MultinomialNB
 
+from helpers.errors import InputError, KitError
 from helpers.naive_bayes import NaiveBayes
 
 
@@ -56,3 +57,37 @@ def test_decision_function_is_the_log_odds(counts):
 def test_negative_alpha_is_refused(counts):
     with pytest.raises(ValueError, match="alpha"):
         NaiveBayes(alpha=-1).fit(*counts)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda X, y: (NaiveBayes(alpha=np.nan), X, y), "alpha must be a finite number"),
+    (lambda X, y: (NaiveBayes(alpha="1"), X, y), "alpha must be a number"),
+    (lambda X, y: (NaiveBayes(), -X, y), "negative values"),
+    (lambda X, y: (NaiveBayes(), X.toarray() * np.nan, y), "NaN"),
+    (lambda X, y: (NaiveBayes(), X, y[:-1]), "inconsistent numbers of samples"),
+    (lambda X, y: (NaiveBayes(), X, np.full(len(y), "pos")), "single class"),
+    (lambda X, y: (NaiveBayes(), X, None), "fit needs the labels y"),
+    (lambda X, y: (NaiveBayes(), X, np.linspace(0, 1, len(y))), "labels of one type"),
+    (lambda X, y: (NaiveBayes(), X, np.r_[y[:-1], None].astype(object)), "labels of one type"),
+    (lambda X, y: (NaiveBayes(), [["a", "b"]], ["pos"]), "Naive Bayes takes a 2-D array"),
+    (lambda X, y: (NaiveBayes(), X.toarray()[0], y[:1]), "2D array"),
+])
+def test_fit_refuses_bad_input_with_one_clear_error(counts, make, message):
+    model, X, y = make(*counts)
+    params = model.get_params()
+    with pytest.raises(InputError, match=message):
+        model.fit(X, y)
+    assert str(model.get_params()) == str(params) and not hasattr(model, "classes_")
+
+
+def test_fit_returns_self_and_predict_checks_its_input(counts):
+    X, y = counts
+    model = NaiveBayes()
+    assert model.fit(X, y) is model and model.get_params() == {"alpha": 1.0}
+    with pytest.raises(InputError, match="features"):
+        model.predict(X[:, :5])
+    with pytest.raises(InputError, match="negative values"):
+        model.predict(-X)
+    three = NaiveBayes().fit(X, np.arange(X.shape[0]) % 3)
+    with pytest.raises(KitError, match="two classes"):
+        three.decision_function(X)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import own_reviews
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 
 
 def _write(folder, label, name, content: bytes):
@@ -82,3 +82,62 @@ def test_load_deployment_is_none_until_reviews_are_added(tmp_path):
     assert own_reviews.load_deployment(tmp_path).label.tolist() == ["pos"]
     _write(tmp_path, "neg", "a.txt", b"Hated it")
     assert own_reviews.load_deployment(tmp_path).doc_id.tolist() == ["neg/a.txt"]
+
+
+def test_load_reviews_reads_upper_case_txt_and_skips_hidden_entries(tmp_path):
+    _write(tmp_path, "pos", "A.TXT", b"Loved it.")
+    _write(tmp_path, "neg", "b.Txt", b"Hated it.")
+    (tmp_path / "pos" / ".ipynb_checkpoints").mkdir()
+    _write(tmp_path / "pos" / ".ipynb_checkpoints", "", "a.txt", b"Loved it.")
+    assert own_reviews.load_reviews(tmp_path).doc_id.tolist() == ["neg/b.Txt", "pos/A.TXT"]
+
+
+def test_load_reviews_csv_lines_are_counted_across_blank_lines_and_quoted_breaks(tmp_path):
+    path = tmp_path / "mine.csv"
+    path.write_text('text,label\n"A joy,\nreally",pos\n\nDull,neg\n\nodd,meh\n')
+    with pytest.raises(InputError, match=r"line 7: 'meh'"):
+        own_reviews.load_reviews(path)
+    path.write_text('text,label,\n"A joy,\nreally",pos\n\nDull,neg,\nshort\n')
+    table = own_reviews.read_text_csv(path)
+    assert table.to_dict("records") == [{"text": "A joy,\nreally", "label": "pos"},
+                                        {"text": "Dull", "label": "neg"},
+                                        {"text": "short", "label": ""}]
+    path.write_text('text,label\n"A joy",pos\nDull,neg\n')
+    assert own_reviews.load_reviews(path).doc_id.tolist() == ["row2", "row3"]
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda d: (_write(d, "neg", "a.txt", b"Bad"), (d / "pos").mkdir(),
+                (d / "pos" / "b.txt").symlink_to(d / "nowhere")), "pos/b.txt is a broken link"),
+    (lambda d: (_write(d, "neg", "a.txt", b"Bad"), (d / "pos" / "x.txt").mkdir(parents=True)),
+     r"folders inside pos/ or neg/ are not read \(pos/x.txt/\)"),
+    (lambda d: (_write(d, "neg", "a.txt", b"Bad"), _write(d / "pos", "sub", "b.txt", b"Good")),
+     r"not read \(pos/sub/\): move their .txt files up"),
+    (lambda d: (_write(d, "neg", "a.txt", b"Bad"), (d / "pos").write_text("a file")),
+     "pos must be folders"),
+])
+def test_load_reviews_folder_edge_cases_are_clear_errors(tmp_path, make, message):
+    folder = tmp_path / "reviews"
+    folder.mkdir()
+    make(folder)
+    with pytest.raises(InputError, match=message):
+        own_reviews.load_reviews(folder)
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"text,label\nfine,pos\ntoo,many,fields\n", r"line 3 has 3 cells but the header 2: put a text holding"),
+    (b"", "is empty: its first line must name the columns"),
+    (b"text,text,label\na,b,pos\n", "'text' more than once"),
+    (b"id,text,label\n1,a,pos\n\n1,b,neg\n", r"ids must be unique .*line 2: '1', line 4: '1'"),
+    (b"id,text,label\n,a,pos\n", "ids must be unique and non-empty"),
+])
+def test_load_reviews_csv_edge_cases_are_clear_errors(tmp_path, content, message):
+    path = tmp_path / "mine.csv"
+    path.write_bytes(content)
+    with pytest.raises(InputError, match=message):
+        own_reviews.load_reviews(path)
+
+
+def test_load_reviews_path_must_be_a_path():
+    with pytest.raises(InputError, match="path must be a folder or CSV file name"):
+        own_reviews.load_reviews(None)

@@ -9,8 +9,15 @@ from hypothesis import strategies as st
 from scipy.stats import binomtest, fisher_exact, norm
 from scipy.stats import permutation_test as scipy_permutation_test
 
-from helpers.errors import KitError
-from helpers.significance import accuracy_interval, compare, lowest_vs_highest, permutation_test, sign_test
+from helpers.errors import InputError, KitError
+from helpers.significance import (
+    accuracy_interval,
+    compare,
+    lowest_vs_highest,
+    permutation_test,
+    sign_test,
+    simulate_power,
+)
 
 
 def _pairs(plus: int, minus: int, both_right: int, both_wrong: int):
@@ -224,3 +231,50 @@ def test_lowest_vs_highest_uses_fisher_exact():
     assert summary == ("[0, 0.25)", "[0.75, 1]", 30, 30)
     assert result["accuracy_low"] == 0.5 and result["accuracy_high"] == pytest.approx(29 / 30)
     assert result["p_value"] == pytest.approx(fisher_exact([[15, 15], [29, 1]])[1])
+
+
+# --------------------------------------------------------------------------- argument checks
+
+GOOD = [True, False, True, True]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: sign_test([1, np.nan, 0, 1], GOOD), "correct_a must hold only True/False or 0/1"),
+    (lambda: sign_test(["yes", "no", "no", "yes"], GOOD), "must hold numbers only"),
+    (lambda: sign_test([0.5, 1, 0, 1], GOOD), "item 0 is 0.5"),
+    (lambda: sign_test([2, 1, 0, 1], GOOD), "only True/False or 0/1"),
+    (lambda: sign_test([[1, 0], [0, 1]], [[1, 0], [0, 1]]), "1-D"),
+    (lambda: sign_test([[1, 0], [1]], GOOD), "rectangular"),
+    (lambda: sign_test(None, GOOD), "not NoneType"),
+    (lambda: permutation_test([1.0, np.inf], [0.0, 1.0]), "NaN or infinite"),
+    (lambda: permutation_test([1, 0], [0, 1], n_resamples=0), "n_resamples must be at least 1"),
+    (lambda: permutation_test([1, 0], [0, 1], n_resamples=2.5), "n_resamples must be a whole number"),
+    (lambda: permutation_test([1, 0], [0, 1], n_resamples=10**12), "n_resamples must be at most"),
+    (lambda: permutation_test([1, 0], [0, 1], seed=-1), "seed must be at least 0"),
+    (lambda: permutation_test([1, 0], [0, 1], exact="yes"), "exact must be one of"),
+    (lambda: permutation_test([1, 0], [0, 1], statistic="f1"), "statistic must be a function"),
+    (lambda: permutation_test([1, 0], [0, 1], statistic=lambda a, b: np.nan), "must be finite"),
+    (lambda: permutation_test(["a", "b"], ["b", "a"]), "numbers only"),
+    (lambda: compare({"nb": GOOD}, [("nb", "svm")], progress=False),
+     r"No correctness for system\(s\) 'svm'; correct has 'nb'"),
+    (lambda: compare({"nb": GOOD, "svm": GOOD[:3]}, [("nb", "svm")], progress=False), "equal length"),
+    (lambda: compare({"nb": GOOD, "svm": GOOD}, ("nb", "svm"), progress=False), "must be a .name_a"),
+    (lambda: compare({"nb": GOOD, "svm": GOOD}, [], progress=False), "non-empty list"),
+    (lambda: compare([GOOD, GOOD], [("nb", "svm")], progress=False), "non-empty dict"),
+    (lambda: compare({"nb": GOOD, "svm": GOOD}, [("nb", "svm")], n_resamples=-5, progress=False),
+     "n_resamples"),
+    (lambda: simulate_power(n=0, progress=False), "n must be at least 1"),
+    (lambda: simulate_power(trials=1.5, progress=False), "trials must be a whole number"),
+    (lambda: simulate_power(accuracy=np.nan, progress=False), "accuracy must be a finite number"),
+    (lambda: simulate_power(alpha=1, progress=False), r"alpha must be in \(0, 1\)"),
+    (lambda: simulate_power(difference=-0.5, discordance=0.1, progress=False), "Impossible"),
+    (lambda: accuracy_interval([1, 0, np.nan]), "only True/False or 0/1"),
+    (lambda: accuracy_interval(GOOD, confidence=95), r"confidence must be in \(0, 1\)"),
+    (lambda: lowest_vs_highest([0.1, 0.9], GOOD), "equal length"),
+    (lambda: lowest_vs_highest([0.1, np.nan, 0.5, 0.9], GOOD), "NaN"),
+    (lambda: lowest_vs_highest([0.1, 2.0, 0.5, 0.9], GOOD), r"must lie in \[0, "),
+    (lambda: lowest_vs_highest([0.1, 0.2, 0.5, 0.9], GOOD, bins="deciles"), "bins must be one of"),
+])
+def test_bad_arguments_are_one_clear_input_error(call, message):
+    with pytest.raises(InputError, match=message):
+        call()

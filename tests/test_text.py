@@ -2,8 +2,11 @@
 
 from collections import Counter
 
+import pytest
+
 from helpers import data
-from helpers.text import HTML_BREAK, snippet, tokenize, tokenized
+from helpers.errors import InputError
+from helpers.text import HTML_BREAK, snippet, token_spans, tokenize, tokenized
 
 
 def test_tokenize_splits_punctuation_and_keeps_contractions():
@@ -36,3 +39,19 @@ def test_html_break_matches_every_spelling():
 
 def test_snippet():
     assert snippet("a b c", 2) == "a b …" and snippet("a b", 2) == "a b"
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: tokenize(None), "text must be a string, not NoneType"),
+    (lambda: tokenize(["a", "list"]), "not list"),
+    (lambda: token_spans(3.5), "not float"),
+    (lambda: tokenized("one text"), "must be a list of texts"),
+    (lambda: tokenized(["fine", float("nan")]), r"texts\[1\] is nan"),
+    (lambda: snippet("a b c", 0), "n_words must be at least 1"),
+    (lambda: snippet("a b c", -2), "n_words must be at least 1"),
+    (lambda: snippet(None), "text must be a string"),
+])
+def test_bad_arguments_are_one_clear_input_error(call, message):
+    with pytest.raises(InputError, match=message):
+        call()
+    assert tokenized([]) == []

@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import entropy, variation
 
 from helpers import transport
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 from helpers.evaluation import BowSystem
 
 
@@ -88,6 +88,48 @@ def test_fit_decay_recovers_a_known_curve():
     assert 0.001 < transport.loo_mae(x, noisy) < 0.05
     with pytest.raises(KitError, match="at least 4"):
         transport.fit_decay(x[:3], y[:3])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: transport.tau_p(-0.5, [0.5]), "source score must be positive"),
+    (lambda: transport.tau_p(np.nan, [0.5]), "finite number"),
+    (lambda: transport.tau_p("0.8", [0.5]), "must be a number"),
+    (lambda: transport.tau_p(0.8, [0.5, np.inf]), "NaN or infinite"),
+    (lambda: transport.tau_p(0.8, [-0.1]), "Target scores must be >= 0"),
+    (lambda: transport.mean_tau_p(0.8, ["a"]), "numbers only"),
+    (lambda: transport.tau_var([0.0, 0.0]), "not all 0"),
+    (lambda: transport.tau_var([-0.5, 1.0]), "must be >= 0"),
+    (lambda: transport.tau_var([0.9, np.nan]), "NaN"),
+    (lambda: transport.tau_var([[0.9, 0.8]]), "1-D"),
+    (lambda: transport.vocabulary("a single text"), "list of texts"),
+    (lambda: transport.vocabulary(["fine", None]), r"texts\[1\] is None"),
+    (lambda: transport.domain_vector(np.zeros((3, 2))), "no common direction"),
+    (lambda: transport.domain_vector([[1.0, 0.0], [-1.0, 0.0]]), "no common direction"),
+    (lambda: transport.domain_vector([[1.0, np.nan]]), "NaN"),
+    (lambda: transport.domain_vector([1.0, 2.0]), "2-D"),
+    (lambda: transport.cosine_distance(np.zeros(2), np.ones(2)), "u is a zero vector"),
+    (lambda: transport.cosine_distance(np.ones(2), np.ones(3)), "equal length"),
+    (lambda: transport.kl_divergence(np.zeros(3), np.ones(3)), "zero vector"),
+    (lambda: transport.kl_divergence([0.1, np.nan], [0.1, 0.2]), "NaN"),
+    (lambda: transport.kl_divergence([0.1, 0.2], [0.1, 0.2], epsilon=0), "epsilon"),
+    (lambda: transport.fit_decay([0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7]), "equal length"),
+    (lambda: transport.fit_decay([0.1, 0.1, 0.2, 0.2], [0.5, 0.6, 0.7, 0.8]), "3 distinct"),
+    (lambda: transport.fit_decay([0.1, 0.2, 0.3, np.inf], [0.5, 0.6, 0.7, 0.8]), "NaN or infinite"),
+    (lambda: transport.loo_mae([0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8]), "at least 5"),
+    (lambda: transport.loo_mae([0, 0, 0, 0, 0, 1, 2.2e154, -3.6e300], [0, 0, 0, 0, 0, 0, 2.2e154, 0]),
+     "overflows|did not converge"),
+    (lambda: transport.tau_p(1e-300, [1e10]), "overflows"),
+])
+def test_bad_arguments_are_one_clear_input_error(call, message):
+    with pytest.raises(InputError, match=message):
+        call()
+
+
+def test_scores_at_the_edges_are_still_valid():
+    assert transport.tau_p(0.8, 0.4) == 0.5
+    assert transport.tau_var([0.0, 1.0]) == pytest.approx(np.sqrt(2) * (1 + 1 / 8))
+    huge = np.array([1e300, 1e300])
+    assert transport.cosine_distance(huge, huge) == pytest.approx(0.0)
 
 
 def test_targets_are_the_real_domains(corpora):

@@ -1,0 +1,337 @@
+"""Fuzzing the public functions: any input gives a valid result or one InputError, nothing else.
+
+Each test draws arguments that are either well formed or arbitrary (wrong types, NaN and
+infinity, empty, ragged, negative, huge) and calls the function. A result must be valid
+(finite, of the right shape and range); a refusal must be an ``InputError``; any other
+exception fails the test, with hypothesis's smallest example. Sizes stay small so that the
+whole file runs in well under a minute on a busy machine. ``TALLY`` counts the outcomes,
+printed at the end of the module (run with ``-s`` to see it).
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+import warnings
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from helpers import embedding_space, leakage, own_reviews, significance, text, transport, validation
+from helpers.errors import InputError
+from helpers.naive_bayes import NaiveBayes
+
+TALLY: Counter[str] = Counter()
+# Derandomized: CI draws the same cases every run, so a failure is never a fluke of the draw.
+FAST = settings(max_examples=150, deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.too_slow])
+SLOW = settings(max_examples=40, deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def tally():
+    yield
+    print(f"\nfuzz cases: {sum(TALLY.values())} ({dict(TALLY)})")
+
+
+def outcome(call: Callable[[], object], valid: Callable[[object], bool]) -> None:
+    """Call; a result must pass ``valid``; only an InputError may be raised."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # overflow and convergence notes are not the question here
+            result = call()
+    except InputError as err:
+        assert str(err), "an InputError must say what was wrong"
+        TALLY["clear error"] += 1
+        return
+    assert valid(result), f"not a valid result: {result!r}"
+    TALLY["valid result"] += 1
+
+
+# --------------------------------------------------------------------------- strategies
+
+edges = st.sampled_from([0, -1, 10**9, 10**20, -10**20, 1e308, -0.0, math.nan, math.inf, -math.inf, "", "1"])
+scalars = st.one_of(edges, st.none(), st.booleans(), st.integers(-10**20, 10**20), st.floats(),
+                    st.text(max_size=4), st.complex_numbers(max_magnitude=10, allow_nan=False))
+numbers = st.lists(st.floats(), max_size=8)
+binary = st.lists(st.sampled_from([0, 1, True, False]), min_size=1, max_size=8)
+ragged = st.lists(st.lists(st.floats(-1, 1), max_size=3), min_size=1, max_size=4)
+arrays = hnp.arrays(st.sampled_from([np.float64, np.int64, np.bool_, np.float32]),
+                    hnp.array_shapes(min_dims=0, max_dims=3, max_side=4))
+anything = st.one_of(scalars, st.lists(scalars, max_size=6), numbers, binary, ragged, arrays,
+                     st.dictionaries(st.text(max_size=3), scalars, max_size=3))
+small_floats = st.floats(-1e3, 1e3, allow_nan=False)
+vectors = hnp.arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 4)),
+                     elements=st.floats(-1e300, 1e300))
+texts = st.lists(st.text(alphabet="ab ,.!<>'-/\n", max_size=12), min_size=1, max_size=5)
+any_texts = st.one_of(texts, st.lists(st.one_of(st.text(max_size=6), scalars), max_size=5), anything)
+
+
+def either(good, bad=anything):
+    """Mostly well-formed arguments, so that calls get past the first check often."""
+    return st.one_of(good, good, bad)
+
+
+def probability(p) -> bool:
+    return 0.0 <= p <= 1.0
+
+
+# --------------------------------------------------------------------------- significance
+
+
+@FAST
+@given(either(binary), either(binary))
+def test_sign_test(a, b):
+    outcome(lambda: significance.sign_test(a, b),
+            lambda r: probability(r.p_value) and r.plus + r.minus + r.ties == len(a))
+
+
+@FAST
+@given(either(st.lists(small_floats, min_size=1, max_size=8)),
+       either(st.lists(small_floats, min_size=1, max_size=8)), either(st.integers(1, 50)),
+       either(st.integers(0, 5)), either(st.sampled_from(["auto", True, False])))
+def test_permutation_test(a, b, n_resamples, seed, exact):
+    outcome(lambda: significance.permutation_test(a, b, n_resamples=n_resamples, seed=seed, exact=exact),
+            lambda r: probability(r.p_value) and math.isfinite(r.statistic))
+
+
+@FAST
+@given(either(binary), either(st.floats(0.01, 0.99)))
+def test_accuracy_interval(correct, confidence):
+    outcome(lambda: significance.accuracy_interval(correct, confidence),
+            lambda r: all(map(probability, r)) and r[1] <= r[0] <= r[2])
+
+
+@FAST
+@given(either(st.lists(st.floats(0, 1), min_size=1, max_size=8)), either(binary),
+       either(st.sampled_from(["equal", "quartiles"])))
+def test_lowest_vs_highest(similarity, correct, bins):
+    outcome(lambda: significance.lowest_vs_highest(similarity, correct, bins),
+            lambda r: probability(r["p_value"]) and r["n_low"] >= 1)
+
+
+@SLOW
+@given(either(st.dictionaries(st.sampled_from(["nb", "svm", "d2v"]), binary, max_size=3)),
+       either(st.lists(st.tuples(st.sampled_from(["nb", "svm", "x"]), st.sampled_from(["nb", "svm"])),
+                       max_size=2)),
+       either(st.integers(1, 20)))
+def test_compare(correct, pairs, n_resamples):
+    outcome(lambda: significance.compare(correct, pairs, n_resamples=n_resamples, progress=False),
+            lambda r: r.sign_p.between(0, 1).all() and r.perm_p.between(0, 1).all())
+
+
+@SLOW
+@given(either(st.integers(1, 30)), either(st.floats(0, 1)), either(st.floats(-0.3, 0.3)),
+       either(st.floats(0, 1)), either(st.integers(1, 3)), either(st.floats(0.01, 0.5)))
+def test_simulate_power(n, accuracy, difference, discordance, trials, alpha):
+    # Valid sizes are bounded here: a huge n or trials is a long run, not a wrong input.
+    if isinstance(n, int) and n > 30 or isinstance(trials, int) and trials > 3:
+        return
+    outcome(lambda: significance.simulate_power(n, accuracy, difference, discordance, trials, alpha,
+                                                n_resamples=20, progress=False),
+            lambda r: all(map(probability, r.values())))
+
+
+# --------------------------------------------------------------------------- transport
+
+
+@FAST
+@given(either(st.floats(0.01, 1)), either(st.one_of(st.floats(0, 1), st.lists(st.floats(0, 1), max_size=5))))
+def test_tau_p_and_mean(source, target):
+    outcome(lambda: transport.tau_p(source, target),
+            lambda r: np.all(np.isfinite(r)) and np.all(np.asarray(r) >= 0))
+    outcome(lambda: transport.mean_tau_p(source, target), lambda r: math.isfinite(r) and r >= 0)
+
+
+@FAST
+@given(either(st.lists(st.floats(0, 2), min_size=2, max_size=6)), st.booleans())
+def test_tau_var(values, correction):
+    outcome(lambda: transport.tau_var(values, correction), lambda r: math.isfinite(r) and r >= 0)
+
+
+@FAST
+@given(either(vectors))
+def test_domain_vector(found):
+    outcome(lambda: transport.domain_vector(found), lambda r: np.isclose(np.linalg.norm(r), 1))
+
+
+@FAST
+@given(either(st.lists(st.floats(-1e300, 1e300), min_size=1, max_size=4)),
+       either(st.lists(st.floats(-1e300, 1e300), min_size=1, max_size=4)), either(st.floats(1e-6, 1)))
+def test_cosine_distance_and_kl_divergence(u, v, epsilon):
+    outcome(lambda: transport.cosine_distance(u, v), lambda r: 0 <= r <= 2)
+    outcome(lambda: transport.kl_divergence(u, v, epsilon), lambda r: math.isfinite(r) and r >= -1e-12)
+
+
+@SLOW
+@given(either(st.lists(st.floats(0, 1), min_size=4, max_size=7)),
+       either(st.lists(st.floats(0, 1), min_size=4, max_size=7)))
+def test_fit_decay_and_loo_mae(x, y):
+    outcome(lambda: transport.fit_decay(x, y), lambda r: r.shape == (3,) and np.isfinite(r).all())
+    outcome(lambda: transport.loo_mae(x, y), lambda r: math.isfinite(r) and r >= 0)
+
+
+@FAST
+@given(any_texts, any_texts)
+def test_lexical_difference(source, target):
+    outcome(lambda: transport.lexical_difference(source, target), probability)
+
+
+# --------------------------------------------------------------------------- leakage
+
+
+@SLOW
+@given(any_texts, any_texts, either(st.sampled_from([1, 2, 3])), either(st.integers(1, 3)),
+       either(st.sampled_from([1, -1])), either(st.sampled_from(["english", None, ["a"]])))
+def test_train_test_overlap(train, test, ngram, chunk_size, n_jobs, stop_words):
+    outcome(lambda: leakage.train_test_overlap(train, test, ngram, stop_words, chunk_size, n_jobs,
+                                               progress=False, use_cache=False),
+            lambda r: len(r) == len(test) and r.similarity.between(0, 1 + 1e-6).all()
+            and r.train_index.between(0, len(train) - 1).all())
+
+
+@FAST
+@given(either(st.lists(st.floats(0, 1), min_size=1, max_size=8)), either(binary),
+       either(st.sampled_from(["equal", "quartiles"])))
+def test_binning(similarity, correct, bins):
+    outcome(lambda: leakage.bin_codes(similarity, bins), lambda r: len(r[0]) == len(similarity)
+            and set(r[0].tolist()) <= {0, 1, 2, 3})
+    outcome(lambda: leakage.binned_accuracy(similarity, correct, bins),
+            lambda r: len(r) == 4 and r["count"].sum() == len(correct))
+
+
+# --------------------------------------------------------------------------- own reviews
+
+csv_text = st.one_of(
+    st.lists(st.lists(st.text(alphabet='ab,"\n pPoOsSnNeEgG\x00', max_size=6), max_size=4), max_size=5).map(
+        lambda rows: "\n".join(",".join(row) for row in [["text", "label"], *rows])),
+    st.text(alphabet='ab,"\n\r pos neg text label id\x00', max_size=40))
+
+
+@SLOW
+@given(st.one_of(csv_text.map(str.encode), st.binary(max_size=30)))
+def test_load_reviews_from_any_csv(content):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "mine.csv"
+        path.write_bytes(content)
+        outcome(lambda: own_reviews.load_reviews(path),
+                lambda r: list(r.columns) == ["doc_id", "label", "text"] and set(r.label) <= {"pos", "neg"}
+                and not r.doc_id.duplicated().any())
+
+
+entries = st.lists(st.tuples(st.sampled_from(["pos", "neg", "neutral", ".hidden", "pos/sub"]),
+                             st.sampled_from(["a.txt", "B.TXT", "c.md", "d.txt/", "e.txt@"]),
+                             st.binary(max_size=8)), max_size=4)
+
+
+@SLOW
+@given(entries)
+def test_load_reviews_from_any_folder(made):
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        for where, name, content in made:
+            (root / where).mkdir(parents=True, exist_ok=True)
+            target = root / where / name.rstrip("/@")
+            if target.is_symlink() or target.exists():
+                continue
+            if name.endswith("/"):
+                target.mkdir()
+            elif name.endswith("@"):
+                target.symlink_to(root / "nowhere")
+            else:
+                target.write_bytes(content)
+        outcome(lambda: own_reviews.load_reviews(root),
+                lambda r: set(r.label) <= {"pos", "neg"} and (r.text != "").all())
+
+
+# --------------------------------------------------------------------------- embedding space
+
+
+@FAST
+@given(either(vectors), st.booleans())
+def test_unit_rows_and_centered(found, center):
+    def unit_or_zero(rows):
+        norms = np.linalg.norm(rows, axis=1)
+        return np.isfinite(rows).all() and np.all(np.isclose(norms, 1) | (norms == 0))
+
+    outcome(lambda: embedding_space.unit_rows(found), unit_or_zero)
+    outcome(lambda: embedding_space.centered(found),
+            lambda r: r.shape == np.shape(found) and not np.isnan(r).any())
+
+
+@FAST
+@given(either(vectors), either(st.lists(st.sampled_from(["a", "b", None]), min_size=1, max_size=6)),
+       either(st.one_of(st.none(), st.integers(1, 5))), either(st.integers(1, 20)), st.booleans())
+def test_grouping_and_random_pairs(found, groups, n_anchors, n_pairs, center):
+    cosine = lambda values: np.all(np.abs(values) <= 1 + 1e-9)  # noqa: E731
+    outcome(lambda: embedding_space.grouping_similarity(found, groups, n_anchors, center),
+            lambda r: cosine(r.within) and cosine(r.across))
+    outcome(lambda: embedding_space.random_pair_similarity(found, n_pairs, center),
+            lambda r: len(r) == n_pairs and cosine(r))
+
+
+@SLOW
+@given(either(hnp.arrays(np.float64, st.tuples(st.integers(8, 14), st.integers(1, 3)),
+                         elements=st.floats(-5, 5))),
+       either(st.lists(st.sampled_from(["pos", "neg"]), min_size=8, max_size=14)))
+def test_order_probe(found, labels):
+    outcome(lambda: embedding_space.order_probe(found, labels), probability)
+
+
+# --------------------------------------------------------------------------- text
+
+
+@FAST
+@given(either(st.text(max_size=30), scalars), any_texts, either(st.integers(1, 10)))
+def test_text_functions(one, many, n_words):
+    outcome(lambda: text.tokenize(one), lambda r: all(t == t.lower() and t for t in r))
+    outcome(lambda: text.token_spans(one), lambda r: [t for *_, t in r] == text.tokenize(one))
+    outcome(lambda: text.tokenized(many), lambda r: len(r) == len(list(many)))
+    outcome(lambda: text.snippet(one, n_words), lambda r: isinstance(r, str))
+
+
+# --------------------------------------------------------------------------- naive bayes
+
+counts = hnp.arrays(np.int64, st.tuples(st.integers(1, 6), st.integers(1, 4)), elements=st.integers(0, 5))
+
+
+@FAST
+@given(either(counts, st.one_of(anything, hnp.arrays(np.float64, (3, 2)))),
+       either(st.lists(st.sampled_from(["pos", "neg"]), min_size=1, max_size=6)),
+       either(st.floats(0, 2), st.one_of(st.floats(), scalars)), st.booleans())
+def test_naive_bayes(X, y, alpha, sparse):
+    if sparse and isinstance(X, np.ndarray) and X.ndim == 2:
+        X = sp.csr_matrix(X)
+    model = NaiveBayes(alpha=alpha)
+
+    def fit_and_predict():
+        assert model.fit(X, y) is model
+        return model.predict(X)
+
+    outcome(fit_and_predict, lambda r: set(r) <= set(np.asarray(y, dtype=object)) and model.alpha is alpha)
+
+
+# --------------------------------------------------------------------------- validation
+
+
+@FAST
+@given(anything, st.integers(1, 2), st.integers(0, 2))
+def test_validation_checks(value, ndim, min_rows):
+    outcome(lambda: validation.check_array(value, "x", ndim, min_rows),
+            lambda r: r.ndim == ndim and len(r) >= min_rows and np.isfinite(r).all())
+    outcome(lambda: validation.check_binary(value, "c"), lambda r: r.dtype == bool and r.ndim == 1)
+    outcome(lambda: validation.check_int(value, "n", 0), lambda r: isinstance(r, int) and r >= 0)
+    outcome(lambda: validation.check_number(value, "p", 0, 1), probability)
+    outcome(lambda: validation.check_texts(value, "t"), lambda r: all(isinstance(t, str) for t in r))
+    outcome(lambda: validation.check_labels(value, "y"), lambda r: r.ndim == 1)
+    outcome(lambda: validation.check_similarities(value), lambda r: ((r >= 0) & (r <= 1 + 1e-6)).all())
+    outcome(lambda: validation.check_table(value, "t", ["a"]), lambda r: isinstance(r, pd.DataFrame))
