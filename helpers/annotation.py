@@ -15,7 +15,7 @@ import pandas as pd
 from helpers import data, settings, systems
 from helpers.analysis import cue_table, cue_thresholds, ranked_errors, suggest_categories
 from helpers.errors import KitError
-from helpers.own_reviews import read_text_csv
+from helpers.own_reviews import read_text_csv, read_text_csv_lines
 from helpers.owned import changed_since_written, write_owned
 from helpers.text import snippet
 
@@ -97,7 +97,7 @@ def read_annotations(path: str | Path | None = None) -> pd.DataFrame:
     path = Path(path) if path is not None else sheet_path()
     if not path.is_file():
         raise KitError(f"No annotation sheet at {path}: write one with `kit annotate`.")
-    sheet = read_text_csv(path)
+    sheet, lines = read_text_csv_lines(path)
     missing = [c for c in SHEET_COLUMNS if c not in sheet]
     if missing:
         raise KitError(f"{path} lacks the column(s) {', '.join(missing)}: "
@@ -107,8 +107,8 @@ def read_annotations(path: str | Path | None = None) -> pd.DataFrame:
     for column, allowed in (("fixability", FIXABILITY), ("source", SOURCES)):
         bad = sheet.index[~sheet[column].isin(("", *allowed))]
         if len(bad):
-            lines = ", ".join(f"line {i + 2}: {sheet[column][i]!r}" for i in bad[:5])
-            raise KitError(f"{path}: {column} must be one of {', '.join(allowed)} or empty ({lines}).")
+            named = ", ".join(f"line {lines[i]}: {sheet[column][i]!r}" for i in bad[:5])
+            raise KitError(f"{path}: {column} must be one of {', '.join(allowed)} or empty ({named}).")
     sheet["margin"] = pd.to_numeric(sheet.margin, errors="coerce")
     sheet["annotated"] = _entries(sheet)
     return sheet

@@ -120,7 +120,7 @@ def _read_bytes(file: Path) -> bytes:
 def _read_review_csv(file: Path) -> pd.DataFrame:
     if file.suffix.lower() != ".csv":
         raise InputError(f"{file} is neither a folder nor a .csv file.")
-    table, lines = _csv_table(file)
+    table, lines = read_text_csv_lines(file)
     missing = {"text", "label"} - set(table.columns)
     if missing:
         raise InputError(f"{file} needs the columns text and label (missing: {', '.join(sorted(missing))}).")
@@ -157,11 +157,15 @@ def read_text_csv(file: Path) -> pd.DataFrame:
         no header, repeated column names, or a row with more cells than the header (the
         line is named).
     """
-    return _csv_table(file)[0]
+    return read_text_csv_lines(file)[0]
 
 
-def _csv_table(file: Path) -> tuple[pd.DataFrame, list[int]]:
-    """The table of ``read_text_csv`` and, for each row, the line it starts on (1-based)."""
+def read_text_csv_lines(file: Path) -> tuple[pd.DataFrame, list[int]]:
+    """The table of ``read_text_csv`` and, for each row, the line of the file it starts on.
+
+    Lines count from 1 and include blank lines and the line breaks inside quoted cells, so a
+    message can name the line a spreadsheet or an editor shows.
+    """
     text = _read_utf8(_read_bytes(file), file)
     reader = csv.reader(io.StringIO(text, newline=""))
     header, rows, lines = None, [], []

@@ -111,6 +111,15 @@ def test_bad_annotations_are_clear_errors(tmp_path, edit, message):
         annotation.read_annotations(path)
 
 
+def test_a_bad_entry_is_named_by_the_line_an_editor_shows(tmp_path):
+    path = tmp_path / "errors.csv"
+    _sheet().assign(fixability=["", "", "maybe"]).to_csv(path, index=False)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0], "", lines[1], "", lines[2], lines[3]]) + "\n")  # blank lines
+    with pytest.raises(KitError, match=r"line 6: 'maybe'"):
+        annotation.read_annotations(path)
+
+
 def test_unreadable_or_missing_sheet(tmp_path):
     with pytest.raises(KitError, match="kit annotate"):
         annotation.read_annotations(tmp_path / "none.csv")

@@ -487,6 +487,15 @@ def test_empty_or_missing_folder_is_a_clear_error(tmp_path, capsys):
     assert "is not a folder of student submissions" in capsys.readouterr().err
 
 
+def test_a_folder_where_no_subfolder_holds_a_notebook_is_not_a_class(tmp_path, capsys):
+    for name in ("src", "docs", "build"):  # e.g. a project folder given by mistake
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "notes.txt").write_text("not a submission")
+    assert main(["grade", str(tmp_path)]) == 1
+    assert "None of the 3 folder(s)" in capsys.readouterr().err
+    assert not (tmp_path / gradebook.GRADES_FILE).exists()
+
+
 def test_an_output_difference_names_both_environments():
     lines = ["Cell outputs differ", "Input:", "print(p)", "Traceback:",
              "stdout, line 1: 0.19 where 0.1824 was expected (allowed ± 0.0003)",

@@ -282,7 +282,11 @@ def _write_prepared(done: dict[str, dict]) -> None:
 
 
 def students_in(submissions_dir: Path, student: str | None = None) -> list[Path]:
-    """The student folders: every sub-folder but hidden ones and the kit's ``feedback/``."""
+    """The student folders: every sub-folder but hidden ones and the kit's ``feedback/``.
+
+    A folder without a notebook is a student who handed nothing in, but a class where no
+    folder holds one is refused: it is some other folder, not a class's submissions.
+    """
     submissions_dir = Path(submissions_dir)
     if not submissions_dir.is_dir():
         raise KitError(f"{submissions_dir} is not a folder of student submissions.")
@@ -297,6 +301,10 @@ def students_in(submissions_dir: Path, student: str | None = None) -> list[Path]
             raise KitError(f"No student folder {student!r} in {submissions_dir}.")
     if not found:
         raise KitError(f"{submissions_dir} has no student folders (one folder per student).")
+    if student is None and not any(any(folder.glob("*.ipynb")) for folder in found):
+        raise KitError(f"None of the {len(found)} folder(s) in {submissions_dir} holds a notebook, so it is "
+                       "not a folder of submissions: give the folder that holds one folder per student, "
+                       "each with the student's .ipynb files.")
     return found
 
 
