@@ -75,7 +75,7 @@ def cmd_release(args: argparse.Namespace) -> None:
 
 def cmd_grade(args: argparse.Namespace) -> None:
     from helpers import owned
-    from helpers.course import classgrade, feedback, gradebook, sandbox
+    from helpers.course import answers, classgrade, feedback, gradebook, sandbox
 
     submissions = Path(args.submissions)
     if args.prepare:
@@ -97,15 +97,16 @@ def cmd_grade(args: argparse.Namespace) -> None:
         written = feedback.write_all_feedback(submissions, records)
         print(f"{len(written)} feedback files written under {submissions / gradebook.FEEDBACK_DIR}")
         return
-    print(gradebook.summary(grades).to_string())
+    written = answers.written_points(submissions)
+    print(gradebook.summary(grades, written).to_string())
     review = gradebook.flagged(grades)
     if not review.empty:
         print(f"\n{len(review)} exercise(s) flagged for review (graded all the same):")
         print(review.to_string(index=False))
     if args.summary:
         print("\n" + gradebook.pass_rates(grades).to_string(index=False))
-        written = gradebook.write_summary(submissions, grades)
-        print("\n" + owned.where_written("class table", submissions / gradebook.SUMMARY_FILE, written))
+        path = gradebook.write_summary(submissions, grades, written)
+        print("\n" + owned.where_written("class table", submissions / gradebook.SUMMARY_FILE, path))
 
 
 def _graded_names(number: str | None) -> list[str] | None:
@@ -347,7 +348,8 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--feedback-only", action="store_true",
                       help="rebuild the feedback files from the kept results; run nothing")
     what.add_argument("--summary", action="store_true",
-                      help="print the class table and pass rates; write gradebook.csv; run nothing")
+                      help="print the class table (with the points marked in the answer sheets) and "
+                      "pass rates; write gradebook.csv; run nothing")
     grade.set_defaults(func=cmd_grade)
 
     run = sub.add_parser("run", help="execute notebooks headless; time and memory per notebook")

@@ -5,7 +5,8 @@ notebook a *task* finds the submission (by name, else a renamed copy recognised 
 exercises), merges it into the graded notebook (``grading.graded_notebook``) and runs it in
 a sandbox (``sandbox``) on a private scratch folder, which is then thrown away. Its verdicts
 become a *record* (``gradebook``), written as soon as the task ends, from which
-``grades.csv``, the class table and each student's feedback files are rebuilt. A task whose
+``grades.csv``, the class table and each student's feedback files are rebuilt. The written
+answers are collected into one sheet per notebook for marking by hand (``answers``). A task whose
 submission and solution are unchanged since its record is skipped unless ``force``.
 
 Before the first student, the solutions themselves are graded once outside the sandbox
@@ -35,7 +36,7 @@ import pandas as pd
 from nbformat import NotebookNode
 
 from helpers import owned, settings, storage
-from helpers.course import cluster, config, feedback, gradebook, grading, sandbox
+from helpers.course import answers, cluster, config, feedback, gradebook, grading, sandbox
 from helpers.course.release import exercise_id, exercises, release_notebook
 from helpers.errors import KitError
 
@@ -393,7 +394,22 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
     records = gradebook.read_records(submissions_dir)
     written = gradebook.write_grades(submissions_dir, records)
     print(owned.where_written("grades", submissions_dir / gradebook.GRADES_FILE, written))
+    write_answer_sheets(submissions_dir, solutions)
     return gradebook.grades_table(records)
+
+
+def write_answer_sheets(submissions_dir: Path, solutions: list[Path]) -> None:
+    """Write the answer sheets (``answers``) of ``solutions`` for every student of the class.
+
+    Every student, even when one was graded: a sheet is the whole class's answers.
+    """
+    students = students_in(submissions_dir)
+    for solution in solutions:
+        found = {folder.name: _submission(folder, solution)[0] for folder in students}
+        written = answers.write_sheets(submissions_dir, solution, found)
+        if written:
+            print(owned.where_written(f"written answers to {solution.stem}",
+                                      answers.sheet_path(submissions_dir, solution.stem), written[0]))
 
 
 def _handed_in(task: Task) -> bool:

@@ -7,7 +7,8 @@ Everything else is derived from the records, so it needs no notebook run:
 
 - ``grades.csv``: one row per student, notebook and exercise, from every record (a regrade of
   one notebook keeps the others' rows);
-- ``gradebook.csv``: one row per student, points earned per notebook, ready for an LMS import;
+- ``gradebook.csv``: one row per student, points earned per notebook (and, marked by hand, for
+  written answers: ``helpers.course.answers``), ready for an LMS import;
 - the feedback files (``helpers.course.feedback``).
 
 A record also lets grading resume: a notebook whose submission and solution are those of its
@@ -278,15 +279,24 @@ def flagged(grades: pd.DataFrame) -> pd.DataFrame:
     return grades.loc[flags != "", ["student", "notebook", "exercise", "flags"]]
 
 
-def summary(grades: pd.DataFrame) -> pd.DataFrame:
+def summary(grades: pd.DataFrame, written: pd.Series | None = None) -> pd.DataFrame:
     """The class table: points earned per student and notebook.
+
+    Parameters
+    ----------
+    grades : DataFrame
+        ``grades_table``'s rows.
+    written : Series, optional
+        Points marked by hand for written answers, per student (``answers.written_points``);
+        they become the ``written`` column and count in ``total``.
 
     Returns
     -------
     DataFrame
         Indexed by ``student`` (sorted): one float column per notebook (points earned; NaN
-        where the student has no grade for it), ``total`` (points earned) and ``max_total``
-        (what the notebooks graded for that student are worth).
+        where the student has no grade for it), ``written`` when given, ``total`` (points
+        earned) and ``max_total`` (what the graded notebooks are worth; written answers have
+        no fixed maximum, so it leaves them out).
     """
     if grades.empty:
         return pd.DataFrame(columns=["total", "max_total"], index=pd.Index([], name="student"),
@@ -297,6 +307,10 @@ def summary(grades: pd.DataFrame) -> pd.DataFrame:
     table.columns.name = None
     by_student = grades.groupby("student")
     table["total"] = by_student["points"].sum().astype(float)
+    if written is not None and not written.empty:
+        table["written"] = written.reindex(table.index).fillna(0.0).astype(float)
+        table["total"] += table["written"]
+        table = table[[*table.columns[:-2], "written", "total"]]
     table["max_total"] = by_student["max_points"].sum().astype(float)
     return table.sort_index()
 
@@ -321,9 +335,9 @@ def pass_rates(grades: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def write_summary(submissions_dir: Path, grades: pd.DataFrame) -> Path:
-    """Write ``gradebook.csv`` (``summary``: ``student``, one column per notebook, ``total``,
-    ``max_total``), one row per student, for an LMS gradebook import.
+def write_summary(submissions_dir: Path, grades: pd.DataFrame, written: pd.Series | None = None) -> Path:
+    """Write ``gradebook.csv`` (``summary``: ``student``, one column per notebook, ``written``
+    when given, ``total``, ``max_total``), one row per student, for an LMS gradebook import.
 
     Returns
     -------
@@ -331,5 +345,5 @@ def write_summary(submissions_dir: Path, grades: pd.DataFrame) -> Path:
         ``SUBMISSIONS_DIR/gradebook.csv``, or the stamped file beside it when that file was
         edited since the kit wrote it (it is kept; see ``owned.where_written``).
     """
-    text = summary(grades).to_csv(index=True, index_label="student")
+    text = summary(grades, written).to_csv(index=True, index_label="student")
     return write_owned(Path(submissions_dir) / SUMMARY_FILE, text)

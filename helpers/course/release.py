@@ -7,7 +7,8 @@ Conventions (nbgrader's, so instructors who know nbgrader feel at home):
   ``# YOUR CODE HERE`` and ``raise NotImplementedError("exercise 1.2")``, indented like the
   ``BEGIN`` line; what stands around it (signature, docstring) stays.
 - Markdown answers sit between ``=== BEGIN ANSWER ===`` and ``=== END ANSWER ===`` and become
-  ``YOUR ANSWER HERE``.
+  ``YOUR ANSWER HERE``. The cell's metadata names the question, ``{"kit": {"answer": "1.a"}}``,
+  so ``kit grade`` can collect the students' answers (``helpers.course.answers``).
 - A cell whose first line is ``# NBVAL_CHECK_OUTPUT`` keeps its output as the reference that
   nbval compares against; every other output is cleared.
 - An exercise's own checks are the checked cells that name it, ``{"kit": {"checks": "1.2"}}``.
@@ -52,6 +53,7 @@ _SOLUTION = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 _ANSWER = re.compile(r"=== BEGIN ANSWER ===.*?=== END ANSWER ===", re.DOTALL)
+ANSWER_PLACEHOLDER = "YOUR ANSWER HERE"
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN CHECKS", "### END HIDDEN CHECKS"
 _HIDDEN = re.compile(rf"^[ \t]*{HIDDEN_BEGIN}[^\n]*\n.*?^[ \t]*{HIDDEN_END}[^\n]*(?:\n|$)",
                      re.MULTILINE | re.DOTALL)
@@ -74,6 +76,16 @@ def _text(value: object) -> str | None:
 def exercise_id(cell: NotebookNode) -> str | None:
     """Return the exercise id stored in a cell's metadata (``kit.exercise``), if it is a string."""
     return _text(kit_metadata(cell).get("exercise"))
+
+
+def answer_id(cell: NotebookNode) -> str | None:
+    """Return the written-answer id stored in a markdown cell's metadata (``kit.answer``), if any."""
+    return _text(kit_metadata(cell).get("answer")) if cell.get("cell_type") == "markdown" else None
+
+
+def blank_answers(source: str) -> str:
+    """Replace every model answer in a markdown cell's ``source`` with ``YOUR ANSWER HERE``."""
+    return _ANSWER.sub(ANSWER_PLACEHOLDER, source)
 
 
 def is_checked(cell: NotebookNode) -> bool:
@@ -154,6 +166,28 @@ def exercises(nb: NotebookNode, name: str = "notebook") -> list[Exercise]:
     return found
 
 
+def answer_cells(nb: NotebookNode, name: str = "notebook") -> list[NotebookNode]:
+    """A solution's written-answer cells, in order.
+
+    Raises
+    ------
+    KitError
+        If a markdown cell holds a model answer but no answer id, or two cells share an id.
+    """
+    found: dict[str, NotebookNode] = {}
+    for cell in nb.cells:
+        where = f"{name}, cell {cell.get('id')}"
+        answer = answer_id(cell)
+        if cell.cell_type == "markdown" and _ANSWER.search(cell.source) and answer is None:
+            raise KitError(f'{where}: a model answer needs an answer id; add {{"kit": {{"answer": "N.a"}}}} '
+                           "to its metadata.")
+        if answer is not None:
+            if answer in found:
+                raise KitError(f"{where}: answer {answer} appears twice.")
+            found[answer] = cell
+    return list(found.values())
+
+
 def stub_source(source: str, exercise: str) -> str:
     """Replace every solution block in ``source`` with a ``NotImplementedError`` stub."""
 
@@ -195,7 +229,7 @@ def release_notebook(solution: NotebookNode, name: str = "notebook",
         cell.metadata.get("kit", {}).pop("reference", None)  # which names are flagged stays private
         _check_tolerance(cell, name)
         if cell.cell_type == "markdown":
-            cell.source = _ANSWER.sub("YOUR ANSWER HERE", cell.source)
+            cell.source = blank_answers(cell.source)
         if cell.cell_type != "code":
             continue
         code_number += 1
@@ -217,6 +251,7 @@ def release_notebook(solution: NotebookNode, name: str = "notebook",
             cell.outputs = []
             cell.execution_count = None
     exercises(solution, name)
+    answer_cells(solution, name)
     if not hidden:
         run_on_after_first_exercise(nb)
     return nb

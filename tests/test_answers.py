@@ -1,0 +1,167 @@
+"""Answer sheets: written answers collected from submitted notebooks, points kept by hand."""
+
+from __future__ import annotations
+
+import nbformat
+import pandas as pd
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from test_gradebook import make_record
+
+from helpers.cli import main
+from helpers.course import answers, classgrade, gradebook, release
+from helpers.errors import KitError
+
+NOTEBOOK = "01_topic"
+PREDICT = ("**Which model wins, and by how much?**\n\n"
+           "=== BEGIN ANSWER ===\nNB, by 2 points.\n=== END ANSWER ===")
+EXPLAIN = "**Why?**\n\n=== BEGIN ANSWER ===\nBinary <features>.\n=== END ANSWER ===\n\nThen run on."
+
+
+def answer_cell(source: str, question: str):
+    return new_markdown_cell(source, metadata={"kit": {"answer": question}})
+
+
+def solution_notebook():
+    return new_notebook(cells=[new_markdown_cell("# Topic"), answer_cell(PREDICT, "1.a"),
+                               new_code_cell("print(1)"), answer_cell(EXPLAIN, "1.b")])
+
+
+@pytest.fixture
+def klass(tmp_path):
+    """A class folder (ann answered both, bob left his notebook as released, cat deleted 1.b
+    and emptied 1.a, dan handed in nothing) and the solution's path."""
+    solution = tmp_path / "solutions" / f"{NOTEBOOK}.ipynb"
+    solution.parent.mkdir()
+    nbformat.write(solution_notebook(), solution)
+    student = release.release_notebook(solution_notebook(), NOTEBOOK)
+    subs = tmp_path / "subs"
+    ann = nbformat.from_dict(student)
+    ann.cells[1].source = ann.cells[1].source.replace("YOUR ANSWER HERE", "SVM, by <5> points")
+    ann.cells[3].source = "I think: YOUR ANSWER HERE binary features\n\nThen run on."
+    cat = nbformat.from_dict(student)
+    cat.cells[1].source = ""
+    del cat.cells[3]
+    found = {}
+    for name, nb in {"ann": ann, "bob": student, "cat": cat}.items():
+        (subs / name).mkdir(parents=True)
+        nbformat.write(nb, subs / name / f"{NOTEBOOK}.ipynb")
+        found[name] = subs / name / f"{NOTEBOOK}.ipynb"
+    (subs / "dan").mkdir()
+    return subs, solution, {**found, "dan": None}
+
+
+def test_released_answer_cells_keep_their_id_and_lose_the_model_answer():
+    cell = release.release_notebook(solution_notebook(), NOTEBOOK).cells[1]
+    assert cell.metadata == {"kit": {"answer": "1.a"}}
+    assert cell.source == "**Which model wins, and by how much?**\n\nYOUR ANSWER HERE"
+
+
+@pytest.mark.parametrize("cells, message", [
+    ([new_markdown_cell("=== BEGIN ANSWER ===\nx\n=== END ANSWER ===")], "needs an answer id"),
+    ([answer_cell(PREDICT, "1.a"), answer_cell(EXPLAIN, "1.a")], "appears twice"),
+])
+def test_release_refuses_an_answer_without_a_unique_id(cells, message):
+    with pytest.raises(KitError, match=message):
+        release.release_notebook(new_notebook(cells=cells), NOTEBOOK)
+
+
+def test_questions_give_prompt_and_model_answer():
+    asked = answers.questions(solution_notebook())
+    assert list(asked) == ["1.a", "1.b"]
+    assert asked["1.a"][:2] == ("**Which model wins, and by how much?**", "NB, by 2 points.")
+
+
+def test_the_sheet_holds_every_student_and_question_with_empty_points(klass):
+    subs, solution, found = klass
+    csv, page = answers.write_sheets(subs, solution, found)
+    assert (csv.name, page.name) == (f"answers_{NOTEBOOK}.csv", f"answers_{NOTEBOOK}.html")
+    table = answers.read_sheet(csv)
+    assert list(table.columns) == answers.SHEET_COLUMNS
+    got = table.set_index(["student", "question"]).answer.to_dict()
+    assert got == {("ann", "1.a"): "SVM, by <5> points", ("ann", "1.b"): "I think:  binary features",
+                   ("bob", "1.a"): "", ("bob", "1.b"): "", ("cat", "1.a"): "", ("cat", "1.b"): "",
+                   ("dan", "1.a"): "", ("dan", "1.b"): ""}
+    assert (table.points == "").all()
+    text = page.read_text()
+    assert "SVM, by &lt;5&gt; points" in text and "Binary &lt;features&gt;." in text and "<script" not in text
+
+
+def test_points_typed_by_the_instructor_survive_a_rerun(klass):
+    subs, solution, found = klass
+    csv, _ = answers.write_sheets(subs, solution, found)
+    marked = answers.read_sheet(csv)
+    marked.loc[(marked.student == "ann") & (marked.question == "1.a"), "points"] = "2"
+    marked.loc[(marked.student == "bob") & (marked.question == "1.b"), "points"] = "0.5"
+    marked.to_csv(csv, index=False)
+    typed = csv.read_bytes()
+    assert answers.write_sheets(subs, solution, found)[0] == csv and csv.read_bytes() == typed
+    late = nbformat.read(found["bob"], as_version=4)  # bob hands in again, with an answer
+    late.cells[1].source = late.cells[1].source.replace("YOUR ANSWER HERE", "NB")
+    nbformat.write(late, found["bob"])
+    again, _ = answers.write_sheets(subs, solution, found)
+    assert csv.read_bytes() == typed  # the instructor's sheet is never overwritten
+    merged = answers.read_sheet(again).set_index(["student", "question"])
+    assert again != csv and merged.answer[("bob", "1.a")] == "NB"
+    assert merged.points[("ann", "1.a")] == "2" and merged.points[("bob", "1.b")] == "0.5"
+    assert merged.points[("cat", "1.a")] == ""
+
+
+def test_an_unchanged_sheet_is_rewritten_in_place(klass):
+    subs, solution, found = klass
+    first = answers.write_sheets(subs, solution, found)
+    assert answers.write_sheets(subs, solution, found) == first
+
+
+def test_written_points_count_in_the_class_table(klass):
+    subs, solution, found = klass
+    csv, _ = answers.write_sheets(subs, solution, found)
+    marked = answers.read_sheet(csv)
+    marked.loc[marked.student == "ann", "points"] = ["2", "1.5"]
+    marked.to_csv(csv, index=False)
+    written = answers.written_points(subs)
+    assert written.to_dict() == {"ann": 3.5, "bob": 0.0, "cat": 0.0, "dan": 0.0}
+    grades = pd.DataFrame({"student": ["ann", "bob"], "notebook": [NOTEBOOK] * 2, "points": [1.0, 0.0],
+                           "max_points": [1.0, 1.0]})
+    table = gradebook.summary(grades, written)
+    assert list(table.columns) == [NOTEBOOK, "written", "total", "max_total"]
+    assert table.loc["ann", "total"] == 4.5 and table.loc["bob", "total"] == 0.0
+    assert list(gradebook.summary(grades).columns) == [NOTEBOOK, "total", "max_total"]
+
+
+def test_points_that_are_not_a_number_are_refused(klass):
+    subs, solution, found = klass
+    csv, _ = answers.write_sheets(subs, solution, found)
+    marked = answers.read_sheet(csv)
+    marked.loc[0, "points"] = "good"
+    marked.to_csv(csv, index=False)
+    with pytest.raises(KitError, match="ann, question 1.a, must be empty or a number"):
+        answers.written_points(subs)
+
+
+def test_a_notebook_without_questions_writes_no_sheet(tmp_path):
+    solution = tmp_path / f"{NOTEBOOK}.ipynb"
+    nbformat.write(new_notebook(cells=[new_markdown_cell("# Topic")]), solution)
+    assert answers.write_sheets(tmp_path, solution, {"ann": None}) == []
+    assert answers.written_points(tmp_path).empty
+
+
+def test_grading_writes_a_sheet_per_notebook_for_the_whole_class(klass, capsys):
+    subs, solution, _ = klass
+    classgrade.write_answer_sheets(subs, [solution])
+    table = answers.read_sheet(answers.sheet_path(subs, NOTEBOOK))
+    assert sorted(set(table.student)) == ["ann", "bob", "cat", "dan"]
+    assert answers.sheet_path(subs, NOTEBOOK, ".html").is_file()
+    assert f"written answers to {NOTEBOOK} written to" in capsys.readouterr().out
+
+
+def test_kit_grade_summary_adds_the_marked_points(klass):
+    subs, solution, found = klass
+    csv, _ = answers.write_sheets(subs, solution, found)
+    marked = answers.read_sheet(csv)
+    marked.loc[marked.student == "ann", "points"] = ["2", "1"]
+    marked.to_csv(csv, index=False)
+    gradebook.write_record(subs, make_record("ann", NOTEBOOK))
+    assert main(["grade", str(subs), "--summary"]) == 0
+    table = pd.read_csv(subs / gradebook.SUMMARY_FILE, index_col="student")
+    assert table.loc["ann", "written"] == 3.0 and table.loc["ann", "total"] == 4.0
