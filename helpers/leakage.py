@@ -29,6 +29,7 @@ from tqdm import tqdm
 from helpers import settings, storage
 from helpers.errors import InputError
 from helpers.validation import (
+    SIMILARITY_ROUNDING,
     check_binary,
     check_choice,
     check_int,
@@ -39,8 +40,6 @@ from helpers.validation import (
 )
 
 NGRAMS = {1: (1, 1), 2: (2, 2), 3: (3, 3)}
-#: Cosine similarities of non-negative vectors lie in [0, 1], give or take rounding.
-SIMILARITY_SLACK = 1e-6
 EQUAL_BINS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
@@ -134,7 +133,7 @@ def _read_npz(path: Path, n_train: int, n_test: int) -> pd.DataFrame | None:
     with np.load(path, allow_pickle=False) as stored:
         found = pd.DataFrame({"similarity": stored["similarity"], "train_index": stored["train_index"]})
     fits = len(found) == n_test and found.train_index.between(0, n_train - 1).all()
-    return found if fits and found.similarity.between(0, 1 + SIMILARITY_SLACK).all() else None
+    return found if fits and found.similarity.between(0, 1 + SIMILARITY_ROUNDING).all() else None
 
 
 def _check_stop_words(stop_words) -> None:

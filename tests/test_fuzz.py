@@ -35,6 +35,7 @@ FAST = settings(max_examples=150, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=40, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow])
+HIGHEST_SIMILARITY = 1 + validation.SIMILARITY_ROUNDING
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -195,7 +196,7 @@ def test_lexical_difference(source, target):
 def test_train_test_overlap(train, test, ngram, chunk_size, n_jobs, stop_words):
     outcome(lambda: leakage.train_test_overlap(train, test, ngram, stop_words, chunk_size, n_jobs,
                                                progress=False, use_cache=False),
-            lambda r: len(r) == len(test) and r.similarity.between(0, 1 + 1e-6).all()
+            lambda r: len(r) == len(test) and r.similarity.between(0, HIGHEST_SIMILARITY).all()
             and r.train_index.between(0, len(train) - 1).all())
 
 
@@ -333,5 +334,6 @@ def test_validation_checks(value, ndim, min_rows):
     outcome(lambda: validation.check_number(value, "p", 0, 1), probability)
     outcome(lambda: validation.check_texts(value, "t"), lambda r: all(isinstance(t, str) for t in r))
     outcome(lambda: validation.check_labels(value, "y"), lambda r: r.ndim == 1)
-    outcome(lambda: validation.check_similarities(value), lambda r: ((r >= 0) & (r <= 1 + 1e-6)).all())
+    outcome(lambda: validation.check_similarities(value),
+            lambda r: ((r >= 0) & (r <= HIGHEST_SIMILARITY)).all())
     outcome(lambda: validation.check_table(value, "t", ["a"]), lambda r: isinstance(r, pd.DataFrame))
