@@ -86,7 +86,7 @@ def export_projector(vectors, metadata, out_dir: str | Path, name: str,
         If ``<name>_vectors.tsv`` or ``<name>_metadata.tsv`` exists and is not the kit's
         unchanged own export; nothing is written.
     """
-    if not _NAME.match(name):
+    if not (isinstance(name, str) and _NAME.match(name)):
         raise InputError(f"Projector name {name!r}: use letters, digits, _, . or - only.")
     vectors = _checked_vectors(vectors)
     table = metadata.to_frame() if isinstance(metadata, pd.Series) else pd.DataFrame(metadata)

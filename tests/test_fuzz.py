@@ -25,8 +25,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from helpers import embedding_space, leakage, own_reviews, significance, text, transport, validation
-from helpers.errors import InputError
+from helpers import (
+    annotation,
+    embedding_space,
+    evaluation,
+    features,
+    leakage,
+    own_reviews,
+    projector,
+    significance,
+    text,
+    transport,
+    validation,
+)
+from helpers.errors import InputError, KitError
 from helpers.naive_bayes import NaiveBayes
 
 TALLY: Counter[str] = Counter()
@@ -337,3 +349,54 @@ def test_validation_checks(value, ndim, min_rows):
     outcome(lambda: validation.check_similarities(value),
             lambda r: ((r >= 0) & (r <= HIGHEST_SIMILARITY)).all())
     outcome(lambda: validation.check_table(value, "t", ["a"]), lambda r: isinstance(r, pd.DataFrame))
+
+
+# --------------------------------------------------------------------------- projector, features, evaluation
+
+
+@SLOW
+@given(either(vectors), either(st.lists(st.text(alphabet="ab\t\n\\", max_size=4), min_size=1, max_size=6)),
+       either(st.text(alphabet="abc_-", min_size=1, max_size=5)))
+def test_export_projector(found, metadata, name):
+    with tempfile.TemporaryDirectory() as folder:
+        outcome(lambda: projector.export_projector(found, metadata, folder, name, config=False),
+                lambda paths: all(Path(p).is_file() for p in paths.values()))
+
+
+@FAST
+@given(either(st.sampled_from(["unigram", "bigram", "both"])), either(st.booleans()), either(st.booleans()),
+       either(st.integers(1, 3)), either(st.one_of(st.none(), st.integers(1, 50))), either(st.booleans()))
+def test_make_vectorizer(ngram, binary, stemming, min_df, max_features, tfidf):
+    outcome(lambda: features.make_vectorizer(ngram, binary, stemming, min_df, max_features, tfidf),
+            lambda vectorizer: hasattr(vectorizer, "fit_transform"))
+
+
+def _predictions(folds: list[int], correct: list) -> pd.DataFrame:
+    correct = (correct + [1] * len(folds))[:len(folds)]
+    return pd.DataFrame({"doc_id": [f"d{i}" for i in range(len(folds))], "fold": folds, "system": "nb",
+                         "correct": correct})
+
+
+predictions = st.builds(_predictions, st.lists(st.integers(0, 3), min_size=1, max_size=8),
+                        st.lists(st.sampled_from([0, 1, True, False]), max_size=8))
+
+
+@FAST
+@given(st.one_of(predictions, anything, predictions.map(lambda t: t.assign(correct=np.nan)),
+                 predictions.map(lambda t: t.drop(columns="fold"))))
+def test_summarize_and_fold_accuracies(table):
+    outcome(lambda: evaluation.fold_accuracies(table), lambda r: r.between(0, 1).all())
+    outcome(lambda: evaluation.summarize(table), lambda r: 0 <= r["accuracy"] <= 1 and r["n"] == len(table))
+
+
+@SLOW
+@given(st.one_of(csv_text, st.text(alphabet='ab,;"\n doc_id category fixability easy', max_size=60)))
+def test_read_annotations_from_any_csv(content):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "errors.csv"
+        path.write_text(content, encoding="utf-8")
+        try:
+            outcome(lambda: annotation.read_annotations(path), lambda r: "annotated" in r)
+        except KitError as err:  # a sheet that is not the kit's is the user's to fix: a KitError says how
+            assert str(err)
+            TALLY["clear error"] += 1
