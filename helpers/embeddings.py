@@ -176,8 +176,10 @@ def corpus_file(config: Doc2VecConfig, progress: bool = True) -> tuple[Path, lis
             for doc_id in tqdm(ids, desc="write training corpus", disable=not progress, leave=False):
                 out.write(" ".join(tokenize(texts[doc_id])) + "\n")
 
-    storage.store(path, write)
-    storage.store(id_path, lambda tmp: tmp.write_text("\n".join(ids) + "\n"))
+    id_text = "\n".join(ids) + "\n"
+    if not (storage.store(path, write) and storage.store(id_path, lambda tmp: tmp.write_text(id_text))):
+        raise KitError(f"Doc2Vec trains from a corpus file, and {path} could not be written (the line above "
+                       "says why): free some disk space or point KIT_DATA_DIR at a writable folder.")
     return path, ids
 
 

@@ -193,7 +193,12 @@ def fetch(
 @contextlib.contextmanager
 def _fetch_lock(root: Path) -> Iterator[None]:
     root.mkdir(parents=True, exist_ok=True)
-    with open(root / FETCH_LOCK, "w") as lock:
+    try:
+        lock = open(root / FETCH_LOCK, "w")
+    except OSError:  # a read-only data folder: checking it needs no lock; a repair fails clearly
+        yield
+        return
+    with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
 

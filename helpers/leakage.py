@@ -48,7 +48,8 @@ def _count_vectors(train_texts, test_texts, ngram: int, stop_words) -> tuple[sp.
 
     The vocabulary includes test-only n-grams so that each test vector's norm is complete.
     """
-    vectorizer = CountVectorizer(ngram_range=NGRAMS[ngram], stop_words=stop_words, dtype=np.float32)
+    words = stop_words if stop_words is None or isinstance(stop_words, str) else sorted(stop_words)
+    vectorizer = CountVectorizer(ngram_range=NGRAMS[ngram], stop_words=words, dtype=np.float32)
     try:
         counts = vectorizer.fit_transform(train_texts + test_texts)
     except ValueError:  # scikit-learn's "empty vocabulary": nothing to compare

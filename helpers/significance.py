@@ -380,7 +380,9 @@ def simulate_power(n: int = 2000, accuracy: float = 0.8, difference: float = 0.0
         raise InputError("Impossible simulation settings: |difference| must be at most discordance, "
                          "and accuracy at least (discordance - difference) / 2 and at most "
                          "1 - (discordance + difference) / 2.")
-    outcome_probs = [q_a, q_b, accuracy - q_a, 1 - accuracy - q_b]  # A only, B only, both, neither
+    # A only, B only, both, neither; clipped: on the feasible boundary rounding leaves -3e-17
+    outcome_probs = np.clip([q_a, q_b, accuracy - q_a, 1 - accuracy - q_b], 0, None)
+    outcome_probs /= outcome_probs.sum()
     a_right, b_right = np.array([1, 0, 1, 0]), np.array([0, 1, 1, 0])
     rng = np.random.default_rng(seed)
     rejections = {"sign test": 0, "permutation test": 0}

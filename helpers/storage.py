@@ -149,11 +149,19 @@ def set_aside(path: Path, why: str, then: str = "computed again") -> Path | None
 
 def is_stored(path: Path) -> bool:
     """True if ``path`` and its checksum sidecar exist and agree (no reading, no setting aside)."""
-    sidecar = _sidecar(path)
+    return _digest_if_stored(path)[1]
+
+
+def _digest_if_stored(path: Path) -> tuple[str | None, bool]:
+    """The file's sha256 (None if unreadable) and whether its sidecar holds it."""
     try:
-        return sidecar.read_text().strip() == sha256sum(path)
+        digest = sha256sum(path)
     except OSError:
-        return False
+        return None, False
+    try:
+        return digest, _sidecar(path).read_text().strip() == digest
+    except OSError:
+        return digest, False
 
 
 def load(path: Path, read: Callable[[Path], T]) -> T | None:
@@ -176,17 +184,28 @@ def load(path: Path, read: Callable[[Path], T]) -> T | None:
     with _locked(path, exclusive=False):
         if not path.is_file():
             return None
-        if not is_stored(path):
-            set_aside(path, "does not match its checksum (or has none)")
-            return None
-        try:
-            value = read(path)
-        except Exception as err:  # noqa: BLE001 - any failure to read means: compute it again
-            set_aside(path, f"could not be read ({type(err).__name__}: {err})")
-            return None
+        digest, intact = _digest_if_stored(path)
+        value, why = None, "does not match its checksum (or has none)"
+        if intact:
+            try:
+                value = read(path)
+                why = "holds content that does not fit what it should be"
+            except Exception as err:  # noqa: BLE001 - any failure to read means: compute it again
+                why = f"could not be read ({type(err).__name__}: {err})"
     if value is None:
-        set_aside(path, "holds content that does not fit what it should be")
+        _set_aside_if_unchanged(path, digest, why)
     return value
+
+
+def _set_aside_if_unchanged(path: Path, digest: str | None, why: str) -> None:
+    """Set the bad file aside, unless another process has replaced (or removed) it meanwhile."""
+    with _locked(path, exclusive=True):
+        try:
+            unchanged = sha256sum(path) == digest
+        except OSError:  # gone: another reader set it aside
+            return
+        if unchanged:
+            set_aside(path, why)
 
 
 def store(path: Path, write: Callable[[Path], None]) -> bool:

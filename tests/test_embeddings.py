@@ -12,6 +12,7 @@ import pytest
 
 from helpers import data, embeddings, settings
 from helpers.embeddings import Doc2VecConfig
+from helpers.errors import KitError
 from helpers.text import tokenize
 
 TINY = Doc2VecConfig(n_docs=300, epochs=2, vector_size=8, min_count=2)
@@ -142,3 +143,9 @@ def test_imdb_vectors_are_the_trained_ones_with_their_metadata(private_data_dir)
     assert np.array_equal(vectors[0], model.dv[line[first.doc_id]])
     assert set(table.split) <= {"train", "test", "unsup"} and first.doc_id.startswith(first.split)
     assert (table.label.isna() == (table.split == "unsup")).all()
+
+
+def test_a_training_corpus_that_cannot_be_written_is_a_clear_error(private_data_dir, monkeypatch):
+    monkeypatch.setattr(embeddings.storage, "store", lambda path, write: False)  # a full disk
+    with pytest.raises(KitError, match="could not be written"):
+        embeddings.corpus_file(TINY, progress=False)

@@ -149,3 +149,10 @@ def test_texts_split_differently_have_different_cache_keys(empty_data_dir):
     assert len(joined) == len(split) == 1
     assert len(train_test_overlap(["good"], ["dull\x01plot", "film"], progress=False)) == 2
     assert len(train_test_overlap(["good"], ["dull", "plot", "film"], progress=False)) == 3
+
+
+@pytest.mark.parametrize("stop_words", [("the",), {"the"}, frozenset({"the"}), ["the"]])
+def test_stop_words_in_any_collection(stop_words):
+    found = train_test_overlap(["the good film"], ["the film"], stop_words=stop_words, progress=False,
+                               use_cache=False)
+    assert found.similarity.iloc[0] > 0.7

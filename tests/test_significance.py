@@ -278,3 +278,10 @@ GOOD = [True, False, True, True]
 def test_bad_arguments_are_one_clear_input_error(call, message):
     with pytest.raises(InputError, match=message):
         call()
+
+
+def test_power_on_the_feasible_boundary_is_simulated():
+    from helpers.significance import simulate_power
+
+    found = simulate_power(n=50, accuracy=0.9, difference=0.0, discordance=0.2, trials=5, progress=False)
+    assert all(0 <= rate <= 1 for rate in found.values())

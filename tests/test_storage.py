@@ -143,3 +143,11 @@ def test_keys_follow_parameters_data_libraries_and_the_cache_version(corpora, mo
     assert base != storage.key({"a": 1}, libraries=["numpy"])
     monkeypatch.setattr(storage, "CACHE_VERSION", storage.CACHE_VERSION + 1)
     assert base != storage.key({"a": 1})
+
+
+def test_a_bad_file_replaced_meanwhile_by_another_process_is_not_set_aside(tmp_path):
+    path = tmp_path / "a.txt"
+    storage.store(path, _write_text("good, stored by another process after our read"))
+    storage._set_aside_if_unchanged(path, "the digest of what we read", "was bad")
+    assert storage.load(path, _read_text).startswith("good")
+    storage._set_aside_if_unchanged(tmp_path / "gone.txt", None, "was bad")  # set aside by another reader
