@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import nbformat
 import pandas as pd
 import pytest
@@ -105,6 +107,19 @@ def test_points_typed_by_the_instructor_survive_a_rerun(klass):
     assert again != csv and merged.answer[("bob", "1.a")] == "NB"
     assert merged.points[("ann", "1.a")] == "2" and merged.points[("bob", "1.b")] == "0.5"
     assert merged.points[("cat", "1.a")] == ""
+
+
+def test_a_newer_stamped_sheet_is_named_as_not_counted(klass, capsys):
+    subs, solution, found = klass
+    csv, _ = answers.write_sheets(subs, solution, found)
+    answers.read_sheet(csv).assign(points="1").to_csv(csv, index=False)  # the instructor marks
+    late = nbformat.read(found["bob"], as_version=4)
+    late.cells[1].source = late.cells[1].source.replace("YOUR ANSWER HERE", "NB")
+    nbformat.write(late, found["bob"])
+    beside, _ = answers.write_sheets(subs, solution, found)
+    os.utime(csv, (1, 1))  # the marked sheet is the older one
+    answers.written_points(subs)
+    assert f"{beside.name} is newer than {csv.name}" in capsys.readouterr().err
 
 
 def test_an_unchanged_sheet_is_rewritten_in_place(klass):

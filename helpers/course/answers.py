@@ -18,6 +18,7 @@ table of ``kit grade --summary``.
 from __future__ import annotations
 
 import html
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -182,11 +183,21 @@ def written_points(submissions_dir: Path) -> pd.Series:
     """
     totals: dict[str, float] = {}
     for path in sorted(Path(submissions_dir).glob(f"{SHEET_PREFIX}*.csv")):
-        if path.stem.count(".") or path.name.startswith("."):  # stamped copies and temporaries
+        if path.name.startswith("."):  # temporaries
+            continue
+        if path.stem.count("."):  # a stamped sheet written beside one the instructor has marked
+            _warn_if_newer(path, path.with_name(f"{path.stem.split('.')[0]}.csv"))
             continue
         for row in read_sheet(path).itertuples():
             totals[row.student] = totals.get(row.student, 0.0) + _points(path, row)
     return pd.Series(totals, name="written", dtype=float).sort_index()
+
+
+def _warn_if_newer(stamped: Path, counted: Path) -> None:
+    """Say that marks typed into a newer stamped sheet are not counted (only ``counted``'s are)."""
+    if counted.is_file() and stamped.stat().st_mtime > counted.stat().st_mtime:
+        print(f"{stamped.name} is newer than {counted.name}, whose points are the ones counted: copy its new "
+              f"answers' points into {counted.name} (or replace it with {stamped.name}).", file=sys.stderr)
 
 
 def _points(path: Path, row) -> float:
