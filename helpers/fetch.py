@@ -300,9 +300,18 @@ def _download(url: str, dest: Path, progress: bool) -> None:
         ) from err
     total = int(response.headers.get("Content-Length") or 0) or None
     with response, open(dest, "wb") as fout, _bytes_bar(total, Path(url).name, progress) as bar:
-        for chunk in iter(lambda: response.read(CHUNK), b""):
+        for chunk in iter(lambda: _received(response, url), b""):
             fout.write(chunk)
             bar.update(len(chunk))
+
+
+def _received(response, url: str) -> bytes:
+    """The next chunk of a download; a dropped connection is a download error, not a disk one."""
+    try:
+        return response.read(CHUNK)
+    except OSError as err:  # ConnectionResetError, a socket timeout
+        raise KitError(f"The download of {url} broke off ({err}). Run `kit fetch` again, or fetch from a "
+                       "local copy with `kit fetch --source DIR`.") from err
 
 
 def _nltk_download(ds: Dataset, dest: Path) -> None:

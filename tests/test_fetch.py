@@ -227,3 +227,21 @@ def test_an_interrupted_fetch_leaves_nothing_behind_once_fetch_runs_again(source
     fetch.fetch([SMALL], source=source, progress=False)
     assert sorted(p.name for p in corpora_dir.iterdir()) == [SMALL, f"{SMALL}.zip"]
     assert settings.data_dir() == empty_data_dir
+
+
+def test_a_download_that_breaks_off_is_a_download_error_not_a_disk_one(tmp_path, monkeypatch):
+    class Dropped:
+        headers = {"Content-Length": "10"}
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read(self, size):
+            raise ConnectionResetError(104, "Connection reset by peer")
+
+    monkeypatch.setattr(fetch.urllib.request, "urlopen", lambda url, timeout: Dropped())
+    with pytest.raises(KitError, match="broke off.*Run `kit fetch` again"):
+        fetch._download("https://example.org/a.tar.gz", tmp_path / "a.part", progress=False)
