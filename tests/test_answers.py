@@ -128,12 +128,18 @@ def test_an_unchanged_sheet_is_rewritten_in_place(klass):
     assert answers.write_sheets(subs, solution, found) == first
 
 
-def test_written_points_count_in_the_class_table(klass):
+def _mark_ann(klass, points: list[str]) -> None:
+    """Write the class's sheet and type ``points`` for ann's questions, as an instructor would."""
     subs, solution, found = klass
     csv, _ = answers.write_sheets(subs, solution, found)
     marked = answers.read_sheet(csv)
-    marked.loc[marked.student == "ann", "points"] = ["2", "1.5"]
+    marked.loc[marked.student == "ann", "points"] = points
     marked.to_csv(csv, index=False)
+
+
+def test_written_points_count_in_the_class_table(klass):
+    subs, _, _ = klass
+    _mark_ann(klass, ["2", "1.5"])
     written = answers.written_points(subs)
     assert written.to_dict() == {"ann": 3.5, "bob": 0.0, "cat": 0.0, "dan": 0.0}
     grades = pd.DataFrame({"student": ["ann", "bob"], "notebook": [NOTEBOOK] * 2, "points": [1.0, 0.0],
@@ -171,11 +177,8 @@ def test_grading_writes_a_sheet_per_notebook_for_the_whole_class(klass, capsys):
 
 
 def test_kit_grade_summary_adds_the_marked_points(klass):
-    subs, solution, found = klass
-    csv, _ = answers.write_sheets(subs, solution, found)
-    marked = answers.read_sheet(csv)
-    marked.loc[marked.student == "ann", "points"] = ["2", "1"]
-    marked.to_csv(csv, index=False)
+    subs, _, _ = klass
+    _mark_ann(klass, ["2", "1"])
     gradebook.write_record(subs, make_record("ann", NOTEBOOK))
     assert main(["grade", str(subs), "--summary"]) == 0
     table = pd.read_csv(subs / gradebook.SUMMARY_FILE, index_col="student")

@@ -65,7 +65,7 @@ def test_load_reviews_folder_errors(tmp_path, make, message):
 def test_load_reviews_csv_errors(tmp_path, content, message):
     path = tmp_path / "mine.csv"
     path.write_bytes(content)
-    with pytest.raises(KitError, match=message):
+    with pytest.raises(InputError, match=message):
         own_reviews.load_reviews(path)
     assert path.read_bytes() == content
 
@@ -132,10 +132,7 @@ def test_load_reviews_folder_edge_cases_are_clear_errors(tmp_path, make, message
     (b"id,text,label\n,a,pos\n", "ids must be unique and non-empty"),
 ])
 def test_load_reviews_csv_edge_cases_are_clear_errors(tmp_path, content, message):
-    path = tmp_path / "mine.csv"
-    path.write_bytes(content)
-    with pytest.raises(InputError, match=message):
-        own_reviews.load_reviews(path)
+    test_load_reviews_csv_errors(tmp_path, content, message)
 
 
 def test_load_reviews_path_must_be_a_path():
