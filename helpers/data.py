@@ -19,6 +19,8 @@ from helpers.fetch import require
 from helpers.text import HTML_BREAK
 
 IMDB_SAMPLE_SEED = 0
+#: Reviews in the deployment sample of IMDB test reviews (notebooks 05 and 07).
+DEPLOYMENT_SIZE = 1000
 #: Reviews in the polarity dataset v2.0 (1,000 positive, 1,000 negative).
 MOVIE_REVIEWS = 2000
 
@@ -172,10 +174,19 @@ def load_stopwords(language: str = "english") -> frozenset[str]:
     return frozenset(path.read_text(encoding="utf-8").split())
 
 
-def imdb_sample(n: int = 1000, seed: int = IMDB_SAMPLE_SEED) -> pd.DataFrame:
-    """A fixed, seeded sample of IMDB test reviews, ``n // 2`` of each label, in doc_id order."""
+def imdb_sample(n: int = DEPLOYMENT_SIZE, seed: int = IMDB_SAMPLE_SEED) -> pd.DataFrame:
+    """A fixed, seeded sample of IMDB test reviews, ``n // 2`` of each label, in doc_id order.
+
+    The default sample is the deployment test set; ``helpers.embeddings`` keeps every text in it
+    out of its training corpora.
+    """
     test = load_imdb("test")
     if not 2 <= n <= len(test):
         raise KitError(f"n must be between 2 and {len(test)}, not {n}.")
     sample = test.groupby("label", group_keys=False).sample(n // 2, random_state=seed)
     return sample.sort_index().reset_index(drop=True)
+
+
+def normalized_text(text: str) -> str:
+    """A text lower-cased with its whitespace collapsed: two copies of one review compare equal."""
+    return " ".join(text.lower().split())

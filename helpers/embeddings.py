@@ -43,6 +43,8 @@ from helpers.text import tokenize
 SOURCES = ("imdb", "movie_reviews")
 LIBRARIES = ("gensim", "numpy", "scipy")
 REFERENCE_DOCS = 10_000
+#: The parameters that decide the training corpus.
+CORPUS_PARAMETERS = ("n_docs", "exclude_deployment", "transductive", "shuffle", "seed")
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,9 @@ class Doc2VecConfig:
         PV-DBOW only: also train word vectors (skip-gram) in the same space (slower).
     n_docs : int, optional
         Train on a seeded sample of this many IMDB reviews; None: all 100,000.
+    exclude_deployment : bool
+        Leave out every review whose text is in the deployment sample (``data.imdb_sample()``,
+        notebooks 05 and 07), so that the deployment test measures reviews the model never saw.
     transductive : bool
         Also train on the 2,000 Pang & Lee review texts (no labels), and use their trained
         vectors instead of inferring them.
@@ -81,6 +86,7 @@ class Doc2VecConfig:
     epochs: int = 10
     dbow_words: int = 0
     n_docs: int | None = None
+    exclude_deployment: bool = True
     transductive: bool = False
     shuffle: bool = True
     seed: int = 0
@@ -97,7 +103,7 @@ class Doc2VecConfig:
     def corpus_key(self) -> str:
         """Hash of what decides the training corpus (not the model's settings)."""
         return _hash({"artefact": "doc2vec corpus",
-                      **{k: getattr(self, k) for k in ("n_docs", "transductive", "shuffle", "seed")}})
+                      **{k: getattr(self, k) for k in CORPUS_PARAMETERS}})
 
     @property
     def name(self) -> str:
@@ -134,8 +140,11 @@ def workers_for(profile: str | None = None) -> int:
 
 
 def training_documents(config: Doc2VecConfig) -> list[str]:
-    """The doc ids of the training corpus, in training order (sampled, extended, shuffled)."""
-    ids = pd.concat([data.load_imdb(split).doc_id for split in data.IMDB_SPLITS], ignore_index=True)
+    """The doc ids of the training corpus, in training order (held out, sampled, extended, shuffled)."""
+    imdb = pd.concat([data.load_imdb(split)[["doc_id", "text"]] for split in data.IMDB_SPLITS],
+                     ignore_index=True)
+    ids = imdb.doc_id[~held_out(imdb.text)] if config.exclude_deployment else imdb.doc_id
+    ids = ids.reset_index(drop=True)
     rng = np.random.default_rng(config.seed)
     if config.n_docs is not None:
         if not 0 < config.n_docs <= len(ids):
@@ -147,6 +156,12 @@ def training_documents(config: Doc2VecConfig) -> list[str]:
     if config.shuffle:
         ids = [ids[i] for i in rng.permutation(len(ids))]
     return ids
+
+
+def held_out(texts: pd.Series) -> pd.Series:
+    """Which texts are in the deployment sample: by their text, since IMDB repeats some reviews."""
+    deployment = {data.normalized_text(text) for text in data.imdb_sample().text}
+    return texts.map(data.normalized_text).isin(deployment)
 
 
 def texts_by_id() -> pd.Series:

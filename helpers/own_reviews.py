@@ -1,7 +1,8 @@
 """Your own labelled reviews: a folder of ``pos/`` and ``neg/`` text files, or a CSV.
 
 ``load_deployment`` reads what you put into ``data/deployment/`` (see its README) for the
-deployment test of notebook 05; ``read_text_csv`` is the kit's reader for the UTF-8 CSV
+deployment test of notebook 05, and ``seen_in_training`` tells which of them some system was
+trained on already; ``read_text_csv`` is the kit's reader for the UTF-8 CSV
 files you write (reviews, the annotation sheet).
 """
 
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from helpers import settings
+from helpers import data, settings
 from helpers.errors import InputError
 from helpers.text import HTML_BREAK
 
@@ -225,3 +226,27 @@ def load_deployment(folder: str | Path | None = None) -> pd.DataFrame | None:
     if len(tables) > 1:
         raise InputError(f"{folder} holds several CSV files ({', '.join(t.name for t in tables)}): keep one.")
     return load_reviews(tables[0]) if tables else None
+
+
+def seen_in_training(reviews: pd.DataFrame) -> pd.Series:
+    """Which reviews some system was trained on: the 2,000 reviews or IMDB's 100,000.
+
+    Texts are compared lower-cased with their whitespace collapsed
+    (``data.normalized_text``), so a review pasted from IMDB or from the 2,000 is found.
+
+    Parameters
+    ----------
+    reviews : DataFrame
+        With a ``text`` column, e.g. from ``load_deployment``.
+
+    Returns
+    -------
+    Series of bool
+        Indexed like ``reviews``: True where the text is in a training corpus.
+    """
+    if not isinstance(reviews, pd.DataFrame) or "text" not in reviews.columns:
+        raise InputError("seen_in_training needs a DataFrame with a text column, "
+                         "e.g. from load_deployment().")
+    corpora = [data.load_movie_reviews().text, *(data.load_imdb(split).text for split in data.IMDB_SPLITS)]
+    seen = {data.normalized_text(text) for corpus in corpora for text in corpus}
+    return reviews.text.map(lambda text: data.normalized_text(text) in seen)

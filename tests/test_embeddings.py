@@ -63,7 +63,20 @@ def test_training_documents_sample_extend_and_shuffle(corpora):
     assert len(transductive) == 2300 and "cv000_29416" in transductive
     ordered = embeddings.training_documents(Doc2VecConfig(n_docs=300, transductive=True, shuffle=False))
     assert ordered[-2000:][0] == "cv000_29416" and sorted(ordered) == sorted(transductive)
-    assert len(embeddings.training_documents(Doc2VecConfig())) == 100_000
+    assert len(embeddings.training_documents(Doc2VecConfig(exclude_deployment=False))) == 100_000
+
+
+def test_no_training_corpus_holds_a_deployment_review_even_under_another_id(corpora):
+    deployment = data.imdb_sample()
+    texts = embeddings.texts_by_id()
+    held = {data.normalized_text(t) for t in deployment.text}
+    for config in (embeddings.config_for("reference"), Doc2VecConfig(), Doc2VecConfig(transductive=True)):
+        ids = embeddings.training_documents(config)
+        assert not set(ids) & set(deployment.doc_id)
+        assert not any(data.normalized_text(texts[i]) in held for i in ids)
+    full = embeddings.training_documents(Doc2VecConfig())
+    assert len(full) < 100_000 - len(deployment)  # IMDB holds copies of some sampled reviews
+    assert Doc2VecConfig().corpus_key() != Doc2VecConfig(exclude_deployment=False).corpus_key()
 
 
 def test_corpus_file_lines_are_tokenised_documents(private_data_dir):

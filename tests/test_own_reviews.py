@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
-from helpers import own_reviews
+from helpers import data, own_reviews
 from helpers.errors import InputError, KitError
 
 
@@ -138,3 +139,18 @@ def test_load_reviews_csv_edge_cases_are_clear_errors(tmp_path, content, message
 def test_load_reviews_path_must_be_a_path():
     with pytest.raises(InputError, match="path must be a folder or CSV file name"):
         own_reviews.load_reviews(None)
+
+
+def test_seen_in_training_finds_reviews_pasted_from_a_training_corpus(corpora):
+    imdb_text = data.load_imdb("unsup").text.iloc[7]
+    reviews = pd.DataFrame({"text": ["A film I saw last week: dull, then moving.",
+                                     "  " + imdb_text.upper().replace(" ", "\n  ") + " ",
+                                     data.load_movie_reviews().text.iloc[3]],
+                            "label": ["pos", "neg", "pos"]}, index=[4, 5, 6])
+    seen = own_reviews.seen_in_training(reviews)
+    assert seen.tolist() == [False, True, True] and seen.index.tolist() == [4, 5, 6]
+
+
+def test_seen_in_training_needs_texts():
+    with pytest.raises(InputError, match="text column"):
+        own_reviews.seen_in_training(pd.DataFrame({"review": ["x"]}))
