@@ -9,6 +9,7 @@
 - Error cues and a rule-based first guess at an error's category (``error_cues``,
   ``suggest_categories``); the sheet a student annotates is ``helpers.annotation``.
 - ``error_rate_by``: error rate in bins of a review property (length, opinion words).
+- ``change_effect``: what a change to a system did to each kind of error (closing the loop).
 """
 
 from __future__ import annotations
@@ -482,3 +483,51 @@ def error_rate_by(values, correct, bins: int = 5) -> pd.DataFrame:
     frame = pd.DataFrame({"bin": codes, "value": values, "error": ~correct})
     return frame.groupby("bin").agg(low=("value", "min"), high=("value", "max"),
                                     count=("error", "size"), error_rate=("error", "mean")).reset_index()
+
+
+def change_effect(categories: pd.Series, before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
+    """What a change did to each kind of error: errors before and after, fixed and new.
+
+    Parameters
+    ----------
+    categories : Series
+        A category per review, indexed by doc_id: ``suggest_categories`` for all reviews, or
+        your annotated sheet's ``category`` for its rows. Only these reviews are counted.
+    before, after : DataFrame
+        Predictions of the baseline and of the changed system on the same reviews (doc_id
+        and correct columns: ``cross_validate`` or ``fit_predict`` results).
+
+    Returns
+    -------
+    DataFrame
+        One row per category (largest first) and a ``total`` row: reviews, errors_before,
+        errors_after, fixed (wrong before, right after), new_errors (right before, wrong after).
+
+    Raises
+    ------
+    InputError
+        ``categories`` is not a Series of strings indexed by doc_id; ``before`` or ``after``
+        lacks doc_id or correct, or has a category's doc_id missing; they cover different reviews.
+    """
+    if not isinstance(categories, pd.Series) or categories.empty or not categories.map(
+            lambda c: isinstance(c, str)).all():
+        raise InputError("categories must be a non-empty Series of category names indexed by doc_id.")
+    if categories.index.has_duplicates:
+        raise InputError("categories has a doc_id twice: give each review one category.")
+    right = {}
+    for name, table in (("before", before), ("after", after)):
+        check_table(table, name, ("doc_id", "correct"))
+        correct = pd.Series(check_binary(table.correct, f"{name}.correct"), index=pd.Index(table.doc_id))
+        missing = categories.index.difference(correct.index)
+        if len(missing):
+            raise InputError(f"{name} has no prediction for {len(missing)} categorised review(s), "
+                             f"e.g. {missing[0]!r}: compare predictions on the same reviews.")
+        right[name] = correct.loc[categories.index].to_numpy()
+    frame = pd.DataFrame({"category": categories.to_numpy(), "reviews": 1,
+                          "errors_before": ~right["before"], "errors_after": ~right["after"],
+                          "fixed": ~right["before"] & right["after"],
+                          "new_errors": right["before"] & ~right["after"]})
+    table = frame.groupby("category").sum().astype(int)
+    table = table.sort_values(["reviews", "errors_before"], ascending=False)
+    table.loc["total"] = table.sum()
+    return table

@@ -3,7 +3,8 @@
 ``annotation_sheet`` lists a headline system's most confident CV errors with the rule-based
 guess at each one's category (``helpers.analysis.suggest_categories``) and empty columns
 for you; ``write_annotation_sheet`` never overwrites a sheet that changed in any way since the
-kit wrote it (``helpers.owned``); ``read_annotations`` checks and normalises what you wrote.
+kit wrote it (``helpers.owned``); ``read_annotations`` checks and normalises what you wrote,
+and ``annotated_categories`` gives your categories once enough rows have one.
 """
 
 from __future__ import annotations
@@ -14,16 +15,19 @@ import pandas as pd
 
 from helpers import data, settings, systems
 from helpers.analysis import cue_table, cue_thresholds, ranked_errors, suggest_categories
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 from helpers.own_reviews import read_text_csv, read_text_csv_lines
 from helpers.owned import changed_since_written, write_owned
 from helpers.text import snippet
+from helpers.validation import check_int
 
 ENTRY_COLUMNS = ("category", "fixability", "source", "note")
 SHEET_COLUMNS = ("doc_id", "system", "label", "margin", "snippet", "suggested_category", *ENTRY_COLUMNS)
 FIXABILITY = ("easy", "hard", "unfixable")
 SOURCES = ("features", "model", "data", "label")
 SHEET_SNIPPET_WORDS = 30
+#: Rows that need a category before the error classes are worth choosing from.
+MIN_ANNOTATED = 20
 
 
 def sheet_path() -> Path:
@@ -126,3 +130,34 @@ def suggestion_agreement(sheet: pd.DataFrame) -> float:
     if done.empty:
         raise KitError("No annotated categories yet: fill in the category column first.")
     return float((done.category == done.suggested_category).mean())
+
+
+def annotated_categories(sheet: pd.DataFrame, minimum: int = MIN_ANNOTATED) -> pd.Series:
+    """Your category for each annotated review, once at least ``minimum`` rows have one.
+
+    Parameters
+    ----------
+    sheet : DataFrame
+        From ``read_annotations``.
+    minimum : int
+        How many rows need a category: a class chosen from a handful of reviews is a guess.
+
+    Returns
+    -------
+    Series
+        Category by doc_id, for the rows with a category.
+
+    Raises
+    ------
+    InputError
+        ``sheet`` is not a sheet from ``read_annotations``; ``minimum`` is not a whole number
+        >= 1; fewer than ``minimum`` rows have a category (how many do is said).
+    """
+    check_int(minimum, "minimum")
+    if not isinstance(sheet, pd.DataFrame) or not {"doc_id", "category"} <= set(sheet.columns):
+        raise InputError("sheet must be the table read_annotations returns (doc_id and category columns).")
+    given = sheet[sheet.category.fillna("").astype(str).str.strip() != ""]
+    if len(given) < minimum:
+        raise InputError(f"{len(given)} of {len(sheet)} rows of the annotation sheet have a category: "
+                         f"give at least {minimum} a category before choosing an error class.")
+    return pd.Series(given.category.to_numpy(), index=pd.Index(given.doc_id, name="doc_id"), name="category")

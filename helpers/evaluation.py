@@ -33,7 +33,7 @@ from tqdm import tqdm
 
 from helpers import data, settings, storage
 from helpers.errors import InputError, KitError
-from helpers.features import make_vectorizer
+from helpers.features import make_vectorizer, mark_negation
 from helpers.naive_bayes import NaiveBayes
 from helpers.text import tokenized
 from helpers.validation import check_binary, check_table
@@ -84,6 +84,9 @@ class BowSystem:
     classifier : {"nb", "svm"}
     ngram, binary, stemming, min_df, tfidf
         Feature settings (see ``helpers.features.make_vectorizer``).
+    negation : bool
+        Mark every token between a negation word and the next sentence punctuation with
+        ``_NEG`` first (``helpers.features.mark_negation``), so "not good" counts as ``good_NEG``.
     alpha : float
         NB smoothing (1 = add-one, 0 = none).
     Cs : tuple of float
@@ -98,6 +101,7 @@ class BowSystem:
     stemming: bool = False
     min_df: int = 1
     tfidf: bool = False
+    negation: bool = False
     alpha: float = 1.0
     Cs: tuple[float, ...] = C_GRID
     inner_folds: int = 3
@@ -112,7 +116,7 @@ class BowSystem:
 
     def represent(self, reviews: pd.DataFrame) -> sp.csr_matrix:
         """The whole corpus's n-gram counts; ``features`` cuts them per fold."""
-        return ngram_counts(reviews, self.ngram, self.stemming)
+        return ngram_counts(reviews, self.ngram, self.stemming, self.negation)
 
     def features(self, counts: sp.csr_matrix, train: np.ndarray,
                  test: np.ndarray) -> tuple[sp.csr_matrix, sp.csr_matrix]:
@@ -161,10 +165,13 @@ def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
     return search.best_estimator_, float(search.best_params_["C"])
 
 
-def ngram_counts(reviews: pd.DataFrame, ngram: str, stemming: bool) -> sp.csr_matrix:
+def ngram_counts(reviews: pd.DataFrame, ngram: str, stemming: bool, negation: bool = False) -> sp.csr_matrix:
     """Count the n-grams of every review (columns: the whole corpus's vocabulary)."""
     vectorizer = make_vectorizer(ngram, stemming=stemming)
-    return vectorizer.fit_transform(tokenized(reviews.text)).tocsr()
+    documents = tokenized(reviews.text)
+    if negation:
+        documents = [mark_negation(tokens) for tokens in documents]
+    return vectorizer.fit_transform(documents).tocsr()
 
 
 def _fold(system: System, matrix: Any, labels: np.ndarray, folds: np.ndarray, fold: int) -> pd.DataFrame:

@@ -1,4 +1,5 @@
-"""Bag-of-words features: unigrams, bigrams or both; counts, presence or tf-idf; stemming.
+"""Bag-of-words features: unigrams, bigrams or both; counts, presence or tf-idf; stemming;
+negation marking.
 
 Documents go in as lists of tokens (``helpers.text.tokenize``), so tokenising happens once
 per corpus and every feature setting agrees on what a word is. Built on scikit-learn's
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from nltk.sentiment.util import mark_negation as _nltk_mark_negation
 from nltk.stem import PorterStemmer
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
@@ -33,6 +35,35 @@ def identity(tokens: list[str]) -> list[str]:
 def stem_tokens(tokens: list[str]) -> list[str]:
     """Porter-stem every token."""
     return [stem(t) for t in tokens]
+
+
+def mark_negation(tokens: list[str]) -> list[str]:
+    """Append ``_NEG`` to every token after a negation word, up to the next ``. : ; ! ?``.
+
+    Das & Chen (2001) and Pang et al. (2002): in "not a good film" the features become
+    ``a_NEG good_NEG film_NEG``, so NB and the SVM learn separate weights for negated words.
+    NLTK's ``mark_negation`` (negation words such as *not*, *no*, *never*, *nothing* and any
+    word ending in *n't*; a second negation inside the scope does not end it).
+
+    Parameters
+    ----------
+    tokens : list of str
+        One document's tokens (``helpers.text.tokenize``); not changed.
+
+    Returns
+    -------
+    list of str
+        A new list, as long as ``tokens``.
+
+    Raises
+    ------
+    InputError
+        ``tokens`` is a string or holds something other than strings.
+    """
+    if isinstance(tokens, str) or not all(isinstance(t, str) for t in tokens):
+        raise InputError("mark_negation takes one document's tokens as a list of strings "
+                         "(helpers.text.tokenize(text)).")
+    return _nltk_mark_negation(list(tokens))
 
 
 def make_vectorizer(ngram: str = "unigram", binary: bool = False, stemming: bool = False,

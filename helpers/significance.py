@@ -5,7 +5,8 @@
   with R resamples or exact by enumerating all 2^n swap patterns.
 - ``compare``: both tests for several pairs of systems, as a table.
 - ``simulate_power``: how often each test detects a true difference.
-- ``accuracy_interval``: accuracy with its Wilson score interval.
+- ``accuracy_interval``: accuracy with its Wilson score interval; ``reviews_needed``: how many
+  test items make that interval as narrow as asked.
 - ``lowest_vs_highest``: Fisher's exact test of accuracy in the lowest vs the highest
   similarity bin (unpaired: the bins hold different items).
 """
@@ -34,6 +35,9 @@ from helpers.validation import (
     check_same_length,
     check_similarities,
 )
+
+#: The normal quantile of a two-sided 95 % interval.
+Z_95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -422,6 +426,56 @@ def accuracy_interval(correct: ArrayLike, confidence: float = 0.95) -> tuple[flo
     confidence = check_number(confidence, "confidence", 0, 1, low_open=True, high_open=True)
     interval = binomtest(int(correct.sum()), len(correct)).proportion_ci(confidence, method="wilson")
     return float(correct.mean()), float(interval.low), float(interval.high)
+
+
+def wilson_half_width(accuracy: float, n: int, z: float = Z_95) -> float:
+    """Half the width of the Wilson score interval for an accuracy measured on n items.
+
+    Raises
+    ------
+    InputError
+        ``accuracy`` outside [0, 1]; ``n`` not a whole number >= 1; ``z`` not a positive number.
+    """
+    accuracy = check_number(accuracy, "accuracy", 0, 1)
+    check_int(n, "n", maximum=None)
+    z = check_number(z, "z", 0, None, low_open=True)
+    return z / (1 + z**2 / n) * math.sqrt(accuracy * (1 - accuracy) / n + z**2 / (4 * n**2))
+
+
+def reviews_needed(accuracy: float, half_width: float, z: float = Z_95) -> int:
+    """The fewest test items whose Wilson interval around ``accuracy`` is at most ±``half_width``.
+
+    The half-width shrinks as n grows, so the answer is found by doubling n and then bisecting.
+
+    Parameters
+    ----------
+    accuracy : float
+        The accuracy you expect to measure, in [0, 1].
+    half_width : float
+        How far either end of the interval may lie from its centre, in (0, 0.5].
+    z : float
+        The normal quantile of the confidence level (1.96 for 95 %).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InputError
+        ``accuracy`` outside [0, 1]; ``half_width`` outside (0, 0.5]; ``z`` not a positive number.
+    """
+    accuracy = check_number(accuracy, "accuracy", 0, 1)
+    half_width = check_number(half_width, "half_width", 0, 0.5, low_open=True)
+    z = check_number(z, "z", 0, None, low_open=True)
+    high = 1
+    while wilson_half_width(accuracy, high, z) > half_width:
+        high *= 2
+    low = high // 2  # too few (or 0) items
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if wilson_half_width(accuracy, middle, z) <= half_width else (middle, high)
+    return high
 
 
 def lowest_vs_highest(similarity: ArrayLike, correct: ArrayLike, bins: str = "equal") -> dict:

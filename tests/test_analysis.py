@@ -194,3 +194,26 @@ def test_bad_arguments_are_one_clear_input_error(reviews, call, message):
 def _predictions(doc_ids, correct=None):
     return pd.DataFrame({"doc_id": doc_ids, "fold": 0, "system": "x", "prediction": "pos", "score": 1.0,
                          "correct": correct if correct is not None else False, "C": 0.1})
+
+
+def test_change_effect_counts_fixed_and_new_errors_per_category():
+    categories = pd.Series(["negation", "negation", "other", "other", "other"], index=list("abcde"))
+    before = pd.DataFrame({"doc_id": list("xabcde"), "correct": [True, False, False, True, False, True]})
+    after = pd.DataFrame({"doc_id": list("edcbax"), "correct": [False, True, True, True, True, False]})
+    table = analysis.change_effect(categories, before, after)
+    assert table.loc["negation"].tolist() == [2, 2, 0, 2, 0]
+    assert table.loc["other"].tolist() == [3, 1, 1, 1, 1]
+    assert table.loc["total"].tolist() == [5, 3, 1, 3, 1] and table.index[0] == "other"
+
+
+@pytest.mark.parametrize("categories,before,message", [
+    (pd.Series([], dtype=object), None, "non-empty Series"),
+    (pd.Series(["x", 3], index=["a", "b"]), None, "non-empty Series"),
+    (pd.Series(["x", "y"], index=["a", "a"]), None, "twice"),
+    (pd.Series(["x"], index=["zz"]), None, "no prediction for 1"),
+    (pd.Series(["x"], index=["a"]), pd.DataFrame({"doc_id": ["a"]}), "correct"),
+])
+def test_change_effect_refuses_what_it_cannot_count(categories, before, message):
+    after = pd.DataFrame({"doc_id": ["a"], "correct": [True]})
+    with pytest.raises(InputError, match=message):
+        analysis.change_effect(categories, after if before is None else before, after)

@@ -9,7 +9,7 @@ import pytest
 from helpers import annotation, data, systems
 from helpers.analysis import CATEGORIES, ranked_errors
 from helpers.cli import main
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 
 
 def _sheet(n=3) -> pd.DataFrame:
@@ -165,3 +165,18 @@ def test_annotation_sheet_lists_the_top_errors(corpora):
     assert sheet.doc_id.tolist() == errors.doc_id.tolist()
     assert list(sheet.columns) == list(annotation.SHEET_COLUMNS)
     assert (sheet[list(annotation.ENTRY_COLUMNS)] == "").all().all()
+
+
+def test_annotated_categories_need_enough_rows_with_a_category():
+    sheet = _sheet(25)
+    sheet.loc[:18, "category"] = "negation"
+    sheet.loc[0, "category"] = " "
+    with pytest.raises(InputError, match="18 of 25 rows .* at least 20"):
+        annotation.annotated_categories(sheet)
+    sheet.loc[19:21, "category"] = "sarcasm"
+    categories = annotation.annotated_categories(sheet)
+    assert categories.value_counts().to_dict() == {"negation": 18, "sarcasm": 3}
+    assert categories.index[0] == "cv1"
+    assert annotation.annotated_categories(sheet, minimum=21).size == 21
+    with pytest.raises(InputError, match="read_annotations"):
+        annotation.annotated_categories(sheet.drop(columns="category"))

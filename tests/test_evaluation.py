@@ -40,6 +40,15 @@ def test_fold_features_equal_a_vectorizer_fitted_on_the_training_folds(small_rev
     assert (X_test != reference.transform([tokens[i] for i in test])).nnz == 0
 
 
+def test_negation_marking_counts_negated_words_as_features_of_their_own():
+    reviews = pd.DataFrame({"doc_id": ["a", "b"], "text": ["not a good film . good acting", "good fun !"]})
+    vectorizer_free = evaluation.ngram_counts(reviews, "unigram", False, negation=True)
+    assert vectorizer_free.shape == (2, 9)  # a_NEG, good_NEG, film_NEG besides the plain words
+    plain = evaluation.ngram_counts(reviews, "unigram", False)
+    assert plain.shape == (2, 8) and plain.sum() == vectorizer_free.sum()
+    assert BowSystem("svm", negation=True).key() != BowSystem("svm").key()
+
+
 def test_cross_validate_predicts_every_review_once(small_reviews):
     for system in (BowSystem("nb"), BowSystem("svm", binary=True, Cs=(0.1, 1.0))):
         predictions = evaluation.cross_validate(system, "toy", reviews=small_reviews,

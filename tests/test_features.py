@@ -1,9 +1,10 @@
 """Bag-of-words feature settings."""
 
 import pytest
+from nltk.sentiment.util import mark_negation as nltk_mark_negation
 
 from helpers.errors import InputError, KitError
-from helpers.features import make_vectorizer, stem_tokens
+from helpers.features import make_vectorizer, mark_negation, stem_tokens
 
 DOCS = [["a", "good", "good", "film"], ["a", "bad", "film", "film"]]
 
@@ -50,3 +51,18 @@ def test_unknown_ngram_setting():
 def test_settings_are_checked_when_the_vectorizer_is_made(kwargs, message):
     with pytest.raises(InputError, match=message):
         make_vectorizer(**kwargs)
+
+
+def test_mark_negation_is_nltks_and_leaves_its_input_alone():
+    tokens = ["i", "didn't", "like", "it", ",", "not", "once", ".", "never", "again", "!", "fine"]
+    before = list(tokens)
+    marked = mark_negation(tokens)
+    assert marked == nltk_mark_negation(list(before)) and tokens == before
+    assert marked[:8] == ["i", "didn't", "like_NEG", "it_NEG", ",_NEG", "not_NEG", "once_NEG", "."]
+    assert marked[8:] == ["never", "again_NEG", "!", "fine"]
+
+
+@pytest.mark.parametrize("tokens", ["not good", ["not", 3], [None]])
+def test_mark_negation_takes_a_list_of_strings(tokens):
+    with pytest.raises(InputError, match="list of strings"):
+        mark_negation(tokens)

@@ -15,8 +15,10 @@ from helpers.significance import (
     compare,
     lowest_vs_highest,
     permutation_test,
+    reviews_needed,
     sign_test,
     simulate_power,
+    wilson_half_width,
 )
 
 
@@ -285,3 +287,28 @@ def test_power_on_the_feasible_boundary_is_simulated():
 
     found = simulate_power(n=50, accuracy=0.9, difference=0.0, discordance=0.2, trials=5, progress=False)
     assert all(0 <= rate <= 1 for rate in found.values())
+
+
+@pytest.mark.parametrize("accuracy,n", [(0.811, 1000), (0.9, 10), (1.0, 25), (0.0, 3), (1.0, 1)])
+def test_wilson_half_width_is_half_scipys_wilson_interval(accuracy, n):
+    interval = binomtest(round(accuracy * n), n).proportion_ci(0.95, method="wilson")
+    assert wilson_half_width(accuracy, n) == pytest.approx((interval.high - interval.low) / 2, abs=1e-12)
+
+
+@pytest.mark.parametrize("accuracy,half_width,z", [(0.85, 0.05, 1.96), (0.5, 0.1, 1.96), (0.97, 0.01, 1.96),
+                                                  (1.0, 0.05, 1.96), (0.8, 0.05, 2.5758), (0.9, 0.3, 1.96),
+                                                  (0.5, 0.5, 1.96)])
+def test_reviews_needed_is_the_first_n_narrow_enough(accuracy, half_width, z):
+    n = reviews_needed(accuracy, half_width, z)
+    first = next(m for m in range(1, 10_000) if wilson_half_width(accuracy, m, z) <= half_width)
+    assert n == first
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: reviews_needed(1.2, 0.05), "accuracy"), (lambda: reviews_needed(0.8, 0), "half_width"),
+    (lambda: reviews_needed(0.8, 0.6), "half_width"), (lambda: reviews_needed(0.8, 0.05, z=-1), "z"),
+    (lambda: wilson_half_width(0.8, 0), "n"), (lambda: wilson_half_width(float("nan"), 5), "accuracy"),
+])
+def test_reviews_needed_refuses_what_has_no_answer(call, message):
+    with pytest.raises(InputError, match=message):
+        call()

@@ -44,6 +44,17 @@ def test_table_compares_runs_with_the_references(tmp_path):
         ("06_x", 2, "# the gap", 1, 3, "a b")
 
 
+def test_a_run_of_some_notebooks_keeps_the_others_rows(tmp_path):
+    recorded = pd.DataFrame({"notebook": ["01_a", "02_b", "02_b"], "cell_id": ["01-1", "02-1", "02-2"],
+                             "cell": [3, 2, 5], "check": "", "numbers": 1, "spread": [0, 1, 2],
+                             "tolerance": [0, 3, 6], "settings": "x"})
+    recorded.to_csv(tmp_path / "t.csv", index=False)
+    measured = recorded.iloc[[2]].assign(spread=0, tolerance=0)
+    merged = tolerances.with_other_notebooks(measured, tmp_path / "t.csv")
+    assert merged.cell_id.tolist() == ["01-1", "02-2"] and merged.spread.tolist() == [0, 0]
+    assert tolerances.with_other_notebooks(measured, tmp_path / "none.csv") is measured
+
+
 def _declared() -> dict[tuple[str, str], int]:
     return {(path.stem, cell.id): tolerance_of(cell)
             for path in notebooks_in(SOLUTIONS_DIR)

@@ -188,6 +188,15 @@ def declare(measured: pd.DataFrame, solutions_dir: Path = SOLUTIONS_DIR) -> list
     return changes
 
 
+def with_other_notebooks(measured: pd.DataFrame, table_path: Path = TABLE) -> pd.DataFrame:
+    """The new rows, plus the recorded rows of every notebook that was not run this time."""
+    if not table_path.is_file():
+        return measured
+    recorded = pd.read_csv(table_path, dtype={"cell_id": str})
+    kept = recorded[~recorded.notebook.isin(set(measured.notebook))]
+    return pd.concat([kept, measured], ignore_index=True).sort_values(["notebook", "cell"], kind="stable")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m helpers.course.tolerances", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -213,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         for change in declare(result):
             print(change, file=sys.stderr)
         result = table(runs)
+    result = with_other_notebooks(result)
     result.to_csv(TABLE, index=False)
     print(result.to_string(index=False))
     print(f"\nwritten to {TABLE}", file=sys.stderr)
