@@ -4,6 +4,7 @@
 - ``permutation_test``: the paired (approximate randomisation) permutation test, Monte Carlo
   with R resamples or exact by enumerating all 2^n swap patterns.
 - ``compare``: both tests for several pairs of systems, as a table.
+- ``holm``: Holm's adjustment of many p-values tested at once.
 - ``simulate_power``: how often each test detects a true difference.
 - ``accuracy_interval``: accuracy with its Wilson score interval; ``reviews_needed``: how many
   test items make that interval as narrow as asked.
@@ -30,6 +31,7 @@ from helpers.validation import (
     check_array,
     check_binary,
     check_choice,
+    check_in_range,
     check_int,
     check_number,
     check_same_length,
@@ -346,6 +348,38 @@ def compare(correct: dict[str, np.ndarray], pairs: list[tuple[str, str]],
                      "plus": sign.plus, "minus": sign.minus, "ties": sign.ties,
                      "sign_p": sign.p_value, "perm_p": perm.p_value})
     return pd.DataFrame(rows)
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjustment of m p-values tested at once.
+
+    Sorted from the smallest, the i-th p-value (i = 0, 1, ...) is multiplied by m − i; each
+    adjusted value is then raised to the largest before it (so the order is kept) and capped
+    at 1. Rejecting H0 where the adjusted p < α keeps the probability of any false rejection
+    among the m tests (the family-wise error rate) at most α, whatever the dependence
+    between the tests, and rejects everything Bonferroni's correction (every p times m) does.
+
+    Parameters
+    ----------
+    p_values : array-like of shape (m,)
+        p-values in [0, 1].
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The adjusted p-values, in the order given.
+
+    Raises
+    ------
+    InputError
+        Empty, not 1-D, not numbers, NaN or infinite, or a value outside [0, 1].
+    """
+    p = check_in_range(check_array(p_values, "p_values"), "p_values", 0, 1)
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    adjusted = np.empty(m)
+    adjusted[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    return adjusted
 
 
 def simulate_power(n: int = 2000, accuracy: float = 0.8, difference: float = 0.02,

@@ -4,33 +4,81 @@ Transportability Measures for NLP", IWCS 2021).
 - ``tau_p``: a system's score in a target domain D_i relative to its source domain D_0,
   p(D_i) / p(D_0); ``mean_tau_p`` over targets; ``tau_var``: the coefficient of variation
   of the tau_p values, with the small-sample correction (1 + 1/(4n)) of the paper's eq. 3.
+- ``PAPER_TABLES``: the paper's published scores and transportability (Tables 2, 3, 6, 7);
+  ``published_transportability`` puts Tables 6 and 7 side by side.
 - Domain similarity between the source corpus and a target: ``lexical_difference`` (share
   of target word types never seen in the source; ``vocabulary_difference`` for two
-  vocabularies already made with ``vocabulary``), ``domain_vector`` with
-  ``cosine_distance`` and ``kl_divergence`` (Doc2Vec domain vectors).
+  vocabularies already made with ``vocabulary``), ``oov_rate`` (share of target word
+  tokens never seen, from ``word_tokens``), ``domain_vector`` with ``cosine_distance`` and
+  ``kl_divergence`` (Doc2Vec domain vectors).
 - ``fit_decay``/``loo_mae``: the 3-parameter non-linear regression score ≈ a·exp(−b·x) + c of
   score on similarity, with leave-one-out mean absolute error.
-- ``targets``: the lab's real target domains; ``scores``: each system trained once on the
-  2,000 reviews and scored on every target.
+- ``targets``: the lab's real target domains; ``correctness``: each system trained once on
+  the 2,000 reviews, right or wrong on every target item; ``accuracies`` per target;
+  ``paired_tests``: the paired permutation test of two systems on each target's items.
 """
 
 from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy.optimize import OptimizeWarning, curve_fit
 
-from helpers import data, evaluation, own_reviews
+from helpers import data, evaluation, own_reviews, significance
 from helpers.embedding_space import unit_rows
 from helpers.errors import InputError
 from helpers.text import tokenize
-from helpers.validation import check_array, check_number, check_same_length, check_texts
+from helpers.validation import (
+    check_array,
+    check_binary,
+    check_choice,
+    check_int,
+    check_number,
+    check_same_length,
+    check_table,
+    check_texts,
+)
 
 DECAY_PARAMETERS = 3  # a, b, c: a fit needs at least this many distinct similarities
 MIN_DECAY_POINTS = 4
+TARGET_COLUMNS = ("target", "doc_id", "label", "text")
+CORRECTNESS_COLUMNS = ("target", "doc_id", "correct")
+PERCENT = 100  # the paper prints scores in percent and tau_var as 100 x the coefficient
+
+#: Marshall et al. (2021), "Switching Contexts: Transportability Measures for NLP" (IWCS),
+#: as printed. Table 2: NER F1 of models trained on the CoNLL-2003 training split; Table 3:
+#: NLI accuracy of BERT trained on each corpus's training split (rows) on every split
+#: (columns); Tables 6 and 7: their transportability, tau_p truncated to 3 decimals and
+#: 100 x tau_var *without* the bias correction (recomputed from Tables 2 and 3 with the
+#: training split as the source and the other corpora's splits as the targets; SNLI's
+#: 15.22 recomputes to 15.256, the one value that does not reproduce).
+PAPER_TABLES = {
+    2: {"Stanford": {"CoNLL-2003 Train": 98.69, "CoNLL-2003 Dev": 93.22, "CoNLL-2003 Test": 88.78,
+                     "Wiki": 66.31, "WNUT Train": 51.63, "WNUT Dev": 53.59, "WNUT Test": 47.11},
+        "SpaCy": {"CoNLL-2003 Train": 99.32, "CoNLL-2003 Dev": 81.56, "CoNLL-2003 Test": 88.11,
+                  "Wiki": 52.14, "WNUT Train": 27.03, "WNUT Dev": 32.23, "WNUT Test": 26.28},
+        "ELMo": {"CoNLL-2003 Train": 99.97, "CoNLL-2003 Dev": 98.17, "CoNLL-2003 Test": 93.79,
+                 "Wiki": 79.4, "WNUT Train": 36.3, "WNUT Dev": 48.8, "WNUT Test": 58.1}},
+    3: {"SNLI": {"SNLI Train": 96.81, "SNLI Dev": 90.83, "SNLI Test": 90.40, "MultiNLI Train": 72.51,
+                 "MultiNLI Dev": 72.29, "SciTail Train": 54.04, "SciTail Dev": 61.34, "SciTail Test": 52.72},
+        "MultiNLI": {"SNLI Train": 77.13, "SNLI Dev": 79.05, "SNLI Test": 79.31, "MultiNLI Train": 97.78,
+                     "MultiNLI Dev": 83.50, "SciTail Train": 66.52, "SciTail Dev": 67.79,
+                     "SciTail Test": 67.26},
+        "SciTail": {"SNLI Train": 42.68, "SNLI Dev": 44.36, "SNLI Test": 44.20, "MultiNLI Train": 47.49,
+                    "MultiNLI Dev": 44.49, "SciTail Train": 99.88, "SciTail Dev": 94.78,
+                    "SciTail Test": 93.08}},
+    6: {"Stanford": {"tau_p(wiki)": 0.671, "tau_p(wnut)": 0.514, "tau_p(wnut & wiki)": 0.553,
+                     "tau_var": 15.051},
+        "SpaCy": {"tau_p(wiki)": 0.524, "tau_p(wnut)": 0.287, "tau_p(wnut & wiki)": 0.346, "tau_var": 35.171},
+        "ELMo": {"tau_p(wiki)": 0.794, "tau_p(wnut)": 0.477, "tau_p(wnut & wiki)": 0.556, "tau_var": 32.666}},
+    7: {"SNLI": {"tau_p": 0.646, "tau_var": 15.22},
+        "MultiNLI": {"tau_p": 0.744, "tau_var": 8.582},
+        "SciTail": {"tau_p": 0.446, "tau_var": 3.921}},
+}
 
 # --------------------------------------------------------------------------- transportability
 
@@ -112,19 +160,75 @@ def tau_var(tau_values, bias_correction: bool = True) -> float:
     return float(cv * (1 + 1 / (4 * values.size)) if bias_correction else cv)
 
 
+def paper_scores(system: str) -> tuple[float, dict[str, float]]:
+    """One of the paper's systems: its source score and its scores in its target domains.
+
+    The source score is the one on the training split (Table 2 or 3, in percent); the
+    targets are the other corpora's splits, each a domain: for NER, Wiki and the three WNUT
+    splits; for NLI, every split of the two corpora the system was not trained on (its own
+    Dev and Test splits are not targets). From these, ``tau_p`` and ``tau_var`` (without
+    the correction) reproduce Tables 6 and 7.
+
+    Parameters
+    ----------
+    system : str
+        Stanford, SpaCy or ELMo (NER); SNLI, MultiNLI or SciTail (NLI, by training corpus).
+
+    Returns
+    -------
+    (float, dict)
+        The source score, and target split -> score.
+
+    Raises
+    ------
+    InputError
+        ``system`` is none of the six.
+    """
+    check_choice(system, "system", [*PAPER_TABLES[2], *PAPER_TABLES[3]])
+    corpus, scores = (("CoNLL-2003", PAPER_TABLES[2][system]) if system in PAPER_TABLES[2]
+                      else (system, PAPER_TABLES[3][system]))
+    targets = {split: score for split, score in scores.items() if not split.startswith(corpus)}
+    return scores[f"{corpus} Train"], targets
+
+
+def published_transportability() -> pd.DataFrame:
+    """The paper's Tables 6 and 7 as one table, one row per system.
+
+    Returns
+    -------
+    DataFrame
+        task (NER or NLI), system, source (the score on the training split, as a share),
+        targets (how many target domains), mean tau_p (over all of them: Table 6's
+        "wnut & wiki" row) and 100 x tau_var (uncorrected), as printed in the paper.
+    """
+    rows = []
+    for task, table, mean_key in (("NER", 6, "tau_p(wnut & wiki)"), ("NLI", 7, "tau_p")):
+        for system, printed in PAPER_TABLES[table].items():
+            source, targets = paper_scores(system)
+            rows.append({"task": task, "system": system, "source": source / PERCENT, "targets": len(targets),
+                         "mean tau_p": printed[mean_key], "100 x tau_var": printed["tau_var"]})
+    return pd.DataFrame(rows)
+
+
 # --------------------------------------------------------------------------- domain similarity
 
 
-def vocabulary(texts) -> set[str]:
-    """The word types of ``texts`` (kit tokeniser, lowercase; punctuation-only tokens left out).
+def word_tokens(texts) -> list[str]:
+    """The word tokens of ``texts`` in order, repeats kept (kit tokeniser, lowercase;
+    punctuation-only tokens left out).
 
     Raises
     ------
     InputError
         ``texts`` is a single string, empty, or holds something that is not a string.
     """
-    types = set().union(*map(tokenize, check_texts(texts, "texts")))
-    return {t for t in types if any(c.isalnum() for c in t)}
+    return [token for text in check_texts(texts, "texts") for token in tokenize(text)
+            if any(c.isalnum() for c in token)]
+
+
+def vocabulary(texts) -> set[str]:
+    """The word types of ``texts``: the set of ``word_tokens`` (see there for what is refused)."""
+    return set(word_tokens(texts))
 
 
 def lexical_difference(source_texts, target_texts) -> float:
@@ -139,6 +243,38 @@ def vocabulary_difference(source: set[str], target: set[str]) -> float:
     if not target:
         raise InputError("The target texts have no words.")
     return 1 - len(target & source) / len(target)
+
+
+def oov_rate(source: set[str], target_tokens: Sequence[str]) -> float:
+    """The out-of-vocabulary rate: the share of the target's word *tokens* whose type the
+    source never has.
+
+    Unlike ``vocabulary_difference``, which counts each type once, every occurrence counts:
+    a frequent unseen word weighs as often as it is used, a name seen once barely at all.
+
+    Parameters
+    ----------
+    source : set of str
+        The source's word types (``vocabulary``).
+    target_tokens : list of str
+        The target's word tokens, repeats kept (``word_tokens``).
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    Raises
+    ------
+    InputError
+        ``source`` not a set; ``target_tokens`` a single string, empty, or holding
+        something that is not a string.
+    """
+    if not isinstance(source, (set, frozenset)):
+        raise InputError(f"oov_rate needs the source's word types as a set (see vocabulary), "
+                         f"not {type(source).__name__}.")
+    tokens = check_texts(target_tokens, "target_tokens")
+    return sum(token not in source for token in tokens) / len(tokens)
 
 
 def domain_vector(vectors: np.ndarray) -> np.ndarray:
@@ -311,16 +447,113 @@ def targets(imdb_n: int = 1000, rt_n: int = 2000, min_product: int = 100, seed: 
     return pd.concat([p[["target", "doc_id", "label", "text"]] for p in parts], ignore_index=True)
 
 
-def scores(system, target_table: pd.DataFrame, name: str | None = None) -> pd.DataFrame:
-    """Train ``system`` once on the 2,000 reviews; its accuracy on every target.
+def correctness(system, target_table: pd.DataFrame, name: str | None = None) -> pd.DataFrame:
+    """Train ``system`` once on the 2,000 reviews; whether it labels each target item right.
+
+    An item in several targets (a product's sentence is also in ``products``) is labelled
+    once, so it is right or wrong in all of them alike.
+
+    Parameters
+    ----------
+    system : System
+        A system of ``helpers.evaluation`` (e.g. ``helpers.systems.system("nb")``).
+    target_table : DataFrame
+        target, doc_id, label, text: one row per item of each target (as from ``targets``).
+    name : str, optional
+        The system's name for ``evaluation.fit_predict`` (default: its key).
 
     Returns
     -------
     DataFrame
-        target, accuracy, n.
+        target, doc_id, correct: one row per row of ``target_table``, in its order.
+
+    Raises
+    ------
+    InputError
+        ``target_table`` not a DataFrame with those columns and at least one row, an item
+        twice in one target, or one doc_id with two different texts or labels.
     """
+    target_table = check_table(target_table, "target_table", TARGET_COLUMNS)
+    if target_table.duplicated(["target", "doc_id"]).any():
+        raise InputError("target_table holds an item twice in one target: each item is one row per target.")
     unique = target_table.drop_duplicates("doc_id")
+    if len(target_table.drop_duplicates(["doc_id", "label", "text"])) != len(unique):
+        raise InputError("target_table gives one doc_id two different texts or labels: "
+                         "an id must name one item.")
     result = evaluation.fit_predict(system, test=unique, name=name).set_index("doc_id").correct
-    correct = target_table.assign(correct=result.loc[target_table.doc_id].to_numpy())
-    table = correct.groupby("target", sort=False).correct.agg(accuracy="mean", n="size").reset_index()
-    return table
+    return pd.DataFrame({"target": target_table.target.to_numpy(), "doc_id": target_table.doc_id.to_numpy(),
+                         "correct": result.loc[target_table.doc_id].to_numpy()})
+
+
+def _check_correctness(table, name: str) -> pd.DataFrame:
+    table = check_table(table, name, CORRECTNESS_COLUMNS)
+    return table.assign(correct=check_binary(table.correct.to_numpy(), f"{name}.correct"))
+
+
+def accuracies(correct: pd.DataFrame) -> pd.DataFrame:
+    """Each target's accuracy, from a ``correctness`` table.
+
+    Returns
+    -------
+    DataFrame
+        target, accuracy, n: one row per target, in the order they first appear.
+
+    Raises
+    ------
+    InputError
+        ``correct`` not a DataFrame with columns target, doc_id and correct (True/False or
+        0/1) and at least one row.
+    """
+    correct = _check_correctness(correct, "correct")
+    return correct.groupby("target", sort=False).correct.agg(accuracy="mean", n="size").reset_index()
+
+
+def paired_tests(correct: Mapping[str, pd.DataFrame], pairs: list[tuple[str, str]],
+                 n_resamples: int = 5000, seed: int = 0) -> pd.DataFrame:
+    """The paired permutation test of two systems on each target's items, for every pair.
+
+    Within a target both systems label the same items, so the test is paired
+    (``significance.permutation_test``, two-sided, statistic |acc_a − acc_b|). Every test
+    uses the same ``seed``. With many targets and pairs some p-values fall below any α by
+    chance: correct them for the number of tests (e.g. ``significance.holm``).
+
+    Parameters
+    ----------
+    correct : dict
+        System name -> its ``correctness`` table; all on the same items in the same order.
+    pairs : list of (name_a, name_b)
+    n_resamples : int
+        R, the Monte Carlo resamples of each test.
+    seed : int
+
+    Returns
+    -------
+    DataFrame
+        One row per target and pair (targets in order of appearance, pairs as given):
+        target, a, b, n, acc_a, acc_b, difference (acc_a − acc_b), p.
+
+    Raises
+    ------
+    InputError
+        ``correct`` not a non-empty dict of correctness tables, tables on other items or in
+        another order, a pair naming a system without a table, ``n_resamples`` < 1, ``seed`` < 0.
+    """
+    if not isinstance(correct, Mapping) or not correct:
+        raise InputError("correct must be a non-empty dict: system name -> its correctness table.")
+    check_int(n_resamples, "n_resamples")
+    check_int(seed, "seed", minimum=0)
+    tables = {name: _check_correctness(table, f"correct[{name!r}]") for name, table in correct.items()}
+    items = next(iter(tables.values()))[["target", "doc_id"]].to_numpy()
+    for name, table in tables.items():
+        if table.shape[0] != len(items) or (table[["target", "doc_id"]].to_numpy() != items).any():
+            raise InputError(f"correct[{name!r}] is not on the same items in the same order as the others: "
+                             "give every system's correctness on one target table.")
+    rows = []
+    for target in pd.unique(items[:, 0]):
+        positions = np.flatnonzero(items[:, 0] == target)
+        subset = {name: table.correct.to_numpy()[positions] for name, table in tables.items()}
+        found = significance.compare(subset, pairs, n_resamples=n_resamples, seed=seed, progress=False)
+        rows.append(found.assign(target=target, n=len(positions)))
+    table = pd.concat(rows, ignore_index=True)
+    table = table.assign(difference=table.acc_a - table.acc_b, p=table.perm_p)
+    return table[["target", "a", "b", "n", "acc_a", "acc_b", "difference", "p"]]

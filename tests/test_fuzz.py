@@ -142,6 +142,13 @@ def test_compare(correct, pairs, n_resamples):
             lambda r: r.sign_p.between(0, 1).all() and r.perm_p.between(0, 1).all())
 
 
+@FAST
+@given(either(st.lists(st.floats(0, 1), min_size=1, max_size=8)))
+def test_holm(p_values):
+    outcome(lambda: significance.holm(p_values),
+            lambda r: all(map(probability, r)) and len(r) == len(p_values))
+
+
 @SLOW
 @given(either(st.integers(1, 30)), either(st.floats(0, 1)), either(st.floats(-0.3, 0.3)),
        either(st.floats(0, 1)), either(st.integers(1, 3)), either(st.floats(0.01, 0.5)))
@@ -197,6 +204,26 @@ def test_fit_decay_and_loo_mae(x, y):
 @given(any_texts, any_texts)
 def test_lexical_difference(source, target):
     outcome(lambda: transport.lexical_difference(source, target), probability)
+
+
+@FAST
+@given(either(st.sets(st.text(max_size=3), max_size=4)), any_texts)
+def test_oov_rate(source, target_tokens):
+    outcome(lambda: transport.oov_rate(source, target_tokens), probability)
+
+
+@SLOW
+@given(either(st.dictionaries(st.sampled_from(["nb", "svm"]),
+                              st.builds(lambda c: pd.DataFrame({"target": ["t", "u", "t"][:len(c)],
+                                                                "doc_id": ["a", "b", "c"][:len(c)],
+                                                                "correct": c}),
+                                        st.lists(st.sampled_from([0, 1, True, 0.5]), min_size=1, max_size=3)),
+                              max_size=2)),
+       either(st.lists(st.tuples(st.sampled_from(["nb", "svm", "x"]), st.sampled_from(["nb", "svm"])),
+                       max_size=2)))
+def test_paired_tests(correct, pairs):
+    outcome(lambda: transport.paired_tests(correct, pairs, n_resamples=20),
+            lambda r: r.p.between(0, 1).all() and r.difference.between(-1, 1).all())
 
 
 # --------------------------------------------------------------------------- leakage

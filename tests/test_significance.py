@@ -13,6 +13,7 @@ from helpers.errors import InputError, KitError
 from helpers.significance import (
     accuracy_interval,
     compare,
+    holm,
     lowest_vs_highest,
     permutation_test,
     reviews_needed,
@@ -201,6 +202,17 @@ def test_compare_table():
     assert row.sign_p == sign_test(correct["x"], correct["y"]).p_value
 
 
+def test_holm_multiplies_the_ith_smallest_by_m_minus_i_and_keeps_the_order():
+    assert holm([0.01, 0.04, 0.03, 0.005]).tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5]).tolist() == [0.5]
+    assert holm([0.3, 0.3, 0.45]).tolist() == pytest.approx([0.9, 0.9, 0.9])  # ties alike, order kept
+    assert holm([0.6, 0.7]).tolist() == [1.0, 1.0]  # capped at 1
+    p = np.random.default_rng(0).uniform(0, 0.2, 30)
+    adjusted = holm(p)
+    assert (adjusted >= p).all() and (adjusted <= np.minimum(1, 30 * p) + 1e-15).all()  # at most Bonferroni
+    assert (np.diff(adjusted[np.argsort(p)]) >= 0).all()  # the order of the p-values is kept
+
+
 def test_power_simulation_rejects_more_for_larger_differences():
     from helpers.significance import simulate_power
 
@@ -265,6 +277,9 @@ GOOD = [True, False, True, True]
     (lambda: compare([GOOD, GOOD], [("nb", "svm")], progress=False), "non-empty dict"),
     (lambda: compare({"nb": GOOD, "svm": GOOD}, [("nb", "svm")], n_resamples=-5, progress=False),
      "n_resamples"),
+    (lambda: holm([]), "at least 1"),
+    (lambda: holm([0.5, 1.5]), r"p_values must lie in \[0, 1\]; item 1 is 1.5"),
+    (lambda: holm([0.5, np.nan]), "NaN"),
     (lambda: simulate_power(n=0, progress=False), "n must be at least 1"),
     (lambda: simulate_power(trials=1.5, progress=False), "trials must be a whole number"),
     (lambda: simulate_power(accuracy=np.nan, progress=False), "accuracy must be a finite number"),

@@ -10,6 +10,7 @@ from scipy.stats import entropy, variation
 from helpers import transport
 from helpers.errors import InputError, KitError
 from helpers.evaluation import BowSystem
+from helpers.significance import permutation_test
 
 
 def test_tau_p_and_its_mean():
@@ -119,6 +120,23 @@ def test_fit_decay_recovers_a_known_curve():
     (lambda: transport.loo_mae([0, 0, 0, 0, 0, 1, 2.2e154, -3.6e300], [0, 0, 0, 0, 0, 0, 2.2e154, 0]),
      "overflows|did not converge"),
     (lambda: transport.tau_p(1e-300, [1e10]), "overflows"),
+    (lambda: transport.oov_rate(["a"], ["a"]), "as a set"),
+    (lambda: transport.oov_rate({"a"}, "a b"), "list of texts"),
+    (lambda: transport.oov_rate({"a"}, []), "empty"),
+    (lambda: transport.oov_rate({"a"}, ["a", None]), r"target_tokens\[1\] is None"),
+    (lambda: transport.paper_scores("BERT"), "system must be one of"),
+    (lambda: transport.paper_scores(["SNLI"]), "system must be one of"),
+    (lambda: transport.correctness(BowSystem("nb"), TINY_TARGETS.drop(columns="label")), "lacks the column"),
+    (lambda: transport.correctness(BowSystem("nb"), pd.concat([TINY_TARGETS, TINY_TARGETS])), "twice in one"),
+    (lambda: transport.correctness(BowSystem("nb"), TINY_TARGETS.assign(target=["a", "a", "b", "c"],
+                                                                        label=["pos", "neg", "neg", "pos"])),
+     "two different texts or labels"),
+    (lambda: transport.accuracies(correctness_table(["t"], [0.5])), "only True/False"),
+    (lambda: transport.accuracies([True]), "must be a DataFrame"),
+    (lambda: transport.paired_tests({}, [("A", "B")]), "non-empty dict"),
+    (lambda: transport.paired_tests({"A": correctness_table(["t"], [1])}, [("A", "A")], n_resamples=0),
+     "n_resamples must be at least 1"),
+    (lambda: transport.paired_tests({"A": correctness_table(["t"], [1])}, "AB"), "pairs must be"),
 ])
 def test_bad_arguments_are_one_clear_input_error(call, message):
     with pytest.raises(InputError, match=message):
@@ -142,39 +160,68 @@ def test_targets_are_the_real_domains(corpora):
     assert not table.drop_duplicates(["target", "doc_id"]).duplicated(["target", "doc_id"]).any()
 
 
-def test_scores_train_once_and_group_by_target(corpora):
-    table = pd.DataFrame({"target": ["a", "a", "b", "b"], "doc_id": ["x1", "x2", "x1", "x3"],
-                          "label": ["pos", "neg", "pos", "pos"],
-                          "text": ["a superb , moving film", "dull , boring , awful",
-                                   "a superb , moving film", "the worst film of the year"]})
-    found = transport.scores(BowSystem("nb"), table, "nb").set_index("target")
-    assert found["n"].to_dict() == {"a": 2, "b": 2}
-    assert found.accuracy["a"] == 1.0 and found.accuracy["b"] == 0.5
+TINY_TARGETS = pd.DataFrame({"target": ["a", "a", "b", "b"], "doc_id": ["x1", "x2", "x1", "x3"],
+                             "label": ["pos", "neg", "pos", "pos"],
+                             "text": ["a superb , moving film", "dull , boring , awful",
+                                      "a superb , moving film", "the worst film of the year"]})
+
+
+def test_correctness_trains_once_and_keeps_the_target_table_s_rows(corpora):
+    found = transport.correctness(BowSystem("nb"), TINY_TARGETS, "nb")
+    assert list(found.columns) == ["target", "doc_id", "correct"]
+    assert found[["target", "doc_id"]].equals(TINY_TARGETS[["target", "doc_id"]])
+    assert found.correct.tolist() == [True, True, True, False]
+    table = transport.accuracies(found).set_index("target")
+    assert table["n"].to_dict() == {"a": 2, "b": 2}
+    assert table.accuracy["a"] == 1.0 and table.accuracy["b"] == 0.5
+
+
+def correctness_table(target: list[str], correct: list[int]) -> pd.DataFrame:
+    doc_ids = [f"d{i}" for i in range(len(target))]
+    return pd.DataFrame({"target": target, "doc_id": doc_ids, "correct": correct})
+
+
+def test_paired_tests_are_the_permutation_test_on_each_target_s_items():
+    target = ["t"] * 40 + ["u"] * 30
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, 2, 70), rng.integers(0, 2, 70)
+    found = transport.paired_tests({"A": correctness_table(target, a), "B": correctness_table(target, b)},
+                                   [("A", "B")], n_resamples=999, seed=3)
+    assert found.target.tolist() == ["t", "u"] and found.n.tolist() == [40, 30]
+    for row, part in zip(found.itertuples(), [slice(0, 40), slice(40, 70)], strict=True):
+        expected = permutation_test(a[part].astype(float), b[part].astype(float), n_resamples=999, seed=3)
+        assert row.p == expected.p_value
+        assert row.difference == pytest.approx(a[part].mean() - b[part].mean())
+        assert (row.acc_a, row.acc_b) == pytest.approx((a[part].mean(), b[part].mean()))
+
+
+def test_paired_tests_want_the_same_items_in_the_same_order():
+    first = correctness_table(["t", "t", "u"], [1, 0, 1])
+    other = first.iloc[[1, 0, 2]].reset_index(drop=True)
+    with pytest.raises(InputError, match="same items in the same order"):
+        transport.paired_tests({"A": first, "B": other}, [("A", "B")])
+    with pytest.raises(InputError, match="No correctness for system"):
+        transport.paired_tests({"A": first}, [("A", "B")])
+
+
+def test_word_tokens_keep_repeats_and_the_oov_rate_counts_them():
+    source = transport.vocabulary(["A great film !", "a dull plot"])
+    tokens = transport.word_tokens(["great battery , great screen !"])
+    assert tokens == ["great", "battery", "great", "screen"]
+    assert transport.oov_rate(source, tokens) == pytest.approx(0.5)
+    assert transport.vocabulary_difference(source, set(tokens)) == pytest.approx(2 / 3)
+    assert transport.oov_rate(source, ["great", "great", "great", "battery"]) == pytest.approx(0.25)
 
 
 # --------------------------------------------------------------------------- the paper's tables
-# Marshall et al. (2021), Tables 2-3 (scores) and 6-7 (their transportability); see
-# /work/shared/notes/transportability-tables.md for how one follows from the other.
+# --------------------------------------------------------------------------- the paper's tables
+# Marshall et al. (2021): transport.PAPER_TABLES holds Tables 2-3 (scores) and 6-7 (their
+# transportability); /work/shared/notes/transportability-tables.md says how one follows from
+# the other.
 
-NER_TRAIN = {"Stanford": 98.69, "SpaCy": 99.32, "ELMo": 99.97}  # Table 2, CoNLL-2003 Train
-NER_WIKI = {"Stanford": 66.31, "SpaCy": 52.14, "ELMo": 79.4}
-NER_WNUT = {"Stanford": [51.63, 53.59, 47.11], "SpaCy": [27.03, 32.23, 26.28],  # Train, Dev, Test
-            "ELMo": [36.3, 48.8, 58.1]}
-TABLE_6 = {  # tau_p(wiki), tau_p(wnut), tau_p(wnut & wiki), tau_var
-    "Stanford": (0.671, 0.514, 0.553, 15.051),
-    "SpaCy": (0.524, 0.287, 0.346, 35.171),
-    "ELMo": (0.794, 0.477, 0.556, 32.666),
-}
-NLI_TARGETS = ("SNLI Train", "SNLI Dev", "SNLI Test", "MultiNLI Train", "MultiNLI Dev",
-               "SciTail Train", "SciTail Dev", "SciTail Test")
-TABLE_3 = {
-    "SNLI": (96.81, 90.83, 90.40, 72.51, 72.29, 54.04, 61.34, 52.72),
-    "MultiNLI": (77.13, 79.05, 79.31, 97.78, 83.50, 66.52, 67.79, 67.26),
-    "SciTail": (42.68, 44.36, 44.20, 47.49, 44.49, 99.88, 94.78, 93.08),
-}
-TABLE_7 = {"SNLI": (0.646, 15.22), "MultiNLI": (0.744, 8.582), "SciTail": (0.446, 3.921)}
+TABLE_6, TABLE_7 = transport.PAPER_TABLES[6], transport.PAPER_TABLES[7]
 TAU_P_DIGITS = 3  # the tables print tau_p truncated (not rounded) to 3 decimals
-PERCENT = 100  # the tables print 100 x the coefficient of variation
+PERCENT = transport.PERCENT  # the tables print 100 x the coefficient of variation
 
 
 def assert_truncates_to(value: float, printed: float) -> None:
@@ -188,41 +235,39 @@ def half_unit(printed: float) -> float:
     return 0.5 * 10.0 ** -decimals
 
 
-def nli_targets(source: str) -> list[float]:
-    """The other corpora's splits (every split a domain); the source's own splits are left out."""
-    pairs = zip(NLI_TARGETS, TABLE_3[source], strict=True)
-    return [score for target, score in pairs if not target.startswith(source)]
+def taus(system: str) -> np.ndarray:
+    source, targets = transport.paper_scores(system)
+    return transport.tau_p(source, list(targets.values()))
 
 
 @pytest.mark.parametrize("system", list(TABLE_6))
 def test_tau_p_reproduces_table_6(system):
-    wiki, wnut, both, _ = TABLE_6[system]
-    source = NER_TRAIN[system]
-    assert_truncates_to(transport.tau_p(source, NER_WIKI[system]), wiki)
-    assert_truncates_to(transport.mean_tau_p(source, NER_WNUT[system]), wnut)
-    assert_truncates_to(transport.mean_tau_p(source, [NER_WIKI[system], *NER_WNUT[system]]), both)
+    source, targets = transport.paper_scores(system)
+    wnut = [targets[f"WNUT {split}"] for split in ("Train", "Dev", "Test")]
+    assert list(targets) == ["Wiki", "WNUT Train", "WNUT Dev", "WNUT Test"]
+    printed = TABLE_6[system]
+    assert_truncates_to(transport.tau_p(source, targets["Wiki"]), printed["tau_p(wiki)"])
+    assert_truncates_to(transport.mean_tau_p(source, wnut), printed["tau_p(wnut)"])
+    assert_truncates_to(transport.mean_tau_p(source, list(targets.values())), printed["tau_p(wnut & wiki)"])
 
 
 @pytest.mark.parametrize("system", list(TABLE_6))
 def test_tau_var_reproduces_table_6_without_the_correction(system):
-    printed = TABLE_6[system][-1]
-    values = transport.tau_p(NER_TRAIN[system], [NER_WIKI[system], *NER_WNUT[system]])
-    found = PERCENT * transport.tau_var(values, bias_correction=False)
+    printed = TABLE_6[system]["tau_var"]
+    found = PERCENT * transport.tau_var(taus(system), bias_correction=False)
     assert found == pytest.approx(printed, abs=half_unit(printed))
-    assert PERCENT * transport.tau_var(values) > printed + 0.5  # eq. 3's correction is not what is printed
+    assert PERCENT * transport.tau_var(taus(system)) > printed + 0.5  # not eq. 3's corrected value
 
 
 @pytest.mark.parametrize("source", list(TABLE_7))
 def test_tau_p_reproduces_table_7(source):
-    own = TABLE_3[source][NLI_TARGETS.index(f"{source} Train")]
-    assert_truncates_to(transport.mean_tau_p(own, nli_targets(source)), TABLE_7[source][0])
+    assert_truncates_to(taus(source).mean(), TABLE_7[source]["tau_p"])
 
 
 @pytest.mark.parametrize("source", ["MultiNLI", "SciTail"])
 def test_tau_var_reproduces_table_7_without_the_correction(source):
-    printed = TABLE_7[source][1]
-    values = transport.tau_p(TABLE_3[source][NLI_TARGETS.index(f"{source} Train")], nli_targets(source))
-    assert PERCENT * transport.tau_var(values, bias_correction=False) == pytest.approx(
+    printed = TABLE_7[source]["tau_var"]
+    assert PERCENT * transport.tau_var(taus(source), bias_correction=False) == pytest.approx(
         printed, abs=half_unit(printed))
 
 
@@ -230,7 +275,22 @@ def test_snli_tau_var_in_table_7_is_off_by_0_04():
     # The one published value that does not reproduce: Table 3's SNLI row gives 15.256, the
     # paper prints 15.22 (the same data give every other tau in Tables 6-7 to the printed
     # digit, so the difference lies in the paper's own computation, not in tau_var).
-    values = transport.tau_p(96.81, nli_targets("SNLI"))
-    found = PERCENT * transport.tau_var(values, bias_correction=False)
+    found = PERCENT * transport.tau_var(taus("SNLI"), bias_correction=False)
     assert found == pytest.approx(15.256, abs=5e-4)
-    assert found == pytest.approx(TABLE_7["SNLI"][1], abs=0.04)
+    assert found == pytest.approx(TABLE_7["SNLI"]["tau_var"], abs=0.04)
+
+
+def test_the_paper_s_targets_are_the_other_corpora_s_splits():
+    assert list(transport.paper_scores("SNLI")[1]) == [
+        "MultiNLI Train", "MultiNLI Dev", "SciTail Train", "SciTail Dev", "SciTail Test"]
+    assert transport.paper_scores("MultiNLI")[0] == 97.78
+    assert len(transport.paper_scores("MultiNLI")[1]) == 6  # its own Dev split is no target
+
+
+def test_published_transportability_is_tables_6_and_7():
+    table = transport.published_transportability().set_index("system")
+    assert table.task.tolist() == ["NER"] * 3 + ["NLI"] * 3
+    assert table.targets.to_dict() == {"Stanford": 4, "SpaCy": 4, "ELMo": 4, "SNLI": 5, "MultiNLI": 6,
+                                       "SciTail": 5}
+    assert table.loc["Stanford"].tolist()[1:] == [0.9869, 4, 0.553, 15.051]
+    assert table.loc["SciTail", "mean tau_p"] == 0.446 and table.loc["SciTail", "100 x tau_var"] == 3.921
