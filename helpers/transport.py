@@ -393,20 +393,38 @@ def _decay_points(x, y, minimum: int, distinct: int) -> tuple[np.ndarray, np.nda
     return x, y
 
 
-def loo_mae(x, y) -> float:
+def loo_mae(x, y, bounds: tuple[float, float] | None = None) -> float:
     """Leave-one-out mean absolute error of ``fit_decay``: each point predicted by the
     curve fitted to all the others.
+
+    Parameters
+    ----------
+    x, y : array-like
+        Similarities and scores, one per target.
+    bounds : (low, high), optional
+        The range a score can take, e.g. (0, 1) for accuracy: a prediction outside it is
+        clipped to it. A curve fitted to the others can run far outside the scores when the
+        left-out similarity lies beyond theirs, and one such prediction would swamp the mean.
 
     Raises
     ------
     InputError
         As ``fit_decay``, with at least 5 points and 4 distinct similarities (each fit
-        leaves one out).
+        leaves one out); ``bounds`` not two finite numbers, low below high.
     """
     x, y = _decay_points(x, y, MIN_DECAY_POINTS + 1, DECAY_PARAMETERS + 1)
+    if bounds is not None:
+        if not isinstance(bounds, tuple) or len(bounds) != 2:
+            raise InputError(f"bounds must be (low, high) or None, not {bounds!r}.")
+        low, high = check_number(bounds[0], "bounds[0]"), check_number(bounds[1], "bounds[1]")
+        if not low < high:
+            raise InputError(f"bounds must have low < high, not {bounds!r}.")
     with np.errstate(over="ignore", invalid="ignore"):
-        errors = [abs(decay(x[i], *fit_decay(np.delete(x, i), np.delete(y, i))) - y[i])
-                  for i in range(len(x))]
+        predicted = np.array([decay(x[i], *fit_decay(np.delete(x, i), np.delete(y, i)))
+                              for i in range(len(x))])
+    if bounds is not None:
+        predicted = np.clip(predicted, low, high)  # an infinite prediction becomes the bound
+    errors = np.abs(predicted - y)
     if not np.isfinite(errors).all():
         raise InputError("A left-out point's prediction overflows: its similarity lies far outside the "
                          "others' range, where the fitted curve has no finite value.")

@@ -87,6 +87,20 @@ def test_fit_decay_recovers_a_known_curve():
     assert transport.loo_mae(x, y) < 1e-4
     noisy = y + np.random.default_rng(0).normal(0, 0.01, size=len(x))
     assert 0.001 < transport.loo_mae(x, noisy) < 0.05
+
+
+FIVE = [0.1, 0.2, 0.3, 0.4, 0.5]
+
+
+def test_loo_mae_clips_a_runaway_prediction_to_the_scores_range():
+    x = np.array([0.0064, 0.0112, 0.0117, 0.0136, 0.0150, 0.0160, 0.0172])
+    y = np.array([0.83, 0.80, 0.70, 0.66, 0.62, 0.63, 0.60])
+    unbounded = transport.loo_mae(x, y)
+    bounded = transport.loo_mae(x, y, bounds=(0, 1))
+    assert bounded <= unbounded and bounded <= 1
+    near = np.linspace(0.01, 0.02, 7)
+    inside = 0.9 - 5 * near
+    assert transport.loo_mae(near, inside, bounds=(0, 1)) == pytest.approx(transport.loo_mae(near, inside))
     with pytest.raises(KitError, match="at least 4"):
         transport.fit_decay(x[:3], y[:3])
 
@@ -117,6 +131,8 @@ def test_fit_decay_recovers_a_known_curve():
     (lambda: transport.fit_decay([0.1, 0.1, 0.2, 0.2], [0.5, 0.6, 0.7, 0.8]), "3 distinct"),
     (lambda: transport.fit_decay([0.1, 0.2, 0.3, np.inf], [0.5, 0.6, 0.7, 0.8]), "NaN or infinite"),
     (lambda: transport.loo_mae([0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8]), "at least 5"),
+    (lambda: transport.loo_mae(FIVE, FIVE, bounds=(1, 0)), "low < high"),
+    (lambda: transport.loo_mae(FIVE, FIVE, bounds=[0, 1]), "bounds"),
     (lambda: transport.loo_mae([0, 0, 0, 0, 0, 1, 2.2e154, -3.6e300], [0, 0, 0, 0, 0, 0, 2.2e154, 0]),
      "overflows|did not converge"),
     (lambda: transport.tau_p(1e-300, [1e10]), "overflows"),

@@ -9,8 +9,10 @@ moved, in units of their last printed digit. The table is kept in the repository
 ``SAFETY`` times the spread recorded there.
 
 Run it as ``python -m helpers.course.tolerances OUT_DIR [NN ...]`` (about an hour for all
-notebooks and six settings on two cores); ``--table-only`` rebuilds the table from runs
-already in ``OUT_DIR``.
+notebooks and six settings on two cores; ``--jobs 2`` runs two settings at once, which
+nearly halves it, since most of the work is single-threaded); ``--table-only`` rebuilds the
+table from runs already in ``OUT_DIR``. A run of some notebooks keeps the other notebooks'
+rows.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -198,6 +201,8 @@ def with_other_notebooks(measured: pd.DataFrame, table_path: Path = TABLE) -> pd
 
 
 def main(argv: list[str] | None = None) -> int:
+    from helpers.cli import positive_int
+
     parser = argparse.ArgumentParser(prog="python -m helpers.course.tolerances", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out", type=Path, help="folder for the runs (one sub-folder per setting)")
@@ -205,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", type=Path, default=None,
                         help="data to fetch from (default: KIT_DATA_SOURCE, else the verified data folder)")
     parser.add_argument("--table-only", action="store_true", help="only rebuild the table from OUT")
+    parser.add_argument("--jobs", type=positive_int, default=1, help="settings run at once (default 1)")
     parser.add_argument("--declare", action="store_true",
                         help=f"raise the solutions' tolerances to {SAFETY} x the measured spread")
     args = parser.parse_args(argv)
@@ -213,8 +219,9 @@ def main(argv: list[str] | None = None) -> int:
         from helpers import settings as kit_settings
 
         source = args.source or kit_settings.data_source() or kit_settings.data_dir()
-        for setting in settings:
-            run_setting(setting, args.out, args.numbers, source)
+        # Settings are independent runs in their own folders; most of their work is one thread.
+        with ThreadPoolExecutor(args.jobs) as pool:
+            list(pool.map(lambda setting: run_setting(setting, args.out, args.numbers, source), settings))
     runs = {s.label: args.out / s.label / "executed" for s in settings
             if (args.out / s.label / "executed").is_dir()}
     result = table(runs)
