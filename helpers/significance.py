@@ -226,7 +226,10 @@ def _whole_differences(a, b) -> _WholeDifferences | None:
     ``MAX_BINOMIAL_GROUPS`` distinct values) returns None: the full-array path validates,
     raises the same errors and computes as before.
     """
-    a, b = np.asarray(a), np.asarray(b)
+    try:
+        a, b = np.asarray(a), np.asarray(b)
+    except Exception:  # whatever is wrong with the inputs, the full-array path reports it
+        return None
     if (a.ndim != 1 or a.shape != b.shape or not len(a)
             or a.dtype.kind not in NUMERIC_KINDS or b.dtype.kind not in NUMERIC_KINDS):
         return None
