@@ -11,7 +11,7 @@ median and interquartile range. Memory of fit + predict: the peak resident memor
 baseline after loading the matrix, in a fresh process per contender, and the peak traced by
 tracemalloc (``measure.memory_in_child``).
 
-    python benchmarks/bench_naive_bayes.py [--repeats 5]
+    python benchmarks/bench_naive_bayes.py [--repeats 21]
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ CONTENDERS = {"kit": NaiveBayes, "sklearn": MultinomialNB}
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=21)  # 10-20 ms a call: cheap, noisy
     parser.add_argument("--memory", choices=list(CONTENDERS), help=argparse.SUPPRESS)
     parser.add_argument("--inputs", help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -27,6 +27,10 @@ after loading the inputs, one fresh process per contender and case, and the peak
 tracemalloc (``measure.memory_in_child``).
 Also prints how the kit's 0/1 path scales with n (25,000 to 200,000 items).
 
+On the general path the kit needs more memory than mlxtend, whose Python loop holds two
+arrays of n: it draws up to 4 M swap indicators at a time (``CHUNK_CELLS``; about 36 MB as
+float64 for the matrix product, whatever n and R). Kept: that is what makes it 60x faster.
+
     python benchmarks/bench_permutation.py [--resamples 5000 --repeats 5] [--skip-scaling]
 """
 
