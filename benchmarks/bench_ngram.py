@@ -1,72 +1,140 @@
-"""Trigram language model: the kit's vectorised counts vs nltk.lm, fit and scoring.
+"""Trigram language model: the kit's vectorised counts against nltk.lm, the same model.
 
-1. Side by side on a size nltk handles (default 1,000 IMDB training reviews to fit,
-   2,000 test sentences to score): ``helpers.adversarial.NgramLM`` against
-   ``nltk.lm.WittenBellInterpolated`` (the same smoothing family; nltk's unigram base is
-   unsmoothed), each in its own process: time and peak memory, and their ratios.
-2. The kit alone at the lab's size and beyond: all 25,000 training reviews, then scoring
-   3,000 and 30,000 sentences (skip with --skip-full).
+``helpers.adversarial.NgramLM(3)`` is interpolated Witten-Bell over an add-one unigram base,
+each sentence padded with two ``<s>`` and one ``</s>``, words seen fewer than twice mapped
+to ``<unk>``. nltk.lm is configured to that very model (its stock ``WittenBellInterpolated``
+with ``padded_everygram_pipeline`` is another one: an unsmoothed unigram base, which gives
+-inf to any sentence with an unseen word, and two ``</s>``):
 
-    python benchmarks/bench_ngram.py [--reviews 1000 --sentences 2000] [--skip-full]
+- ``nltk.lm.models.InterpolatedLanguageModel`` with ``WittenBell`` smoothing whose unigram
+  score is add-one over the vocabulary without ``<s>`` (never predicted);
+- ``nltk.lm.Vocabulary(unk_cutoff=2, unk_label="<unk>")`` over the training words, with
+  ``<s>`` and ``</s>``;
+- trained on the 1- to 3-grams that end at each predicted token of the kit's padding.
+
+Both fit the same training sentences (default: those of 1,000 IMDB training reviews) and
+score the same 2,000 IMDB test sentences: each sentence's mean log2-probability per
+predicted token (``</s>`` included). Asserted: the two agree to 1e-9 on every sentence.
+
+Time: fit and scoring each get one warm-up call per contender, then ``--repeats`` rounds in
+turns (kit, nltk, kit, ...); median and interquartile range. Memory of fitting: the peak
+resident memory above the baseline after loading the training sentences, in a fresh process
+per contender, and the peak traced by tracemalloc (``measure.memory_in_child``).
+
+    python benchmarks/bench_ngram.py [--reviews 1000 --sentences 2000 --repeats 5]
 """
 
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
-from measure import run_child
-
-DRIVER = r"""
-import json, sys, time
+import numpy as np
 import pandas as pd
+from measure import alternate, load_inputs, memory_in_child, report_memory, result_line
+from nltk.lm import Vocabulary
+from nltk.lm.models import InterpolatedLanguageModel
+from nltk.lm.smoothing import WittenBell
+
 from helpers import adversarial, data
+from helpers.adversarial import BOS, EOS, UNK, NgramLM
 from helpers.text import tokenize
-method, n_reviews, n_sentences = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-texts = data.load_imdb("train").text.iloc[:: max(1, 25000 // n_reviews)].iloc[:n_reviews]
-train = pd.DataFrame({"tokens": [s for t in texts for s in adversarial.split_sentences(tokenize(t))]})
-test = adversarial.imdb_sentences("test").sample(n_sentences, random_state=0)
-start = time.perf_counter()
-if method == "kit":
-    lm = adversarial.NgramLM(3).fit(train.tokens)
-    fitted = time.perf_counter()
-    total = float(lm.mean_logprob(test.tokens).sum())
-else:
-    from nltk.lm import WittenBellInterpolated
-    from nltk.lm.preprocessing import padded_everygram_pipeline
-    ngrams, vocabulary = padded_everygram_pipeline(3, list(train.tokens))
-    lm = WittenBellInterpolated(3)
-    lm.fit(ngrams, vocabulary)
-    fitted = time.perf_counter()
-    total = 0.0
-    for tokens in test.tokens:
-        padded = ["<s>", "<s>", *tokens, "</s>"]
-        logs = [lm.logscore(padded[i], padded[i - 2:i]) for i in range(2, len(padded))]
-        total += sum(logs) / len(logs)
-end = time.perf_counter()
-print(json.dumps({"fit": fitted - start, "score": end - fitted, "sentences": len(train)}))
-"""
+
+ORDER, MIN_COUNT = 3, 2  # NgramLM's defaults
+AGREEMENT = 1e-9  # largest difference allowed in a sentence's mean log2-probability
+IMDB_TRAIN = 25_000
+SEED = 0
+
+
+def load(n_reviews: int, n_sentences: int) -> tuple[list[list[str]], list[list[str]]]:
+    """Training sentences of every (25,000 / n)-th IMDB training review; sampled test sentences."""
+    texts = data.load_imdb("train").text.iloc[:: max(1, IMDB_TRAIN // n_reviews)].iloc[:n_reviews]
+    train = [s for t in texts for s in adversarial.split_sentences(tokenize(t))]
+    test = adversarial.imdb_sentences("test").sample(n_sentences, random_state=SEED).tokens
+    return train, list(test)
+
+
+class AddOneBaseWittenBell(WittenBell):
+    """nltk's Witten-Bell with the kit's base: P(w) = (c(w) + 1) / (N + |V| - 1), where |V|
+    counts ``<s>``, ``</s>`` and ``<unk>``, and ``<s>`` (never predicted) is left out."""
+
+    def unigram_score(self, word):
+        unigrams = self.counts.unigrams
+        return (unigrams[word] + 1) / (unigrams.N() + len(self.vocab) - 1)
+
+
+def predicted_ngrams(sentence: list[str]):
+    """The 1- to ORDER-grams ending at each token the kit predicts: its padding is
+    ORDER - 1 ``<s>`` before and one ``</s>`` after, and ``<s>`` is never predicted."""
+    padded = [BOS] * (ORDER - 1) + sentence + [EOS]
+    for end in range(ORDER - 1, len(padded)):
+        for n in range(1, ORDER + 1):
+            yield tuple(padded[end - n + 1:end + 1])
+
+
+def fit_kit(train):
+    return NgramLM(ORDER, MIN_COUNT).fit(train)
+
+
+def fit_nltk(train):
+    words = (w for s in train for w in s if w not in (BOS, EOS, UNK))
+    vocabulary = Vocabulary(words, unk_cutoff=MIN_COUNT, unk_label=UNK)
+    vocabulary.update([BOS, EOS] * MIN_COUNT)  # in the vocabulary, as in the kit's
+    model = InterpolatedLanguageModel(AddOneBaseWittenBell, ORDER, vocabulary=vocabulary)
+    model.fit(predicted_ngrams(s) for s in train)
+    return model
+
+
+def score_kit(model, test) -> np.ndarray:
+    return model.mean_logprob(test)
+
+
+def score_nltk(model, test) -> np.ndarray:
+    means = []
+    for tokens in test:
+        padded = [BOS] * (ORDER - 1) + tokens + [EOS]
+        logs = [model.logscore(padded[i], padded[i - ORDER + 1:i]) for i in range(ORDER - 1, len(padded))]
+        means.append(sum(logs) / len(logs))
+    return np.array(means)
+
+
+FIT = {"kit": fit_kit, "nltk": fit_nltk}
+SCORE = {"kit": score_kit, "nltk": score_nltk}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reviews", type=int, default=1000)
     parser.add_argument("--sentences", type=int, default=2000)
-    parser.add_argument("--skip-full", action="store_true")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--memory", choices=list(FIT), help=argparse.SUPPRESS)
+    parser.add_argument("--inputs", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.memory:  # child process of memory_in_child: the memory of fitting
+        report_memory(partial(FIT[args.memory], load_inputs(args.inputs)))
+        return
+    train, test = load(args.reviews, args.sentences)
 
-    runs = {m: run_child(DRIVER, m, str(args.reviews), str(args.sentences)) for m in ("kit", "nltk")}
-    print(f"trigram LM fitted on {args.reviews:,} IMDB training reviews "
-          f"({runs['kit']['sentences']:,} sentences), scoring {args.sentences:,} test sentences")
-    for method, r in runs.items():
-        print(f"{method:<5} fit {r['fit']:6.2f} s  score {r['score']:6.2f} s  peak {r['peak_gb']:.2f} GB")
-    print(f"ratio nltk / kit: fit {runs['nltk']['fit'] / runs['kit']['fit']:.1f}x, "
-          f"score {runs['nltk']['score'] / runs['kit']['score']:.1f}x, "
-          f"peak memory {runs['nltk']['peak_gb'] / runs['kit']['peak_gb']:.2f}x")
-    if not args.skip_full:
-        for n in (3000, 30000):
-            r = run_child(DRIVER, "kit", "25000", str(n))
-            print(f"kit, all 25,000 reviews ({r['sentences']:,} sentences): fit {r['fit']:.1f} s, "
-                  f"scoring {n:,} sentences {r['score']:.2f} s, peak {r['peak_gb']:.2f} GB")
+    fits = alternate({name: partial(fit, train) for name, fit in FIT.items()}, args.repeats)
+    models = {name: run.output for name, run in fits.items()}
+    scores = alternate({name: partial(score, models[name], test) for name, score in SCORE.items()},
+                       args.repeats)
+    memory = {name: memory_in_child(__file__, name, train) for name in FIT}
+    difference = float(np.max(np.abs(scores["kit"].output - scores["nltk"].output)))
+    equal = bool(np.all(np.isfinite(scores["kit"].output))) and difference <= AGREEMENT
+    print(f"trigram LM fitted on {args.reviews:,} IMDB training reviews ({len(train):,} sentences, "
+          f"vocabulary {len(models['kit'].vocab_):,} / nltk {len(models['nltk'].vocab):,}), "
+          f"scoring {args.sentences:,} test sentences; mean log2-probability "
+          f"{pd.Series(scores['kit'].output).mean():.6f}, largest difference {difference:.2g}")
+    for name in FIT:
+        print(f"  {name:<5} fit {fits[name].median:7.3f} s (IQR {fits[name].iqr:.2g})  "
+              f"score {scores[name].median:7.3f} s (IQR {scores[name].iqr:.2g})  "
+              f"fit memory {memory[name].rss_mb:7.1f} MB (traced {memory[name].traced_mb:.1f})")
+    print(result_line("ngram-fit", fits["kit"], "nltk.lm", fits["nltk"], memory["kit"], memory["nltk"],
+                      equal, max_diff=f"{difference:.2g}"))
+    print(result_line("ngram-score", scores["kit"], "nltk.lm", scores["nltk"], memory["kit"],
+                      memory["nltk"], equal, max_diff=f"{difference:.2g}", memory_of="fit"))
+    assert equal, f"nltk.lm and the kit disagree by {difference:.3g}"
 
 
 if __name__ == "__main__":

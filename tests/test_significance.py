@@ -1,6 +1,7 @@
 """Paired significance tests, the Wilson interval and the unpaired bin comparison."""
 
 import itertools
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ from hypothesis import strategies as st
 from scipy.stats import binomtest, fisher_exact, norm
 from scipy.stats import permutation_test as scipy_permutation_test
 
+from helpers import significance
 from helpers.errors import InputError, KitError
 from helpers.significance import (
     accuracy_interval,
@@ -161,6 +163,63 @@ def test_agrees_with_scipy_within_monte_carlo_error(seed, kind):
     ours = permutation_test(a, b, n_resamples=R, seed=seed + 100).p_value
     p = (ours + theirs) / 2
     assert abs(ours - theirs) <= 5 * np.sqrt(2 * p * (1 - p) / R) + 2 / R
+
+
+def _zero_one_scores(n: int, seed: int, discordant_a: int, discordant_b: int):
+    """0/1 correctness of two systems on n items: A alone right on discordant_a, B alone on
+    discordant_b, both right on 80% of the rest."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(n)
+    a, b = np.zeros(n), np.zeros(n)
+    a[order[:discordant_a]] = 1
+    b[order[discordant_a:discordant_a + discordant_b]] = 1
+    both = order[discordant_a + discordant_b:]
+    right = both[rng.random(len(both)) < 0.8]
+    a[right] = b[right] = 1
+    return a, b
+
+
+@pytest.mark.parametrize("n", [2000, 8192, 20_001])
+@pytest.mark.parametrize("dtype", [float, int, bool])
+def test_block_summary_equals_the_full_array_path(monkeypatch, n, dtype):
+    """0/1 scores are summarised block by block; the result is the full-array path's, to the bit."""
+    a, b = (x.astype(dtype) for x in _zero_one_scores(n, n, n // 10, n // 10 + 30))
+    blocks = permutation_test(a, b, n_resamples=2000, seed=3)
+    monkeypatch.setattr(significance, "_whole_differences", lambda a, b: None)
+    full = permutation_test(a, b, n_resamples=2000, seed=3)
+    assert (blocks.p_value, blocks.statistic, blocks.s) == (full.p_value, full.statistic, full.s)
+    np.testing.assert_array_equal(blocks.null_distribution, full.null_distribution)
+
+
+def test_zero_one_path_allocates_no_array_of_n_floats():
+    """The cause of the jump at n = 100,000: fresh n-float temporaries on every call (page faults)."""
+    n = 200_000
+    a, b = _zero_one_scores(n, 0, 12_000, 12_500)
+    permutation_test(a, b, n_resamples=1000, seed=0)
+    tracemalloc.start()
+    try:
+        permutation_test(a, b, n_resamples=1000, seed=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < n * 8 / 4
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_binomial_per_group_agrees_with_a_coin_per_item(monkeypatch, seed):
+    """The 0/1 path (Binomial swaps per group of equal |d|) and the general path (a coin per
+    item) draw from the same null distribution: on data with p near 0.1 (not at its floor)
+    the p-values agree within 4 Monte Carlo standard errors of their difference,
+    sqrt(2 p (1 - p) / R)."""
+    a, b = _zero_one_scores(2000, seed, 150, 187)
+    R = 5000
+    grouped = permutation_test(a, b, n_resamples=R, seed=seed)
+    monkeypatch.setattr(significance, "MAX_BINOMIAL_GROUPS", 0)
+    per_item = permutation_test(a, b, n_resamples=R, seed=seed)
+    p = (grouped.p_value + per_item.p_value) / 2
+    assert 0.03 < p < 0.3
+    assert grouped.statistic == per_item.statistic
+    assert abs(grouped.p_value - per_item.p_value) <= 4 * np.sqrt(2 * p * (1 - p) / R)
 
 
 def test_custom_statistic_macro_f1():
