@@ -36,7 +36,14 @@ from helpers.errors import InputError, KitError
 from helpers.features import make_vectorizer, mark_negation
 from helpers.naive_bayes import NaiveBayes
 from helpers.text import tokenized
-from helpers.validation import check_binary, check_table
+from helpers.validation import (
+    check_binary,
+    check_int,
+    check_labels,
+    check_number,
+    check_same_length,
+    check_table,
+)
 
 C_GRID = (0.001, 0.01, 0.1, 1.0)
 SVM_MAX_ITER = 10000  # enough for LinearSVC to converge on the kit's features
@@ -159,10 +166,52 @@ def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
     (LinearSVC, float)
         The model refitted on all of (X, y) with the chosen C, and that C.
     """
-    inner = PredefinedSplit(np.arange(X.shape[0]) % inner_folds)
-    search = GridSearchCV(make_svm(), {"C": list(Cs)}, cv=inner)
-    search.fit(X, y)
+    search = _inner_search(X, y, Cs, inner_folds, refit=True)
     return search.best_estimator_, float(search.best_params_["C"])
+
+
+def inner_cv_accuracy(X, y, Cs, inner_folds: int = 3) -> np.ndarray:
+    """The mean inner-CV accuracy of the kit's SVM for each C: what ``fit_svm`` chooses from.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n, d)
+        Features of the training rows.
+    y : array-like of shape (n,)
+        Their labels (two or more classes).
+    Cs : sequence of float
+        Candidate penalties, each > 0.
+    inner_folds : int
+        Round-robin groups (row i in group i % inner_folds), at least 2 and at most n.
+
+    Returns
+    -------
+    ndarray of shape (len(Cs),)
+        Per C, in the order given, the accuracy on each held-out group averaged over groups.
+
+    Raises
+    ------
+    InputError
+        ``X`` not 2-D, or not one row per label; fewer than two classes; ``Cs`` empty or a
+        C not a number > 0; ``inner_folds`` not a whole number from 2 to n.
+    """
+    if getattr(X, "ndim", None) != 2:
+        raise InputError("X must be a 2-D array or sparse matrix, one row per item.")
+    labels = check_labels(y, "y")
+    check_same_length(X=range(X.shape[0]), y=labels)
+    if len(set(labels)) < 2:
+        raise InputError("y must hold at least two classes.")
+    Cs = [check_number(C, "C", low=0, low_open=True) for C in Cs]
+    if not Cs:
+        raise InputError("Cs must hold at least one candidate C.")
+    check_int(inner_folds, "inner_folds", minimum=2, maximum=X.shape[0])
+    search = _inner_search(X, labels, Cs, inner_folds, refit=False)
+    return search.cv_results_["mean_test_score"]
+
+
+def _inner_search(X, y, Cs, inner_folds: int, refit: bool) -> GridSearchCV:
+    inner = PredefinedSplit(np.arange(X.shape[0]) % inner_folds)
+    return GridSearchCV(make_svm(), {"C": list(Cs)}, cv=inner, refit=refit).fit(X, y)
 
 
 def ngram_counts(reviews: pd.DataFrame, ngram: str, stemming: bool, negation: bool = False) -> sp.csr_matrix:

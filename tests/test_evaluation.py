@@ -205,3 +205,33 @@ def test_cli_system_list_is_stripped_and_deduplicated():
     args = build_parser().parse_args(["results", "--systems", " nb, svm-bow ,nb,"])
     assert args.systems == ["nb", "svm-bow"]
     assert build_parser().parse_args(["run", "1", "03"]).numbers == ["01", "03"]
+
+
+def test_inner_cv_accuracy_is_what_fit_svm_chooses_from(small_reviews):
+    X = evaluation.ngram_counts(small_reviews, "unigram", False)
+    y = small_reviews.label.to_numpy()
+    grid = (1.0, 0.001, 0.1)
+    accuracy = evaluation.inner_cv_accuracy(X, y, grid, inner_folds=3)
+    group = np.arange(len(y)) % 3
+    held_out = [(X[group != g], y[group != g], X[group == g], y[group == g]) for g in range(3)]
+    by_hand = [np.mean([np.mean(evaluation.make_svm(C).fit(X_in, y_in).predict(X_out) == y_out)
+                        for X_in, y_in, X_out, y_out in held_out]) for C in grid]
+    assert np.allclose(accuracy, by_hand, rtol=0, atol=1e-12)
+    _, chosen = evaluation.fit_svm(X, y, grid, inner_folds=3)
+    assert accuracy[grid.index(chosen)] == accuracy.max()
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"X": np.ones(6)}, "2-D"),
+    ({"y": ["pos", "neg"]}, "equal length"),
+    ({"y": ["pos"] * 6}, "two classes"),
+    ({"Cs": ()}, "at least one"),
+    ({"Cs": (0.1, 0.0)}, r"C must be in \(0"),
+    ({"Cs": (0.1, "1")}, "C must be a number"),
+    ({"inner_folds": 1}, "at least 2"),
+    ({"inner_folds": 7}, "at most 6"),
+])
+def test_inner_cv_accuracy_refuses_bad_input(change, message):
+    arguments = {"X": np.eye(6), "y": ["pos", "neg"] * 3, "Cs": (0.1, 1.0), "inner_folds": 2, **change}
+    with pytest.raises(InputError, match=message):
+        evaluation.inner_cv_accuracy(**arguments)

@@ -33,3 +33,13 @@ MISTAKES = {
     n, k = 2 * half + plus + minus, half + max(plus, minus)
     return min(1.0, 2 * binom.cdf(k, n, 0.5)), plus, minus, ties''',
 }
+MISTAKES |= {
+    "n counts the ties once, k adds the rounded-up half": _HEAD + '''
+    half = int(np.ceil(ties / 2))
+    n, k = ties + plus + minus, half + min(plus, minus)
+    return min(1.0, 2 * binom.cdf(k, n, 0.5)), plus, minus, ties''',
+    "the two-sided p not capped at 1": _HEAD + '''
+    half = int(np.ceil(ties / 2))
+    n, k = 2 * half + plus + minus, half + min(plus, minus)
+    return 2 * binom.cdf(k, n, 0.5), plus, minus, ties''',
+}
