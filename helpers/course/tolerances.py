@@ -66,8 +66,28 @@ class Setting:
         return env
 
 
-def run_setting(setting: Setting, out_dir: Path, numbers: list[str] | None, source: Path) -> Path:
+#: What a run may take from a verified data folder: the corpora and the parsed IMDB tables,
+#: which no floating-point kernel touches. Models, vectors and results are always recomputed.
+SEEDED = ("aclImdb", "aclImdb_v1.tar.gz", "nltk_data", "cache")
+
+
+def seed_data(seed: Path, data_dir: Path) -> None:
+    """Hard-link the kernel-independent part of a verified data folder into a fresh one."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    for name in SEEDED:
+        if (seed / name).exists() and not (data_dir / name).exists():
+            subprocess.run(["cp", "-al", str(seed / name), str(data_dir / name)], check=True)
+
+
+def run_setting(setting: Setting, out_dir: Path, numbers: list[str] | None, source: Path,
+                seed: Path | None = None) -> Path:
     """Fetch into a fresh data folder and execute the solutions under one setting.
+
+    Parameters
+    ----------
+    seed : Path, optional
+        A verified data folder whose corpora and parsed IMDB tables are linked in first
+        (``SEEDED``), so that the fetch only checks them.
 
     Returns
     -------
@@ -76,6 +96,8 @@ def run_setting(setting: Setting, out_dir: Path, numbers: list[str] | None, sour
     """
     folder = out_dir / setting.label
     env = setting.environ(folder / "data")
+    if seed is not None:
+        seed_data(seed, folder / "data")
     subprocess.run([sys.executable, "-m", "helpers.cli", "fetch", "--source", str(source)],
                    env=env, check=True, capture_output=True)
     subprocess.run([sys.executable, "-m", "helpers.cli", "run", "--solutions", *(numbers or []),
@@ -210,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", type=Path, default=None,
                         help="data to fetch from (default: KIT_DATA_SOURCE, else the verified data folder)")
     parser.add_argument("--table-only", action="store_true", help="only rebuild the table from OUT")
+    parser.add_argument("--seed", type=Path, default=None,
+                        help="a verified data folder to link the corpora and IMDB tables from (faster)")
     parser.add_argument("--jobs", type=positive_int, default=1, help="settings run at once (default 1)")
     parser.add_argument("--declare", action="store_true",
                         help=f"raise the solutions' tolerances to {SAFETY} x the measured spread")
@@ -221,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
         source = args.source or kit_settings.data_source() or kit_settings.data_dir()
         # Settings are independent runs in their own folders; most of their work is one thread.
         with ThreadPoolExecutor(args.jobs) as pool:
-            list(pool.map(lambda setting: run_setting(setting, args.out, args.numbers, source), settings))
+            list(pool.map(lambda setting: run_setting(setting, args.out, args.numbers, source, args.seed),
+                          settings))
     runs = {s.label: args.out / s.label / "executed" for s in settings
             if (args.out / s.label / "executed").is_dir()}
     result = table(runs)
