@@ -104,3 +104,15 @@ def test_declare_refuses_cells_whose_text_moved(tmp_path):
     measured = pd.DataFrame([{"notebook": "07_x", "cell_id": "loo", "cell": 16, "spread": -1}])
     with pytest.raises(KitError, match="07_x cell 16: check something stable"):
         tolerances.declare(measured, tmp_path)
+
+
+def test_seed_data_links_only_what_no_kernel_touches(tmp_path):
+    seed = tmp_path / "seed"
+    for name in ("aclImdb/train", "cache", "models", "results"):
+        (seed / name).mkdir(parents=True)
+    (seed / "aclImdb" / "train" / "1_7.txt").write_text("good")
+    (seed / "models" / "d2v.model").write_text("weights")
+    tolerances.seed_data(seed, tmp_path / "fresh")
+    assert sorted(p.name for p in (tmp_path / "fresh").iterdir()) == ["aclImdb", "cache"]
+    linked = tmp_path / "fresh" / "aclImdb" / "train" / "1_7.txt"
+    assert linked.stat().st_ino == (seed / "aclImdb" / "train" / "1_7.txt").stat().st_ino
