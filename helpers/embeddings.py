@@ -1,7 +1,8 @@
 """Doc2Vec document embeddings (Le & Mikolov's paragraph vectors) trained on IMDB reviews.
 
 Training data: the Large Movie Review Dataset's 100,000 review texts (train, test and
-unlabelled; no labels are used), tokenised with the kit's shared tokeniser, shuffled once
+unlabelled; no labels are used) but the deployment sample of notebooks 05 and 07, held out by
+text (98,950 remain), tokenised with the kit's shared tokeniser, shuffled once
 (seeded) and written as a LineSentence file under ``data/corpora/`` for gensim's fast
 ``corpus_file`` mode. The 2,000 Pang & Lee reviews are *not* in the training data by
 default: their vectors come from ``infer_vector``, so nothing of any test fold leaks into
@@ -9,9 +10,9 @@ the embedding. ``transductive=True`` trains them in (texts only) for comparison.
 
 Two profiles (``KIT_PROFILE`` or a ``profile`` argument):
 
-- ``reference``: a seeded 10,000-review sample of the 100k, one worker: deterministic
+- ``reference``: a seeded 10,000-review sample of those, one worker: deterministic
   (with ``PYTHONHASHSEED=0``) and fast enough for CI. Checked notebook outputs come from it.
-- ``full``: all 100,000 reviews, all cores (what students run for the real numbers).
+- ``full``: all 98,950, all cores (what students run for the real numbers).
 
 Training corpora, trained models and inferred vectors are cached under ``data/corpora/`` and
 ``data/models/`` by ``helpers.storage``: keyed by every parameter, the data's checksums and
@@ -64,7 +65,7 @@ class Doc2VecConfig:
     dbow_words : {0, 1}
         PV-DBOW only: also train word vectors (skip-gram) in the same space (slower).
     n_docs : int, optional
-        Train on a seeded sample of this many IMDB reviews; None: all 100,000.
+        Train on a seeded sample of this many IMDB reviews; None: all of them.
     exclude_deployment : bool
         Leave out every review whose text is in the deployment sample (``data.imdb_sample()``,
         notebooks 05 and 07), so that the deployment test measures reviews the model never saw.
