@@ -76,11 +76,11 @@ class _Words:
         vectorizer = CountVectorizer(stop_words=_stop_list(stop_words))
         preprocess, tokenize = vectorizer.build_preprocessor(), vectorizer.build_tokenizer()
         is_stop = (vectorizer.get_stop_words() or frozenset()).__contains__
-        numbers = defaultdict()
-        numbers.default_factory = numbers.__len__  # a new word gets the next number
+        word_ids = defaultdict()
+        word_ids.default_factory = word_ids.__len__  # a new word gets the next number
         ids, starts = array.array("q"), array.array("q", [0])
         for text in texts:  # map and filterfalse keep the loop over words in C
-            ids.extend(map(numbers.__getitem__, filterfalse(is_stop, tokenize(preprocess(text)))))
+            ids.extend(map(word_ids.__getitem__, filterfalse(is_stop, tokenize(preprocess(text)))))
             starts.append(len(ids))
         return cls(np.frombuffer(ids, dtype=np.int64), np.frombuffer(starts, dtype=np.int64))
 
