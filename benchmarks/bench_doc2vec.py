@@ -1,71 +1,133 @@
-"""Doc2Vec training: corpus_file mode vs an iterable corpus, and the full run's time and memory.
+"""Doc2Vec's input: ``corpus_file`` (what the kit trains from) against an iterable corpus.
 
-1. Throughput: PV-DBOW (100-d, gensim's IMDB settings, all cores) on the same corpus (the
-   reference profile's 10,000 IMDB reviews) and the same settings, trained from the
-   LineSentence file (``corpus_file``) and from an in-memory list of TaggedDocuments;
-   effective words per second of each and their ratio.
-2. The full profile's training (100,000 reviews, 10 epochs, all cores) in corpus_file mode:
-   wall time and peak RSS (resident memory of the training process, sampled every 0.1 s).
-   Skip it with --skip-full.
+The same model (the kit's settings, ``embeddings.doc2vec_arguments``: PV-DBOW, 100-d,
+10 epochs), the same corpus (the reference profile's 10,000 IMDB reviews, the LineSentence
+file the kit writes) and the same threads (``--workers``, 2 by default: what a student's
+full profile gets on Binder's 2 cores), trained
 
-Every training runs in its own process, so peak memory is measured per run.
+- ``corpus_file``: ``Doc2Vec(corpus_file=...)``, gensim's reader in C, each worker reading its
+  own share of the file;
+- ``iterable``: ``Doc2Vec(documents=TaggedLineDocument(...))``, the same file read by one
+  Python thread that feeds the workers (tags are the line numbers in both).
 
-    python benchmarks/bench_doc2vec.py [--epochs 3] [--skip-full]
+Multi-threaded training is not reproducible bit for bit, so what is asserted equal is the
+input: the same vocabulary (every word and its count), the same number of documents and of
+words. The output is compared downstream: the accuracy of the kit's SVM (standardised vectors,
+C by inner CV, ``helpers.evaluation.fit_svm``) trained on the vectors of the IMDB *train*
+reviews in the corpus and tested on those of the *test* reviews; the two modes' median
+accuracies must lie within ``ACCURACY_TOLERANCE`` (1.5 points: about two standard errors of
+an accuracy on the corpus's ~2,500 test reviews). Timed: training only, each run in a fresh
+process, one warm-up round and ``--repeats`` alternated rounds (``benchmarks/cost.py``).
+
+    python benchmarks/bench_doc2vec.py [--workers 2] [--profile reference] [--repeats 5] [--docs N]
+
+``--docs N`` trains on a seeded sample of N reviews instead (a quick check of the script).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 
-from measure import run_child
+import cost
 
-DRIVER = r"""
-import json, sys, time
-from gensim.models import Doc2Vec
-from gensim.models.doc2vec import TaggedLineDocument
-from helpers import embeddings
-mode, profile, epochs = sys.argv[1], sys.argv[2], int(sys.argv[3])
-config = embeddings.config_for(profile, epochs=epochs)
-path, _ = embeddings.corpus_file(config, progress=False)
-settings = dict(dm=0, vector_size=100, window=10, min_count=2, negative=5, hs=0, sample=0,
-                epochs=epochs, seed=0, workers=embeddings.os.cpu_count())
-start = time.perf_counter()
-if mode == "corpus_file":
-    model = Doc2Vec(corpus_file=str(path), **settings)
-else:
-    documents = list(TaggedLineDocument(str(path)))
-    start = time.perf_counter()  # time training only, not reading the file
-    model = Doc2Vec(documents=documents, **settings)
-seconds = time.perf_counter() - start
-words = model.corpus_total_words * epochs
-print(json.dumps({"seconds": seconds, "words_per_second": words / seconds}))
-"""
+CONTENDERS = ("corpus_file", "iterable")
+ACCURACY_TOLERANCE = 0.015
 
 
-def run(mode: str, profile: str, epochs: int) -> dict:
-    """Train in a child process; return its report plus its peak RSS in GB."""
-    return run_child(DRIVER, mode, profile, str(epochs))
+def labelled_vectors(vectors, ids: list[str]):
+    """The trained vectors and labels of the corpus's IMDB train and test reviews (by doc id)."""
+    import numpy as np
+    import pandas as pd
+
+    from helpers import data
+
+    line = pd.Series(np.arange(len(ids)), index=ids)
+    split = {}
+    for name in ("train", "test"):
+        imdb = data.load_imdb(name)
+        imdb = imdb[imdb.doc_id.isin(line.index)]
+        split[name] = (vectors[line[imdb.doc_id].to_numpy()], (imdb.label == "pos").to_numpy())
+    return split["train"], split["test"]
+
+
+def svm_accuracy(train, test) -> float:
+    """The kit's SVM (as in ``Doc2VecSystem``): standardised vectors, C by inner CV."""
+    from sklearn.preprocessing import StandardScaler
+
+    from helpers.evaluation import C_GRID, fit_svm
+
+    scaler = StandardScaler().fit(train[0])
+    model, _ = fit_svm(scaler.transform(train[0]), train[1], C_GRID)
+    return float(model.score(scaler.transform(test[0]), test[1]))
+
+
+def vocabulary_digest(model) -> str:
+    """Every word of the model's vocabulary with its count, in the model's order."""
+    import numpy as np
+
+    words = "\n".join(model.wv.index_to_key).encode()
+    return cost.digest(np.frombuffer(words, dtype=np.uint8), model.wv.expandos["count"])
+
+
+def train(mode: str, config, workers: int):
+    from gensim.models import Doc2Vec
+    from gensim.models.doc2vec import TaggedLineDocument
+
+    from helpers import embeddings
+
+    path, _ = embeddings.corpus_file(config, progress=False)
+    arguments = embeddings.doc2vec_arguments(config, workers)
+    if mode == "corpus_file":
+        return Doc2Vec(corpus_file=str(path), **arguments)
+    return Doc2Vec(documents=TaggedLineDocument(str(path)), **arguments)
+
+
+def child(mode: str, args: argparse.Namespace) -> None:
+    from helpers import embeddings
+
+    config = embeddings.config_for(args.profile, **({"n_docs": args.docs} if args.docs else {}))
+    _, ids = embeddings.corpus_file(config, progress=False)  # written once, before any timing
+
+    def summarise(model) -> dict:
+        return {"vocabulary": vocabulary_digest(model), "documents": model.corpus_count,
+                "words": model.corpus_total_words, "epochs": model.epochs,
+                "accuracy": svm_accuracy(*labelled_vectors(model.dv.vectors, ids))}
+
+    cost.report(lambda: train(mode, config, args.workers), summarise)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=3, help="epochs for the throughput runs")
-    parser.add_argument("--skip-full", action="store_true", help="skip the full-profile training")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--profile", choices=["reference", "full"], default="reference")
+    parser.add_argument("--docs", type=int, default=None, help="a seeded sample of this many reviews instead")
+    parser.add_argument("--repeats", type=int, default=cost.MIN_REPEATS)
+    parser.add_argument("--child", choices=CONTENDERS, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        child(args.child, args)
+        return
 
-    print(f"PV-DBOW 100-d, {args.epochs} epochs, {os.cpu_count()} workers, 10,000 IMDB reviews")
-    results = {mode: run(mode, "reference", args.epochs) for mode in ("corpus_file", "iterable")}
-    for mode, r in results.items():
-        print(f"{mode:<12} {r['words_per_second'] / 1e6:6.2f} M words/s  {r['seconds']:6.1f} s  "
-              f"peak {r['peak_gb']:.2f} GB")
-    ratio = results["corpus_file"]["words_per_second"] / results["iterable"]["words_per_second"]
-    print(f"ratio corpus_file / iterable: {ratio:.2f}x words per second")
-    if not args.skip_full:
-        full = run("corpus_file", "full", 10)
-        print(f"full profile (100,000 reviews, 10 epochs): {full['seconds']:.0f} s, "
-              f"{full['words_per_second'] / 1e6:.2f} M words/s, peak RSS {full['peak_gb']:.2f} GB "
-              f"(Binder limit 2 GB)")
+    print(f"PV-DBOW 100-d, {args.workers} workers, the {args.profile} profile's corpus", flush=True)
+    child_args = ["--workers", str(args.workers), "--profile", args.profile]
+    runs = cost.compare(__file__, CONTENDERS, child_args + (["--docs", str(args.docs)] if args.docs else []),
+                        repeats=args.repeats)
+    inputs = {(r["vocabulary"], r["documents"], r["words"]) for found in runs.values() for r in found.runs}
+    accuracy = {mode: found.median("accuracy") for mode, found in runs.items()}
+    close = abs(accuracy["corpus_file"] - accuracy["iterable"]) <= ACCURACY_TOLERANCE
+    for mode, found in runs.items():
+        print(f"{mode:<12} accuracy {', '.join(f'{a:.4f}' for a in found.values('accuracy'))}")
+    [(_, documents, words)] = inputs if len(inputs) == 1 else [(None, 0, 0)]
+    epochs = runs["corpus_file"].runs[0]["epochs"]
+    rate = {mode: f"{words * epochs / found.median('wall_s'):.4g}" for mode, found in runs.items()}
+    print(cost.result_line(
+        f"doc2vec-input-{args.workers}w", runs["corpus_file"], "iterable", runs["iterable"],
+        len(inputs) == 1 and close, asserted="vocabulary+documents+words,svm_accuracy_1.5pt",
+        kit_acc=f"{accuracy['corpus_file']:.4f}", peer_acc=f"{accuracy['iterable']:.4f}",
+        kit_words_per_s=rate["corpus_file"], peer_words_per_s=rate["iterable"], documents=documents,
+        epochs=epochs), flush=True)
+    if len(inputs) != 1:
+        raise SystemExit("the two modes did not train on the same vocabulary and corpus")
 
 
 if __name__ == "__main__":

@@ -36,9 +36,10 @@ from sklearn.preprocessing import StandardScaler
 from tqdm import tqdm
 
 from helpers import data, settings, storage
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 from helpers.evaluation import C_GRID, Classifier, fit_svm
 from helpers.text import tokenize
+from helpers.validation import check_int
 
 #: What every model and its vectors are derived from, and what computes them.
 SOURCES = ("imdb", "movie_reviews")
@@ -220,6 +221,33 @@ class EpochProgress(CallbackAny2Vec):
         self.bar.close()
 
 
+def doc2vec_arguments(config: Doc2VecConfig, workers: int | None = None) -> dict:
+    """gensim's ``Doc2Vec`` keyword arguments for ``config``: all but the corpus and callbacks.
+
+    What ``train`` passes, so that a benchmark can train the kit's model from another input
+    (``documents=`` instead of ``corpus_file=``) with the very same settings.
+
+    Parameters
+    ----------
+    config : Doc2VecConfig
+    workers : int, optional
+        Worker threads (default: ``workers_for()``).
+
+    Raises
+    ------
+    InputError
+        ``config`` is not a Doc2VecConfig, or ``workers`` not a whole number >= 1.
+    """
+    if not isinstance(config, Doc2VecConfig):
+        raise InputError(f"config must be a Doc2VecConfig, not {type(config).__name__}.")
+    if workers is not None:
+        check_int(workers, "workers")
+    return dict(dm=config.dm, dm_mean=1, vector_size=config.vector_size, window=config.window,
+                min_count=config.min_count, negative=config.negative, hs=0, sample=config.sample,
+                epochs=config.epochs, dbow_words=config.dbow_words, seed=config.seed,
+                workers=workers or workers_for())
+
+
 def train(config: Doc2VecConfig, workers: int | None = None, progress: bool = True) -> Doc2Vec:
     """Train (or load from the cache) one Doc2Vec model in ``corpus_file`` mode.
 
@@ -241,11 +269,7 @@ def train(config: Doc2VecConfig, workers: int | None = None, progress: bool = Tr
                       "Start Jupyter with `kit lab`.", stacklevel=2)
     corpus, _ = corpus_file(config, progress)
     bar = EpochProgress(config.epochs, f"train {config.name}", progress)
-    model = Doc2Vec(
-        corpus_file=str(corpus), dm=config.dm, dm_mean=1, vector_size=config.vector_size,
-        window=config.window, min_count=config.min_count, negative=config.negative, hs=0,
-        sample=config.sample, epochs=config.epochs, dbow_words=config.dbow_words,
-        seed=config.seed, workers=workers or workers_for(), callbacks=[bar])
+    model = Doc2Vec(corpus_file=str(corpus), **doc2vec_arguments(config, workers), callbacks=[bar])
     model.callbacks = ()  # the bar is not worth pickling
 
     def write(tmp: Path) -> None:

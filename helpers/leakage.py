@@ -5,25 +5,40 @@ vector and any training text's (the paper's Algorithm 1); the mean over the test
 the overlap score. Items can then be binned by overlap to see whether accuracy rises with
 similarity to the training data.
 
-The similarities are computed as sparse products of L2-normalised count matrices, a chunk
-of test rows at a time, keeping only each row's running maximum, so memory stays bounded
-(no test × train matrix is ever held whole); chunks run in parallel threads.
+The similarities are sparse products of L2-normalised count matrices, a chunk of test rows
+at a time into one reused buffer, keeping only each row's maximum, so memory stays bounded
+(no test × train matrix is ever held whole). The product is scikit-learn's
+(``sparse_matmul_to_dense``, what ``cosine_similarity`` runs), in one thread: it holds the
+GIL, and threads running scipy's slower product instead spent more CPU than they saved in
+wall time (``benchmarks/bench_leakage.py``).
+
+The counts are scikit-learn's ``CountVectorizer``'s, bit for bit, at a fraction of its cost:
+each text is tokenised once by the vectoriser's own preprocessor, tokeniser and stop list,
+its words become integer ids, and every n-gram an exact int64 code (no n-gram strings are
+built); columns are numbered by first appearance, the order in which ``CountVectorizer``
+stores each row's counts. That order is the order in which the product adds up each cosine
+in float32, so the similarities are scikit-learn's to the last bit (the benchmark asserts it
+on IMDB, the tests on real reviews).
 """
 
 from __future__ import annotations
 
+import array
 import hashlib
 import numbers
-import sys
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cache, partial
+from itertools import filterfalse
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from joblib import Parallel, delayed
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.preprocessing import normalize
+from sklearn.utils.sparsefuncs import sparse_matmul_to_dense
 from tqdm import tqdm
 
 from helpers import settings, storage
@@ -41,32 +56,100 @@ from helpers.validation import (
 
 NGRAMS = {1: (1, 1), 2: (2, 2), 3: (3, 3)}
 EQUAL_BINS = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: Test rows per product: a buffer of CHUNK_SIZE × n_train float32 (25 MB for IMDB's 25,000).
+CHUNK_SIZE = 250
 
 
-def _count_vectors(train_texts, test_texts, ngram: int, stop_words) -> tuple[sp.csr_matrix, sp.csr_matrix]:
-    """L2-normalised n-gram count vectors over the train ∪ test vocabulary.
+@dataclass(frozen=True)
+class _Words:
+    """Texts' words as integer ids: every text's, one text after another.
+
+    Words are found as ``CountVectorizer`` finds them (its own preprocessor, tokeniser and
+    stop list), so the counts made from them are its counts.
+    """
+
+    ids: np.ndarray
+    starts: np.ndarray  # where each text's words start; one more entry, the total
+
+    @classmethod
+    def of(cls, texts: list[str], stop_words) -> _Words:
+        vectorizer = CountVectorizer(stop_words=_stop_list(stop_words))
+        preprocess, tokenize = vectorizer.build_preprocessor(), vectorizer.build_tokenizer()
+        is_stop = (vectorizer.get_stop_words() or frozenset()).__contains__
+        word_ids = defaultdict()
+        word_ids.default_factory = word_ids.__len__  # a new word gets the next number
+        ids, starts = array.array("q"), array.array("q", [0])
+        for text in texts:  # map and filterfalse keep the loop over words in C
+            ids.extend(map(word_ids.__getitem__, filterfalse(is_stop, tokenize(preprocess(text)))))
+            starts.append(len(ids))
+        return cls(np.frombuffer(ids, dtype=np.int64), np.frombuffer(starts, dtype=np.int64))
+
+    def texts(self, order: np.ndarray) -> _Words:
+        """The same words with the texts in ``order`` (positions of texts)."""
+        lengths = np.diff(self.starts)[order]
+        starts = np.concatenate([[0], np.cumsum(lengths)])
+        position = np.arange(starts[-1]) - np.repeat(starts[:-1] - self.starts[order], lengths)
+        return _Words(self.ids[position], starts)
+
+
+def _ngram_columns(words: _Words, ngram: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each n-gram occurrence's text and column; columns are numbered by first appearance.
+
+    An n-gram is coded exactly as an int64: its first n - 1 words' code (renumbered densely,
+    so that it stays below the number of words) times the number of distinct words, plus its
+    last word's id. Occurrences that would span two texts are dropped.
+    """
+    ids = words.ids
+    text_of = np.repeat(np.arange(len(words.starts) - 1), np.diff(words.starts))
+    n_starts = max(len(ids) - ngram + 1, 0)
+    distinct = int(ids.max()) + 1 if len(ids) else 1
+    codes = ids[:n_starts]
+    for offset in range(1, ngram):
+        if offset > 1:
+            codes = pd.factorize(codes)[0]
+        codes = codes * distinct + ids[offset:offset + n_starts]
+    within = text_of[:n_starts] == text_of[ngram - 1:ngram - 1 + n_starts]
+    return text_of[:n_starts][within], pd.factorize(codes[within])[0]
+
+
+def _count_vectors(words: _Words, n_train: int, ngram: int) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """L2-normalised n-gram count vectors of the training texts and of the test texts after them.
 
     The vocabulary includes test-only n-grams so that each test vector's norm is complete.
+    Equal to ``CountVectorizer(ngram_range=(ngram, ngram), stop_words=...,
+    dtype=np.float32).fit_transform(train_texts + test_texts)``, normalised, up to the
+    numbering of the columns; each row's counts are stored in the same order.
     """
-    words = stop_words if stop_words is None or isinstance(stop_words, str) else sorted(stop_words)
-    vectorizer = CountVectorizer(ngram_range=NGRAMS[ngram], stop_words=words, dtype=np.float32)
-    try:
-        counts = vectorizer.fit_transform(train_texts + test_texts)
-    except ValueError:  # scikit-learn's "empty vocabulary": nothing to compare
+    text_of, columns = _ngram_columns(words, ngram)
+    if not len(columns):
         raise InputError(f"The texts share no {ngram}-grams to count: they are empty or hold only stop "
-                         "words or punctuation. Give texts with words (or stop_words=None).") from None
-    counts = normalize(counts, norm="l2", copy=False).tocsr()
-    return counts[: len(train_texts)], counts[len(train_texts):]
+                         "words or punctuation. Give texts with words (or stop_words=None).")
+    counts = sp.csr_matrix((np.ones(len(columns), dtype=np.float32), (text_of, columns)),
+                           shape=(len(words.starts) - 1, int(columns.max()) + 1))
+    counts.sum_duplicates()  # and sorts each row's columns: by first appearance, as CountVectorizer
+    counts = normalize(counts, norm="l2", copy=False)
+    return counts[:n_train], counts[n_train:]
 
 
-def _chunk_max(test_chunk: sp.csr_matrix, train_t: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
-    similarity = (test_chunk @ train_t).toarray()
-    best = similarity.argmax(axis=1)
-    return similarity[np.arange(len(best)), best], best
+def _nearest(words: _Words, n_train: int, ngram: int, chunk_size: int, progress: bool) -> pd.DataFrame:
+    """Each test text's highest similarity to a training text, and the first training text reaching it."""
+    train, test = _count_vectors(words, n_train, ngram)
+    train_t = train.T.tocsr()
+    # scikit-learn's sparse product into a dense buffer, reused for every chunk
+    buffer = np.empty((min(chunk_size, test.shape[0]), n_train), dtype=np.float32)
+    similarity, nearest = np.empty(test.shape[0]), np.empty(test.shape[0], dtype=np.int64)
+    for start in tqdm(range(0, test.shape[0], chunk_size), desc=f"overlap {ngram}-grams",
+                      disable=not progress, leave=False):
+        chunk = test[start:start + chunk_size]
+        product = sparse_matmul_to_dense(chunk, train_t, out=buffer[:chunk.shape[0]])
+        best = product.argmax(axis=1)
+        similarity[start:start + len(best)] = product[np.arange(len(best)), best]
+        nearest[start:start + len(best)] = best
+    return pd.DataFrame({"similarity": similarity, "train_index": nearest})
 
 
 def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str | list | None = "english",
-                       chunk_size: int = 1000, n_jobs: int = -1, progress: bool = True,
+                       chunk_size: int = CHUNK_SIZE, progress: bool = True,
                        use_cache: bool = True) -> pd.DataFrame:
     """For each test text, its highest cosine similarity to any training text, and which.
 
@@ -78,9 +161,7 @@ def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str 
     stop_words : "english", a list, or None
         Removed before counting (scikit-learn's English list by default, as in the paper).
     chunk_size : int
-        Test rows per sparse product (memory: about chunk_size × n_train floats per worker).
-    n_jobs : int
-        Threads working on chunks (joblib; -1: all cores).
+        Test rows per sparse product (memory: chunk_size × n_train float32).
     progress : bool
         Show a progress bar over chunks.
     use_cache : bool
@@ -91,41 +172,41 @@ def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str 
     -------
     DataFrame
         One row per test text: ``similarity`` (max cosine, 0 when nothing is shared) and
-        ``train_index`` (position of the most similar training text). Its
-        ``similarity.mean()`` is the overlap score.
+        ``train_index`` (position of the most similar training text; the first of equals).
+        Its ``similarity.mean()`` is the overlap score.
 
     Raises
     ------
     InputError
         Texts not a non-empty sequence of strings (a ``None`` or a number is named by
         position), with no words to count; ``ngram`` not 1, 2 or 3; ``stop_words`` not
-        "english", a list of str or None; ``chunk_size`` not a whole number >= 1;
-        ``n_jobs`` not a whole number other than 0.
+        "english", a list of str or None; ``chunk_size`` not a whole number >= 1.
     """
     train_texts, test_texts = check_texts(train_texts, "train_texts"), check_texts(test_texts, "test_texts")
+    _check_overlap_arguments(ngram, stop_words, chunk_size)
+    return _cached(train_texts, test_texts, ngram, stop_words, use_cache,
+                   lambda: _nearest(_Words.of(train_texts + test_texts, stop_words), len(train_texts), ngram,
+                                    chunk_size, progress))
+
+
+def _check_overlap_arguments(ngram, stop_words, chunk_size) -> None:
     if isinstance(ngram, bool) or not isinstance(ngram, numbers.Integral) or ngram not in NGRAMS:
         raise InputError(f"ngram must be 1 (unigrams), 2 (bigrams only) or 3 (trigrams only), not {ngram!r}.")
     _check_stop_words(stop_words)
     check_int(chunk_size, "chunk_size")
-    if check_int(n_jobs, "n_jobs", minimum=-sys.maxsize) == 0:
-        raise InputError("n_jobs must not be 0: give the number of threads, or -1 for all cores.")
-    cache = _cache_path(train_texts, test_texts, ngram, stop_words) if use_cache else None
-    if cache is not None:
-        found = storage.load(cache, lambda path: _read_npz(path, len(train_texts), len(test_texts)))
+
+
+def _cached(train_texts: list[str], test_texts: list[str], ngram: int, stop_words, use_cache: bool,
+            compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+    """The overlap from the cache, or ``compute()``d and stored."""
+    path = _cache_path(train_texts, test_texts, ngram, stop_words) if use_cache else None
+    if path is not None:
+        found = storage.load(path, lambda stored: _read_npz(stored, len(train_texts), len(test_texts)))
         if found is not None:
             return found
-    train, test = _count_vectors(train_texts, test_texts, ngram, stop_words)
-    train_t = train.T.tocsr()  # CSR × CSR is the faster sparse product here
-    starts = range(0, test.shape[0], chunk_size)
-    jobs = (delayed(_chunk_max)(test[s:s + chunk_size], train_t) for s in starts)
-    # scipy's sparse product releases the GIL, so threads share the matrices without copies.
-    chunks = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(jobs)
-    parts = list(tqdm(chunks, total=len(starts), desc=f"overlap {ngram}-grams", disable=not progress,
-                      leave=False))
-    found = pd.DataFrame({"similarity": np.concatenate([p[0] for p in parts]).astype(float),
-                          "train_index": np.concatenate([p[1] for p in parts])})
-    if cache is not None:
-        storage.store(cache, lambda tmp: _save_npz(tmp, found))
+    found = compute()
+    if path is not None:
+        storage.store(path, lambda tmp: _save_npz(tmp, found))
     return found
 
 
@@ -144,6 +225,11 @@ def _check_stop_words(stop_words) -> None:
         raise InputError(f"stop_words must be 'english', a list of words or None, not {stop_words!r}.")
 
 
+def _stop_list(stop_words: str | list | None) -> str | list | None:
+    """``stop_words`` as scikit-learn takes them (a list, sorted), and as the cache key records them."""
+    return stop_words if stop_words is None or isinstance(stop_words, str) else sorted(stop_words)
+
+
 def _save_npz(path: Path, found: pd.DataFrame) -> None:
     with open(path, "wb") as f:  # a file object: np.savez would append ".npz" to a bare name
         np.savez(f, similarity=found.similarity.to_numpy(), train_index=found.train_index.to_numpy())
@@ -157,14 +243,17 @@ def _cache_path(train_texts: Iterable[str], test_texts: Iterable[str], ngram: in
         for text in texts:
             encoded = text.encode("utf-8", "surrogatepass")
             digest.update(f"|{len(encoded)}|".encode() + encoded)
-    words = stop_words if stop_words is None or isinstance(stop_words, str) else sorted(stop_words)
-    key = storage.key({"artefact": "overlap", "ngram": ngram, "stop_words": words,
+    key = storage.key({"artefact": "overlap", "ngram": ngram, "stop_words": _stop_list(stop_words),
                        "texts": digest.hexdigest()}, libraries=["scikit-learn", "scipy"])
     return settings.data_dir() / "overlap" / f"{key}.npz"
 
 
-def fold_overlap(reviews: pd.DataFrame, ngram: int = 1, **kwargs) -> pd.DataFrame:
+def fold_overlap(reviews: pd.DataFrame, ngram: int = 1, stop_words: str | list | None = "english",
+                 chunk_size: int = CHUNK_SIZE, use_cache: bool = True) -> pd.DataFrame:
     """Overlap of every review with the training folds of its own CV fold (round-robin folds).
+
+    Each fold's overlap is ``train_test_overlap`` of its reviews with the other folds' (and is
+    cached as such); the reviews are tokenised once for all folds.
 
     Returns
     -------
@@ -181,16 +270,27 @@ def fold_overlap(reviews: pd.DataFrame, ngram: int = 1, **kwargs) -> pd.DataFram
     check_table(reviews, "reviews", ("doc_id", "fold", "text"))
     if reviews.fold.nunique() < 2:
         raise InputError("reviews must span at least two folds: each fold is compared with the others.")
+    texts = check_texts(reviews.text, "reviews.text")
+    _check_overlap_arguments(ngram, stop_words, chunk_size)
+    words = cache(partial(_Words.of, texts, stop_words))  # tokenised when a fold is not cached
     folds = reviews.fold.to_numpy()
     similarity, nearest = np.zeros(len(reviews)), np.empty(len(reviews), dtype=object)
     for fold in np.unique(folds):
         train, test = np.flatnonzero(folds != fold), np.flatnonzero(folds == fold)
-        found = train_test_overlap(reviews.text.iloc[train], reviews.text.iloc[test], ngram,
-                                   progress=False, **kwargs)
+        compute = partial(_nearest_in_order, words, np.concatenate([train, test]), len(train), ngram,
+                          chunk_size)
+        found = _cached([texts[i] for i in train], [texts[i] for i in test], ngram, stop_words, use_cache,
+                        compute)
         similarity[test] = found.similarity.to_numpy()
         nearest[test] = reviews.doc_id.to_numpy()[train[found.train_index.to_numpy()]]
     return pd.DataFrame({"doc_id": reviews.doc_id.to_numpy(), "fold": folds,
                          "similarity": similarity, "nearest": nearest})
+
+
+def _nearest_in_order(words: Callable[[], _Words], order: np.ndarray, n_train: int, ngram: int,
+                      chunk_size: int) -> pd.DataFrame:
+    """``_nearest`` of the texts taken in ``order``: the first ``n_train`` of them are the training texts."""
+    return _nearest(words().texts(order), n_train, ngram, chunk_size, progress=False)
 
 
 def bin_codes(similarity: np.ndarray, bins: str = "equal") -> tuple[np.ndarray, list[str]]:

@@ -12,7 +12,7 @@ import pytest
 
 from helpers import data, embeddings, settings
 from helpers.embeddings import Doc2VecConfig
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 from helpers.text import tokenize
 
 TINY = Doc2VecConfig(n_docs=300, epochs=2, vector_size=8, min_count=2)
@@ -98,6 +98,32 @@ def test_model_cache_and_corrupt_file_is_rebuilt(private_data_dir):
     rebuilt = embeddings.train(TINY, workers=1, progress=False)
     np.testing.assert_array_equal(model.dv.vectors, rebuilt.dv.vectors)
     assert len(list(cached.parent.glob(f"{cached.name}.corrupt-*"))) == 1
+
+
+def test_doc2vec_arguments_are_what_train_passes(private_data_dir, monkeypatch):
+    passed, real = {}, embeddings.Doc2Vec
+
+    def spy(**kwargs):
+        passed.update(kwargs)
+        return real(**kwargs)
+
+    spy.load = real.load
+    monkeypatch.setattr(embeddings, "Doc2Vec", spy)
+    embeddings.train(TINY, workers=1, progress=False)
+    expected = embeddings.doc2vec_arguments(TINY, 1)
+    assert set(passed) - set(expected) == {"corpus_file", "callbacks"}
+    assert {k: passed[k] for k in expected} == expected
+    assert embeddings.doc2vec_arguments(TINY)["workers"] == embeddings.workers_for()
+
+
+@pytest.mark.parametrize("config, workers, message", [
+    ("PV-DBOW", None, "config must be a Doc2VecConfig"),
+    (TINY, 0, "workers must be at least 1"),
+    (TINY, 1.5, "workers must be a whole number"),
+])
+def test_doc2vec_arguments_are_checked(config, workers, message):
+    with pytest.raises(InputError, match=message):
+        embeddings.doc2vec_arguments(config, workers)
 
 
 SCRIPT = """

@@ -5,11 +5,21 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.metrics.pairwise import cosine_similarity
+from sklearn.preprocessing import normalize
 
 from helpers import data
 from helpers.errors import InputError, KitError
-from helpers.leakage import bin_codes, binned_accuracy, fold_overlap, train_test_overlap
+from helpers.leakage import (
+    _count_vectors,
+    _Words,
+    bin_codes,
+    binned_accuracy,
+    fold_overlap,
+    train_test_overlap,
+)
 
 
 def brute_force(train, test, ngram):
@@ -29,7 +39,7 @@ def test_matches_brute_force_on_real_reviews(corpora, ngram):
     imdb = data.load_imdb("test")
     train, test = imdb.text.iloc[:120].tolist(), imdb.text.iloc[12500:12540].tolist()
     test.append(train[7])  # an exact duplicate must score 1 and point at its twin
-    found = train_test_overlap(train, test, ngram, chunk_size=7, n_jobs=2, progress=False, use_cache=False)
+    found = train_test_overlap(train, test, ngram, chunk_size=7, progress=False, use_cache=False)
     expected = brute_force(train, test, ngram)
     np.testing.assert_allclose(found.similarity, [s for s, _ in expected], atol=1e-5)
     assert found.similarity.iloc[-1] == pytest.approx(1.0, abs=1e-5)
@@ -38,9 +48,60 @@ def test_matches_brute_force_on_real_reviews(corpora, ngram):
     assert (found.train_index.iloc[distinct] == [expected[i][1] for i in distinct]).mean() > 0.95
 
 
+def sklearn_overlap(train, test, ngram, stop_words="english", chunk=5):
+    """What the kit must equal bit for bit: scikit-learn's counts and cosine_similarity, chunk by chunk."""
+    words = stop_words if stop_words is None or isinstance(stop_words, str) else sorted(stop_words)
+    counts = CountVectorizer(ngram_range=(ngram, ngram), stop_words=words,
+                             dtype=np.float32).fit_transform(list(train) + list(test))
+    train_counts, test_counts = counts[:len(train)], counts[len(train):]
+    best, where = [], []
+    for start in range(0, len(test), chunk):
+        similarity = cosine_similarity(test_counts[start:start + chunk], train_counts)
+        best.append(similarity.max(axis=1))
+        where.append(similarity.argmax(axis=1))
+    return np.concatenate(best).astype(float), np.concatenate(where)
+
+
+@pytest.mark.parametrize("ngram, stop_words", [(1, "english"), (2, "english"), (3, "english"), (1, None),
+                                               (2, ["film", "movie", "the"])])
+def test_bit_identical_to_scikit_learn(corpora, ngram, stop_words):
+    imdb = data.load_imdb("train")
+    train, test = imdb.text.iloc[:300].tolist(), imdb.text.iloc[12500:12560].tolist()
+    test += [train[3], "", "the and of", train[5][:40]]  # a twin, nothing to count, stop words only, a start
+    found = train_test_overlap(train, test, ngram, stop_words, chunk_size=7, progress=False, use_cache=False)
+    similarity, nearest = sklearn_overlap(train, test, ngram, stop_words)
+    assert found.similarity.to_numpy().tobytes() == similarity.tobytes()
+    assert found.train_index.tolist() == nearest.tolist()
+
+
+def test_counts_are_count_vectorizers_in_its_storage_order(corpora):
+    texts = data.load_movie_reviews().text.iloc[:40].tolist() + ["Good, GOOD film!", "", "a an the"]
+    for ngram in (1, 2, 3):
+        train, test = _count_vectors(_Words.of(texts, "english"), 30, ngram)
+        ours = sp.vstack([train, test]).tocsr()
+        expected = normalize(CountVectorizer(ngram_range=(ngram, ngram), stop_words="english",
+                                             dtype=np.float32).fit_transform(texts))
+        assert ours.shape == expected.shape
+        assert np.array_equal(ours.indptr, expected.indptr)
+        assert ours.data.tobytes() == expected.data.tobytes()
+        # the same columns up to their numbering: a one-to-one map from ours to scikit-learn's
+        columns = dict(zip(ours.indices.tolist(), expected.indices.tolist(), strict=True))
+        assert len(set(columns.values())) == len(columns) == ours.shape[1]
+        assert [columns[c] for c in ours.indices] == expected.indices.tolist()
+
+
+def test_words_of_reordered_texts_are_the_words_of_the_texts_reordered():
+    texts = ["a good film", "", "bad film, bad plot", "plot twist"]
+    order = np.array([3, 0, 2, 1])
+    moved, fresh = _Words.of(texts, None).texts(order), _Words.of([texts[i] for i in order], None)
+    assert moved.starts.tolist() == fresh.starts.tolist() == [0, 2, 4, 8, 8]
+    renamed = dict(zip(moved.ids.tolist(), fresh.ids.tolist(), strict=True))
+    assert len(set(renamed.values())) == len(renamed) == 5  # plot, twist, good, film, bad
+    assert [renamed[i] for i in moved.ids.tolist()] == fresh.ids.tolist()
+
+
 def test_nothing_shared_gives_zero():
-    found = train_test_overlap(["red apples"], ["blue skies", "red apples"], progress=False, n_jobs=1,
-                               use_cache=False)
+    found = train_test_overlap(["red apples"], ["blue skies", "red apples"], progress=False, use_cache=False)
     assert found.similarity.round(6).tolist() == [0.0, 1.0]
 
 
@@ -56,7 +117,7 @@ def test_fold_overlap_uses_only_training_folds(corpora):
     small = pd.concat([reviews[reviews.fold == f].head(15) for f in range(3)])
     small = pd.concat([small, small.iloc[[0]].assign(doc_id="copy", fold=1)], ignore_index=True)
     # "copy" is a twin of the first review, in another fold
-    found = fold_overlap(small, n_jobs=1, use_cache=False)
+    found = fold_overlap(small, use_cache=False)
     assert found.doc_id.tolist() == small.doc_id.tolist()
     fold_of = small.set_index("doc_id").fold
     assert (found.fold.to_numpy() != fold_of.loc[found.nearest].to_numpy()).all()
@@ -112,8 +173,7 @@ def test_texts_must_be_strings():
     ({"train_texts": ["fine", 3]}, r"train_texts\[1\] is 3"),
     ({"train_texts": "one long text"}, "must be a list of texts"),
     ({"chunk_size": 0}, "chunk_size must be at least 1"),
-    ({"n_jobs": 0}, "n_jobs must not be 0"),
-    ({"n_jobs": 1.5}, "n_jobs must be a whole number"),
+    ({"chunk_size": 1.5}, "chunk_size must be a whole number"),
     ({"ngram": 0}, "ngram must be 1"),
     ({"ngram": "1"}, "ngram must be 1"),
     ({"ngram": True}, "ngram must be 1"),
