@@ -9,9 +9,11 @@ those settings, window 10, seed 0) trained from the kit's corpus file of the ful
 (every IMDB review except the 1,050 held out as the deployment sample, tokenised by the
 kit), so the train and test sets are the labelled reviews in that corpus. Reported: the
 error of the tutorial's logistic regression and of the kit's SVM (standardised vectors, C by
-inner CV), training words per second (words in the corpus × epochs / training seconds), and
-memory: the training's own peak resident memory above what was loaded before it, and the
-whole process's peak. The target is an error of at most 10.5 %.
+inner CV), the vocabulary pass's seconds and the training's (timed apart, as gensim's
+``Doc2Vec(corpus_file=...)`` runs them one after the other), training words per second
+(words in the corpus × epochs / training seconds), and memory: the training's own peak
+resident memory above what was loaded before it, and the whole process's peak (loading,
+vocabulary, training and the classifiers). The target is an error of at most 10.5 %.
 
     python benchmarks/bench_doc2vec_imdb.py [--epochs 20] [--workers N] [--docs N]
 
@@ -46,12 +48,18 @@ def child(args: argparse.Namespace) -> None:
 
     config = embeddings.config_for("full", epochs=args.epochs, n_docs=args.docs)
     path, ids = embeddings.corpus_file(config, progress=False)
-    arguments = embeddings.doc2vec_arguments(config, args.workers)
-    model, costs = cost.measure(lambda: Doc2Vec(corpus_file=str(path), **arguments))
+    model = Doc2Vec(**embeddings.doc2vec_arguments(config, args.workers))  # no corpus: nothing trained yet
+    peaks = [cost.peak_mb()]  # each measure resets the peak: read it before the next one
+    _, vocabulary = cost.measure(lambda: model.build_vocab(corpus_file=str(path)))
+    peaks.append(cost.peak_mb())
+    _, costs = cost.measure(lambda: model.train(corpus_file=str(path), total_examples=model.corpus_count,
+                                                total_words=model.corpus_total_words, epochs=model.epochs))
     train, test = labelled_vectors(model.dv.vectors, ids)
-    print(json.dumps({**costs, "docs": len(ids), "train_docs": len(train[1]), "test_docs": len(test[1]),
+    print(json.dumps({**costs, "vocabulary_s": vocabulary["wall_s"], "docs": len(ids),
+                      "train_docs": len(train[1]), "test_docs": len(test[1]),
                       "words": model.corpus_total_words, "error_logreg": logistic_error(train, test),
-                      "error_svm": 1 - svm_accuracy(train, test), "process_peak_mb": cost.peak_mb()}))
+                      "error_svm": 1 - svm_accuracy(train, test),
+                      "process_peak_mb": max(*peaks, cost.peak_mb())}))
 
 
 def main() -> None:
@@ -77,6 +85,7 @@ def main() -> None:
               "error_logreg": f"{found['error_logreg']:.4f}", "error_svm": f"{found['error_svm']:.4f}",
               "target": TARGET_ERROR,
               "met": "yes" if found["error_logreg"] <= TARGET_ERROR else "no",
+              "vocabulary_s": f"{found['vocabulary_s']:.3g}",
               "train_s": f"{found['wall_s']:.4g}", "cpu_s": f"{found['cpu_s']:.4g}",
               "words_per_s": f"{found['words'] * args.epochs / found['wall_s']:.4g}", "workers": args.workers,
               "train_mb": f"{found['work_mb']:.4g}", "process_peak_mb": f"{found['process_peak_mb']:.4g}"}

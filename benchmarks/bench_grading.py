@@ -3,14 +3,17 @@
 A class of generated submissions (a third the solution's answers, a third untouched stubs, a
 third with one catalogued mistake from ``tests/mistakes``) is graded, after ``kit grade
 --prepare``, three ways on the same machine, each from scratch. Every way must give the same
-grades (asserted). Printed: wall time and peak memory of each way, the ratios, CPU seconds
-and wall seconds per student (from the records), and a projection for a bigger class.
+grades (asserted). Printed: wall time and peak memory (this process and every process under
+it) of each way, the ratios, CPU seconds and wall seconds per student (from the records),
+and a projection for a bigger class. Each way runs once, in the order given, after the
+prepare has warmed every cache: a scaling measurement of one engine, not a race between
+peers, so its ratios are indicative rather than medians of alternated repeats.
 
 Run from the repository root (sandboxed grading needs bubblewrap)::
 
     PYTHONHASHSEED=0 python benchmarks/bench_grading.py --students 30 --notebooks 01 03
 
-Summary lines start with ``grading`` and are ``key=value`` pairs, for scripts.
+Summary lines start with ``grading`` and are ``key=value`` pairs (``kind`` says which), for scripts.
 """
 
 from __future__ import annotations
@@ -147,16 +150,17 @@ def main(argv: list[str] | None = None) -> None:
             wall = pd.Series([r["seconds"] for r in records], dtype=float)
             memory = pd.Series([r["peak_memory_mb"] for r in records], dtype=float)
             for mode, (_, seconds, peak) in results.items():
-                print(f"grading notebook={path.stem} students={args.students} mode={mode} "
+                print(f"grading notebook={path.stem} kind=mode students={args.students} mode={mode} "
                       f"wall_s={seconds:.1f} peak_gb={peak:.2f}", flush=True)
             base = results[args.modes[0]][1]
             for mode, (_, seconds, _) in results.items():
-                print(f"grading notebook={path.stem} ratio={args.modes[0]}/{mode} value={base / seconds:.2f}")
-            print(f"grading notebook={path.stem} per_student cpu_s_median={cpu.median():.1f} "
+                print(f"grading notebook={path.stem} kind=ratio ratio={args.modes[0]}/{mode} "
+                      f"value={base / seconds:.2f}")
+            print(f"grading notebook={path.stem} kind=per_student cpu_s_median={cpu.median():.1f} "
                   f"cpu_s_max={cpu.max():.1f} wall_s_median={wall.median():.1f} wall_s_max={wall.max():.1f} "
                   f"task_peak_mb_max={memory.max():.0f}")
             fastest = min(seconds for _, seconds, _ in results.values())
-            print(f"grading notebook={path.stem} projection students={args.project_students} "
+            print(f"grading notebook={path.stem} kind=projection students={args.project_students} "
                   f"hours_on_this_machine={fastest / args.students * args.project_students / 3600:.2f}")
     sys.stdout.flush()
 

@@ -12,10 +12,11 @@ Each notebook runs through the kit's own runner (``helpers.course.runner.run_not
 saved under ``OUT/executed/<phase>/``) in a process of its own, which is put into a new memory
 control group capped at ``--memory-gb`` (2 GB: Binder's limit) before it starts, so the runner,
 the kernel and everything they start share a real cap, as on Binder: a notebook that needs
-more is killed, and its row says so. cgroup v1 (``memory.limit_in_bytes``, a child of this
-process's own group) or v2 (``memory.max``) is used, whichever the machine allows; where
-neither is, the notebooks run uncapped and the table says ``cap=none`` (the measured peaks
-still tell whether 2 GB would do).
+more is killed, and its row says so. cgroup v2 (``memory.max``) is used where the machine
+allows it, else cgroup v1 (``memory.limit_in_bytes``, a child of this process's own group,
+as on a host whose memory controller is still mounted as v1); where neither is, the
+notebooks run uncapped and the table says ``cap=none`` (the measured peaks still tell
+whether 2 GB would do).
 
 Per notebook: wall time; CPU time (user + system of every process of the run: the control
 group's own count where cgroups allow, else the runner and kernel as reaped); peak memory,
@@ -77,8 +78,8 @@ class Cap:
 
     @classmethod
     def create(cls, name: str, limit_bytes: int) -> Cap:
-        """The first kind this machine lets us create, else an uncapped ``none``."""
-        for make in (cls._v1, cls._v2):
+        """cgroup v2 if this machine lets us create it, else v1, else an uncapped ``none``."""
+        for make in (cls._v2, cls._v1):
             try:
                 return make(name, limit_bytes)
             except OSError:
@@ -96,6 +97,7 @@ class Cap:
         except OSError:
             memory.rmdir()
             raise
+        _no_swap(memory / "memory.memsw.limit_in_bytes", str(limit_bytes))  # memory + swap
         cpu = None
         if own_cgroup("cpuacct") is not None and CGROUP_V1_CPU.is_dir():
             cpu = CGROUP_V1_CPU / own_cgroup("cpuacct").lstrip("/") / name
@@ -116,6 +118,7 @@ class Cap:
         except OSError:
             group.rmdir()
             raise
+        _no_swap(group / "memory.swap.max", "0")
         return cls("v2", limit_bytes, group, group)
 
     def enter(self) -> None:
@@ -167,6 +170,22 @@ class Cap:
                     time.sleep(0.1)
             else:
                 print(f"could not remove {group}", file=sys.stderr)
+
+
+def _no_swap(control: Path, value: str) -> None:
+    """On a machine with swap, keep a capped run from swapping past its cap (Binder has none).
+
+    Only there: on cgroup v1 a memory + swap limit also stops ``memory.failcnt`` counting.
+    """
+    if _swap_bytes() > 0 and control.is_file():
+        control.write_text(value)
+
+
+def _swap_bytes() -> int:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("SwapTotal:"):
+            return int(line.split()[1]) * 1024
+    return 0
 
 
 def environment(data_dir: Path, source: Path) -> dict:

@@ -1,6 +1,6 @@
 """Shared by the benchmarks: alternated timing, the memory a piece of work needs, one summary line.
 
-- ``alternate``: time contenders in turns (kit, peer, kit, peer, ...) after a warm-up, so that
+- ``alternate``: time contenders in turns (kit, peer, peer, kit, ...) after a warm-up, so that
   a shared, loaded machine slows each of them alike; median and interquartile range.
 - ``memory_in_child``: what one call needs, in a fresh process per contender that loads only
   the pickled inputs (through the benchmark script's own ``--memory CONTENDER`` mode): the
@@ -10,13 +10,10 @@
 - ``result_line``: ``RESULT name=... kit_s=... peer=... peer_s=... ratio=... kit_mb=...
   peer_mb=... equal=yes ...``, one per comparison (ratio = peer time / kit time: above 1
   the kit is faster; ``*_mb`` resident, ``*_traced_mb`` tracemalloc).
-- ``run_child``: run a snippet in a child process, with its peak RSS sampled by psutil
-  (loading included).
 """
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import json
 import os
@@ -31,28 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import psutil
+from cost import release_free_memory, status_kb
 
 MIN_REPEATS = 5
-
-
-def run_child(code: str, *args: str, interval: float = 0.1) -> dict:
-    """Run ``python -c code args…``; return its JSON report plus ``peak_gb`` (RSS, incl. children)."""
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    child = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE,
-                             text=True, env=env)
-    watched, peak = psutil.Process(child.pid), 0
-    while child.poll() is None:
-        try:
-            processes = [watched, *watched.children(recursive=True)]
-            peak = max(peak, sum(p.memory_info().rss for p in processes))
-        except psutil.Error:
-            pass
-        time.sleep(interval)
-    output = child.stdout.read().strip().splitlines()
-    if child.returncode != 0 or not output:
-        raise RuntimeError(f"benchmark child failed with status {child.returncode}")
-    return {**json.loads(output[-1]), "peak_gb": peak / 2**30}
 
 
 @dataclass(frozen=True)
@@ -77,8 +55,9 @@ def alternate(contenders: dict[str, Callable[[], object]], repeats: int = MIN_RE
               warmup: int = 1) -> dict[str, Timing]:
     """Call each contender ``warmup`` times untimed, then ``repeats`` timed rounds in turns.
 
-    Garbage is collected before every call (untimed), so that one contender's garbage is not
-    collected on another's clock.
+    Each round reverses the previous round's order (ABBA...), so that no contender always
+    runs first (on a cold cache) or right after the other. Garbage is collected before every
+    call (untimed), so that one contender's garbage is not collected on another's clock.
     """
     if repeats < MIN_REPEATS:
         raise ValueError(f"At least {MIN_REPEATS} repeats, not {repeats}.")
@@ -88,29 +67,15 @@ def alternate(contenders: dict[str, Callable[[], object]], repeats: int = MIN_RE
             gc.collect()
             outputs[name] = call()
     seconds = {name: [] for name in contenders}
-    for _ in range(repeats):
-        for name, call in contenders.items():
+    names = list(contenders)
+    for round_number in range(repeats):
+        for name in names if round_number % 2 == 0 else names[::-1]:
+            call = contenders[name]
             gc.collect()
             start = time.perf_counter()
             outputs[name] = call()
             seconds[name].append(time.perf_counter() - start)
     return {name: Timing(tuple(seconds[name]), outputs[name]) for name in contenders}
-
-
-def _status_kb(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise RuntimeError(f"/proc/self/status has no {field}")
-
-
-def _release_free_memory() -> None:
-    """Collect garbage and hand free heap memory back to the system (glibc's malloc_trim)."""
-    gc.collect()
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
 
 
 def work_memory_mb(work: Callable[[], object]) -> float:
@@ -121,11 +86,11 @@ def work_memory_mb(work: Callable[[], object]) -> float:
     the process freed before but kept (Python's and malloc's free lists) can be reused without
     showing, hence ``memory_in_child`` loads only the pickled inputs, which frees little.
     """
-    _release_free_memory()
+    release_free_memory()
     Path("/proc/self/clear_refs").write_text("5")
-    baseline = _status_kb("VmRSS")
+    baseline = status_kb("VmRSS")
     work()
-    return (_status_kb("VmHWM") - baseline) / 1024
+    return (status_kb("VmHWM") - baseline) / 1024
 
 
 def traced_memory_mb(work: Callable[[], object]) -> float:
@@ -183,13 +148,16 @@ def report_memory(work: Callable[[], object]) -> None:
     print(json.dumps({"rss_mb": rss, "traced_mb": traced_memory_mb(work)}))
 
 
-def result_line(name: str, kit: Timing, peer_name: str, peer: Timing, kit_memory: Memory,
-                peer_memory: Memory, equal: bool, **extra: object) -> str:
-    """The parseable summary of one comparison (times in seconds, memory in MB)."""
+def result_line(name: str, kit: Timing, peer_name: str, peer: Timing, kit_memory: Memory | None,
+                peer_memory: Memory | None, equal: bool, **extra: object) -> str:
+    """The parseable summary of one comparison (times in seconds, memory in MB; no memory
+    fields where the memories are None: work whose memory was not measured on its own)."""
     fields = {"name": name, "kit_s": f"{kit.median:.4g}", "kit_iqr": f"{kit.iqr:.2g}",
               "peer": peer_name, "peer_s": f"{peer.median:.4g}", "peer_iqr": f"{peer.iqr:.2g}",
-              "ratio": f"{peer.median / kit.median:.3g}", "kit_mb": f"{kit_memory.rss_mb:.3g}",
-              "peer_mb": f"{peer_memory.rss_mb:.3g}", "kit_traced_mb": f"{kit_memory.traced_mb:.3g}",
-              "peer_traced_mb": f"{peer_memory.traced_mb:.3g}", "equal": "yes" if equal else "no",
-              "repeats": len(kit.seconds), **extra}
+              "ratio": f"{peer.median / kit.median:.3g}"}
+    if kit_memory is not None and peer_memory is not None:
+        fields.update({"kit_mb": f"{kit_memory.rss_mb:.3g}", "peer_mb": f"{peer_memory.rss_mb:.3g}",
+                       "kit_traced_mb": f"{kit_memory.traced_mb:.3g}",
+                       "peer_traced_mb": f"{peer_memory.traced_mb:.3g}"})
+    fields.update({"equal": "yes" if equal else "no", "repeats": len(kit.seconds), **extra})
     return "RESULT " + " ".join(f"{key}={value}" for key, value in fields.items())

@@ -259,7 +259,7 @@ def train(config: Doc2VecConfig, workers: int | None = None, progress: bool = Tr
     progress : bool
         A progress bar per epoch.
     """
-    path = settings.data_dir() / "models" / f"d2v_{config.key()}.model"
+    path = model_path(config)
     found = storage.load(path, lambda stored: Doc2Vec.load(str(stored)))
     if found is not None:
         return found
@@ -278,6 +278,11 @@ def train(config: Doc2VecConfig, workers: int | None = None, progress: bool = Tr
 
     storage.store(path, write)
     return model
+
+
+def model_path(config: Doc2VecConfig) -> Path:
+    """Where ``train`` caches ``config``'s model (under ``data/models/``, keyed by ``config.key()``)."""
+    return settings.data_dir() / "models" / f"d2v_{config.key()}.model"
 
 
 def _vector_path(config: Doc2VecConfig, infer_epochs: int | None) -> Path:

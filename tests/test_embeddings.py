@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -90,8 +91,10 @@ def test_corpus_file_lines_are_tokenised_documents(private_data_dir):
 
 def test_model_cache_and_corrupt_file_is_rebuilt(private_data_dir):
     model = embeddings.train(TINY, workers=1, progress=False)
-    cached = private_data_dir / "models" / f"d2v_{TINY.key()}.model"
+    cached = embeddings.model_path(TINY)
+    assert cached == private_data_dir / "models" / f"d2v_{TINY.key()}.model"
     assert cached.is_file()
+    assert embeddings.model_path(replace(TINY, epochs=TINY.epochs + 1)) != cached
     again = embeddings.train(TINY, workers=1, progress=False)
     np.testing.assert_array_equal(model.dv.vectors, again.dv.vectors)
     cached.write_bytes(b"garbage")
