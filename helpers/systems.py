@@ -4,8 +4,8 @@
 ``nb``           add-one multinomial NB on unigram counts
 ``nb-presence``  the same on unigram presence
 ``svm-bow``      LinearSVC on unigram+bigram presence, C by inner CV
-``svm-doc2vec``  LinearSVC on PV-DBOW vectors (100-d, 10 epochs) inferred for the
-                 reviews from a model trained on IMDB (sized by the profile)
+``svm-doc2vec``  LinearSVC on PV-DBOW vectors (100-d) inferred for the reviews from a
+                 model trained on IMDB (sized by the profile: 10 or 20 epochs)
 ===============  =============================================================
 """
 

@@ -33,6 +33,9 @@ def private_data_dir(corpora, tmp_path, monkeypatch) -> Path:
 def test_profiles_size_the_corpus():
     assert embeddings.config_for("reference").n_docs == embeddings.REFERENCE_DOCS
     assert embeddings.config_for("full").n_docs is None
+    assert embeddings.config_for("reference").epochs == 10
+    assert embeddings.config_for("full").epochs == embeddings.FULL_EPOCHS == 20
+    assert embeddings.config_for("full", epochs=5).epochs == 5  # a parameter given wins
     assert embeddings.workers_for("reference") == 1
 
 
