@@ -6,7 +6,7 @@ sparse int64) and their labels. Each contender fits on all 2,000 reviews with al
 predicts all 2,000 (timed together). Asserted: identical predictions, and log-probabilities
 P(c | d) within 1e-9 of each other.
 
-Time: one warm-up call each, then ``--repeats`` rounds in turns (kit, sklearn, kit, ...);
+Time: one warm-up call each, then ``--repeats`` rounds in turns (kit, sklearn, sklearn, kit, ...);
 median and interquartile range. Memory of fit + predict: the peak resident memory above the
 baseline after loading the matrix, in a fresh process per contender, and the peak traced by
 tracemalloc (``measure.memory_in_child``).
