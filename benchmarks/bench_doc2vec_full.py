@@ -11,12 +11,14 @@ single model also the public IMDB protocol's error (as
 reviews, error on the test reviews), so that every trained model is a second sample of that
 error.
 
-Training time, CPU time and the training's own peak memory are printed only for a model
+Training time (``embeddings.train``: the vocabulary pass, the training and saving the model),
+CPU time and the training's own peak memory (models train one after another in this
+process, so a later one may reuse memory an earlier one freed) are printed only for a model
 trained in this run (``cached`` otherwise: point ``KIT_DATA_DIR`` at a folder without models
 to time them all), with ``rss_mb``, the process's resident memory after the row (what the
 notebook prints). One ``RESULT`` line per row.
 
-    KIT_PROFILE=full python benchmarks/bench_doc2vec_full.py
+    PYTHONHASHSEED=0 KIT_PROFILE=full python benchmarks/bench_doc2vec_full.py
 """
 
 from __future__ import annotations
@@ -55,15 +57,17 @@ def train(config) -> dict:
         return {**found, "train_s": "cached"}
     words_per_s = model.corpus_total_words * config.epochs / costs["wall_s"]
     return {**found, "train_s": f"{costs['wall_s']:.4g}", "train_cpu_s": f"{costs['cpu_s']:.4g}",
-            "words_per_s": f"{words_per_s:.4g}", "train_mb": f"{costs['work_mb']:.4g}"}
+            "words_per_s_with_vocabulary": f"{words_per_s:.4g}", "train_mb": f"{costs['work_mb']:.4g}"}
 
 
 def main() -> None:
     from helpers import evaluation, settings
-    from helpers.embeddings import Doc2VecSystem
+    from helpers.embeddings import Doc2VecSystem, reference_hashing
 
     if settings.profile() != PROFILE:
         raise SystemExit("Run with KIT_PROFILE=full: this is the notebook's full-profile cell.")
+    if not reference_hashing():  # other initial vectors: not the models a student's `kit lab` caches
+        raise SystemExit("Run with PYTHONHASHSEED=0, as `kit lab` starts the notebooks.")
     print(f"data folder {settings.data_dir()}, {os.cpu_count()} cores", flush=True)
     trained = {}
     for name, models in configs().items():
@@ -74,7 +78,7 @@ def main() -> None:
         fields = {"name": name.replace(" ", "_"), "cv_accuracy": f"{result['accuracy']:.4f}",
                   "cv_std": f"{result['std']:.4f}", **(trained[models[0]] if len(models) == 1 else {}),
                   "rss_mb": f"{psutil.Process().memory_info().rss / 2**20:.4g}"}
-        print("RESULT " + " ".join(f"{key}={value}" for key, value in fields.items()), flush=True)
+        print(cost.summary_line(fields), flush=True)
 
 
 if __name__ == "__main__":

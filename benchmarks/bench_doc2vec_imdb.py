@@ -90,7 +90,7 @@ def main() -> None:
               "train_s": f"{found['wall_s']:.4g}", "cpu_s": f"{found['cpu_s']:.4g}",
               "words_per_s": f"{found['words'] * args.epochs / found['wall_s']:.4g}", "workers": args.workers,
               "train_mb": f"{found['work_mb']:.4g}", "process_peak_mb": f"{found['process_peak_mb']:.4g}"}
-    print("RESULT " + " ".join(f"{key}={value}" for key, value in fields.items()), flush=True)
+    print(cost.summary_line(fields), flush=True)
 
 
 if __name__ == "__main__":

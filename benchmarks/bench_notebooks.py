@@ -45,6 +45,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pandas as pd
+import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 CGROUP_V1 = Path("/sys/fs/cgroup/memory")
@@ -94,10 +95,10 @@ class Cap:
         memory.mkdir()
         try:
             (memory / "memory.limit_in_bytes").write_text(str(limit_bytes))
+            _no_swap(memory / "memory.memsw.limit_in_bytes", str(limit_bytes))  # memory + swap
         except OSError:
             memory.rmdir()
             raise
-        _no_swap(memory / "memory.memsw.limit_in_bytes", str(limit_bytes))  # memory + swap
         cpu = None
         if own_cgroup("cpuacct") is not None and CGROUP_V1_CPU.is_dir():
             cpu = CGROUP_V1_CPU / own_cgroup("cpuacct").lstrip("/") / name
@@ -115,10 +116,10 @@ class Cap:
         group.mkdir()
         try:
             (group / "memory.max").write_text(str(limit_bytes))
+            _no_swap(group / "memory.swap.max", "0")
         except OSError:
             group.rmdir()
             raise
-        _no_swap(group / "memory.swap.max", "0")
         return cls("v2", limit_bytes, group, group)
 
     def enter(self) -> None:
@@ -140,8 +141,9 @@ class Cap:
         return int(path.read_text()) / 2**20 if path is not None and path.is_file() else None
 
     def limit_hits(self) -> int | None:
-        if self.kind == "v1":
-            return int((self.memory / "memory.failcnt").read_text())
+        if self.kind == "v1":  # with a memory + swap limit, the kernel may count there instead
+            counts = (self.memory / "memory.failcnt", self.memory / "memory.memsw.failcnt")
+            return max(int(count.read_text()) for count in counts if count.is_file())
         if self.kind == "v2":
             events = dict(line.split() for line in (self.memory / "memory.events").read_text().splitlines())
             return int(events.get("max", 0))
@@ -177,15 +179,8 @@ def _no_swap(control: Path, value: str) -> None:
 
     Only there: on cgroup v1 a memory + swap limit also stops ``memory.failcnt`` counting.
     """
-    if _swap_bytes() > 0 and control.is_file():
+    if psutil.swap_memory().total > 0 and control.is_file():
         control.write_text(value)
-
-
-def _swap_bytes() -> int:
-    for line in Path("/proc/meminfo").read_text().splitlines():
-        if line.startswith("SwapTotal:"):
-            return int(line.split()[1]) * 1024
-    return 0
 
 
 def environment(data_dir: Path, source: Path) -> dict:

@@ -165,8 +165,18 @@ class Runs:
 
     def iqr(self, field: str) -> float:
         """Interquartile range: the spread of the middle half of the repeats."""
-        q1, _, q3 = statistics.quantiles(self.values(field), n=4, method="inclusive")
-        return q3 - q1
+        return iqr(self.values(field))
+
+
+def iqr(values: Sequence[float]) -> float:
+    """Interquartile range of repeated measurements: the spread of their middle half."""
+    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return q3 - q1
+
+
+def summary_line(fields: dict) -> str:
+    """One parseable line: ``RESULT key=value key=value ...`` (values without spaces)."""
+    return "RESULT " + " ".join(f"{key}={value}" for key, value in fields.items())
 
 
 def run_child(script: str, contender: str, args: Sequence[str], env: dict | None = None) -> dict:
@@ -219,4 +229,4 @@ def result_line(name: str, kit: Runs, peer_name: str, peer: Runs, equal: bool, *
         "kit_mb": f"{kit.median('work_mb'):.4g}", "peer_mb": f"{peer.median('work_mb'):.4g}",
         "equal": "yes" if equal else "no", "repeats": len(kit.runs), **extra,
     }
-    return "RESULT " + " ".join(f"{key}={value}" for key, value in fields.items())
+    return summary_line(fields)

@@ -28,9 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cost import release_free_memory, status_kb
-
-MIN_REPEATS = 5
+from cost import MIN_REPEATS, iqr, release_free_memory, status_kb, summary_line
 
 
 @dataclass(frozen=True)
@@ -47,8 +45,7 @@ class Timing:
     @property
     def iqr(self) -> float:
         """Interquartile range (the spread of the middle half of the repeats)."""
-        q1, _, q3 = statistics.quantiles(self.seconds, n=4, method="inclusive")
-        return q3 - q1
+        return iqr(self.seconds)
 
 
 def alternate(contenders: dict[str, Callable[[], object]], repeats: int = MIN_REPEATS,
@@ -160,4 +157,4 @@ def result_line(name: str, kit: Timing, peer_name: str, peer: Timing, kit_memory
                        "kit_traced_mb": f"{kit_memory.traced_mb:.3g}",
                        "peer_traced_mb": f"{peer_memory.traced_mb:.3g}"})
     fields.update({"equal": "yes" if equal else "no", "repeats": len(kit.seconds), **extra})
-    return "RESULT " + " ".join(f"{key}={value}" for key, value in fields.items())
+    return summary_line(fields)

@@ -6,6 +6,7 @@ import os
 import sys
 
 import numpy as np
+import psutil
 import pytest
 
 from helpers.settings import REPO_ROOT
@@ -24,13 +25,23 @@ def test_memory_cap_kills_a_notebook_run_that_needs_more():
     if cap.kind == "none":
         pytest.skip("this machine lets no process create a memory control group")
     touch_300_mb = "b = bytearray(300 * 2**20); b[::4096] = b'x' * len(b[::4096]); print('survived')"
+    if psutil.swap_memory().total > 0 and not swap_capped(cap):
+        cap.remove()
+        pytest.skip("this machine swaps and its cgroups cannot cap swap: a capped run swaps, not dies")
     try:
         done, _, _ = bench_notebooks.run_capped([sys.executable, "-c", touch_300_mb], dict(os.environ), cap)
         assert done.returncode != 0 and "survived" not in done.stdout
-        assert cap.oom_kills() >= 1 and cap.limit_hits() >= 1
-        assert cap.peak_mb() <= 100
+        assert cap.oom_kills() >= 1
+        assert cap.peak_mb() is None or cap.peak_mb() <= 100  # cgroup v2 before Linux 5.19 has no peak
+        if psutil.swap_memory().total == 0:  # a memory + swap limit counts its hits elsewhere
+            assert cap.limit_hits() >= 1
     finally:
         cap.remove()
+
+
+def swap_capped(cap: bench_notebooks.Cap) -> bool:
+    names = {"v1": "memory.memsw.limit_in_bytes", "v2": "memory.swap.max"}
+    return (cap.memory / names[cap.kind]).is_file()
 
 
 def test_memory_cap_lets_a_small_run_finish():
@@ -64,6 +75,8 @@ def test_summary_totals_the_notebooks_of_each_phase_not_the_fetch():
 def test_work_memory_counts_what_the_work_allocates_not_what_was_loaded():
     loaded = np.ones(40 * MB // 8)  # before the work: not the work's
     _, costs = cost.measure(lambda: np.ones(80 * MB // 8).sum())
+    if costs["peak_method"] != "VmHWM":
+        pytest.skip("no resettable peak here: sampling every 10 ms may miss a short-lived array")
     assert 60 < costs["work_mb"] < 200
     assert loaded.sum() > 0
 
@@ -91,3 +104,9 @@ def test_result_line_is_key_value_pairs_and_leaves_out_memory_not_measured():
     fields = dict(pair.split("=") for pair in
                   measure.result_line("x", kit, "peer", peer, memory, memory, False).split()[1:])
     assert fields["kit_mb"] == "12" and fields["equal"] == "no"
+
+
+def test_iqr_is_the_spread_of_the_middle_half():
+    values = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0]
+    q1, q3 = np.percentile(values, [25, 75])
+    assert cost.iqr(values) == pytest.approx(q3 - q1)
