@@ -51,6 +51,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CGROUP_V1 = Path("/sys/fs/cgroup/memory")
 CGROUP_V1_CPU = Path("/sys/fs/cgroup/cpuacct")
 CGROUP_V2 = Path("/sys/fs/cgroup")
+#: Per cgroup kind, the file that limits swap (on v1: memory and swap together).
+SWAP_LIMIT = {"v1": "memory.memsw.limit_in_bytes", "v2": "memory.swap.max"}
 RUN_ONE = """
 import json, sys
 from pathlib import Path
@@ -95,7 +97,7 @@ class Cap:
         memory.mkdir()
         try:
             (memory / "memory.limit_in_bytes").write_text(str(limit_bytes))
-            _no_swap(memory / "memory.memsw.limit_in_bytes", str(limit_bytes))  # memory + swap
+            _no_swap(memory / SWAP_LIMIT["v1"], str(limit_bytes))  # memory + swap
         except OSError:
             memory.rmdir()
             raise
@@ -116,7 +118,7 @@ class Cap:
         group.mkdir()
         try:
             (group / "memory.max").write_text(str(limit_bytes))
-            _no_swap(group / "memory.swap.max", "0")
+            _no_swap(group / SWAP_LIMIT["v2"], "0")
         except OSError:
             group.rmdir()
             raise
@@ -126,6 +128,11 @@ class Cap:
         """Put the calling process into the groups (run in the child before it starts the runner)."""
         for group in {self.memory, self.cpu} - {None}:
             (group / "cgroup.procs").write_text(str(os.getpid()))
+
+    def holds_swap(self) -> bool:
+        """Whether a run over the cap dies rather than swaps: no swap here, or swap limited too."""
+        return psutil.swap_memory().total == 0 or (self.kind in SWAP_LIMIT
+                                                    and (self.memory / SWAP_LIMIT[self.kind]).is_file())
 
     def cpu_seconds(self) -> float | None:
         if self.kind == "v1" and self.cpu is not None:

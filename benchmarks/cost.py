@@ -179,6 +179,17 @@ def summary_line(fields: dict) -> str:
     return "RESULT " + " ".join(f"{key}={value}" for key, value in fields.items())
 
 
+def check_repeats(repeats: int) -> None:
+    """Refuse fewer than ``MIN_REPEATS`` timed rounds: a median of fewer says little."""
+    if repeats < MIN_REPEATS:
+        raise ValueError(f"At least {MIN_REPEATS} repeats, not {repeats}.")
+
+
+def round_order(contenders: Sequence[str], round_number: int) -> list[str]:
+    """The contenders' order in a round: as given in even rounds, reversed in odd ones (ABBA...)."""
+    return list(contenders) if round_number % 2 == 0 else list(reversed(contenders))
+
+
 def run_child(script: str, contender: str, args: Sequence[str], env: dict | None = None) -> dict:
     """``python script --child contender args...`` in a fresh process; its last line, parsed."""
     env = {**os.environ, "PYTHONHASHSEED": "0", **(env or {})}
@@ -197,12 +208,10 @@ def compare(script: str, contenders: Sequence[str], args: Sequence[str], repeats
     Round r runs the contenders in order when r is even and reversed when it is odd (ABBA),
     each in a fresh process; the warm-up rounds are run the same way and thrown away.
     """
-    if repeats < MIN_REPEATS:
-        raise ValueError(f"At least {MIN_REPEATS} repeats, not {repeats}.")
+    check_repeats(repeats)
     found: dict[str, list[dict]] = {name: [] for name in contenders}
     for round_ in range(warmup + repeats):
-        order = list(contenders) if round_ % 2 == 0 else list(reversed(contenders))
-        for name in order:
+        for name in round_order(contenders, round_):
             run = run_child(script, name, args)
             if show:
                 kind = "warm-up" if round_ < warmup else f"round {round_ - warmup + 1}"

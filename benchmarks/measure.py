@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cost import MIN_REPEATS, iqr, release_free_memory, status_kb, summary_line
+from cost import MIN_REPEATS, check_repeats, iqr, release_free_memory, round_order, status_kb, summary_line
 
 
 @dataclass(frozen=True)
@@ -56,17 +56,15 @@ def alternate(contenders: dict[str, Callable[[], object]], repeats: int = MIN_RE
     runs first (on a cold cache) or right after the other. Garbage is collected before every
     call (untimed), so that one contender's garbage is not collected on another's clock.
     """
-    if repeats < MIN_REPEATS:
-        raise ValueError(f"At least {MIN_REPEATS} repeats, not {repeats}.")
+    check_repeats(repeats)
     outputs = {}
     for _ in range(warmup):
         for name, call in contenders.items():
             gc.collect()
             outputs[name] = call()
     seconds = {name: [] for name in contenders}
-    names = list(contenders)
     for round_number in range(repeats):
-        for name in names if round_number % 2 == 0 else names[::-1]:
+        for name in round_order(list(contenders), round_number):
             call = contenders[name]
             gc.collect()
             start = time.perf_counter()
