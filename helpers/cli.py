@@ -189,11 +189,13 @@ def cmd_check(args: argparse.Namespace) -> None:
 
     if args.notebook:
         copy = check.working_copy(args.notebook)
-        rows = check.check_notebook(copy, check.released_for(copy), timeout=args.timeout)
+        print(f"{copy.name}: running it in a fresh kernel against the released checks ...", flush=True)
+        rows = check.check_notebook(copy, check.released_for(copy), timeout=args.timeout, progress=True)
         print(f"{copy.name}: {sum(row.passed for row in rows)}/{len(rows)} exercises pass the "
               "visible checks (grading also runs hidden ones)")
         for row in rows:
             print(textwrap.indent(check.describe(row), "  "))
+        _all_pass(rows)
         return
     copies = config.notebooks_in(settings.work_dir())
     if not copies:
@@ -201,6 +203,14 @@ def cmd_check(args: argparse.Namespace) -> None:
     found = check.check_workspace(copies, timeout=args.timeout, report=True)
     print("\n" + check.progress(found).to_string())
     print("\n`kit check NN` says, per exercise, what fails and why.")
+    _all_pass([row for rows in found.values() for row in rows])
+
+
+def _all_pass(rows: list) -> None:
+    """Exit status 1 (a KitError) unless every exercise checked passes."""
+    failing = sum(not row.passed for row in rows)
+    if failing:
+        raise KitError(f"{failing} of {len(rows)} exercises do not pass yet.")
 
 
 def cmd_lab(args: argparse.Namespace) -> None:
@@ -212,10 +222,19 @@ def cmd_lab(args: argparse.Namespace) -> None:
     # Kernels inherit the server's environment; gensim's initial vectors depend on Python's
     # hash seed, so the reference outputs need it fixed before Jupyter starts.
     config.apply_reference_env()
-    os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
-        [str(config.LAB_CONFIG_DIR), *filter(None, [os.environ.get("JUPYTER_CONFIG_PATH")])])
+    os.environ.update(lab_environment(os.environ))
     command = [sys.executable, "-m", "jupyterlab", *lab_arguments(settings.work_dir()), *args.jupyter_args]
     os.execv(command[0], command)
+
+
+def lab_environment(environ: dict[str, str] | os._Environ) -> dict[str, str]:
+    """The lab's Jupyter paths: the kit's server settings and its kernel (see
+    ``helpers.course.kernel``) first, then whatever ``environ`` had."""
+    from helpers.course.kernel import KERNEL_DATA_DIR
+
+    return {name: os.pathsep.join([str(folder), *filter(None, [environ.get(name)])])
+            for name, folder in (("JUPYTER_CONFIG_PATH", config.LAB_CONFIG_DIR),
+                                 ("JUPYTER_PATH", KERNEL_DATA_DIR))}
 
 
 def lab_arguments(work: Path) -> list[str]:
@@ -433,10 +452,21 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         args.func(args)
+        sys.stdout.flush()  # here, not at exit: a closed pipe is then caught below
     except KitError as err:
         print(f"kit: {err}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # the reader stopped early (`kit work | head`): not an error of ours
+        _silence_stdout()
+        return 1
     return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so Python's last flush at exit cannot raise again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 if __name__ == "__main__":

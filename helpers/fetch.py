@@ -45,6 +45,8 @@ FETCH_LOCK = ".kit-fetch.lock"
 #: Changed files named in an error, at most.
 NAMED_FILES = 5
 IMDB_URL = "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz"
+#: What an offline source folder holds: the files ``kit fetch`` downloads, under these names.
+SOURCE_LAYOUT = "aclImdb_v1.tar.gz and nltk_data/corpora/<corpus>.zip (the files `kit fetch` downloads)"
 DIGEST_CHARS = 12
 #: tarfile's "data" filter where this Python has it; ``_checked`` refuses the same members anyway.
 TAR_FILTER = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
@@ -148,7 +150,7 @@ def fetch(
     names : iterable of str, optional
         Which data sets (keys of ``DATASETS``); default all.
     source : path, optional
-        A local folder laid out like ``../shared/data`` to copy from instead of the network
+        A local folder holding the same files (``SOURCE_LAYOUT``) to copy from instead of the network
         (default: ``KIT_DATA_SOURCE``).
     data_dir : Path, optional
         Where to put the data (default: ``settings.data_dir()``).
@@ -278,9 +280,8 @@ def _copy_from_source(ds: Dataset, source: Path, dest: Path, progress: bool) -> 
     origin = source / ds.archive
     if not origin.is_file():
         raise KitError(
-            f"The data source {source} has no {ds.archive}. A source folder must be laid out "
-            "like ../shared/data (nltk_data/corpora/<name>.zip and aclImdb_v1.tar.gz); fix "
-            "KIT_DATA_SOURCE / --source, or unset it to download."
+            f"The data source {source} has no {ds.archive}. A source folder must hold "
+            f"{SOURCE_LAYOUT}; fix KIT_DATA_SOURCE / --source, or unset it to download."
         )
     with open(origin, "rb") as fin, open(dest, "wb") as fout, _bytes_bar(
         origin.stat().st_size, ds.archive, progress
@@ -470,7 +471,7 @@ def require(name: str) -> Path:
     if not (folder / STAMP).is_file():
         raise KitError(
             f"The {name} data is not in {settings.data_dir()}. Run `kit fetch` (offline: "
-            "`kit fetch --source DIR` with a copy laid out like ../shared/data)."
+            f"`kit fetch --source DIR`, DIR holding {SOURCE_LAYOUT})."
         )
     seen = (folder.resolve(), (folder / STAMP).read_text().strip())
     if seen not in _intact:

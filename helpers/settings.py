@@ -4,8 +4,9 @@ Every setting is read from the environment when it is needed, so a notebook, the
 command and the tests all agree:
 
 - ``KIT_DATA_DIR``: the data folder (default: ``data/`` beside ``helpers/`` in the repo).
-- ``KIT_DATA_SOURCE``: a local folder laid out like ``../shared/data`` that replaces the
-  network when fetching (default: none, download from the official URLs).
+- ``KIT_DATA_SOURCE``: a local folder holding the downloaded files (``aclImdb_v1.tar.gz``,
+  ``nltk_data/corpora/<corpus>.zip``) that replaces the network
+  when fetching (default: none, download from the official URLs).
 - ``KIT_WORK_DIR``: the student's workspace, where ``kit lab`` keeps their working copies
   of the notebooks (default: ``work/`` in the repo).
 - ``KIT_PROFILE``: ``reference`` (small, deterministic: what the checked notebook outputs

@@ -92,8 +92,13 @@ def test_kit_check_on_a_catalogued_mistake_in_a_course_notebook(tmp_path, monkey
             cell.source = solved["3.2"]
     nbformat.write(nb, copy)
     monkeypatch.setenv("KIT_WORK_DIR", str(work))
-    assert main(["check", "03"]) == 0
-    shown = capsys.readouterr().out.splitlines(keepends=True)
+    assert main(["check", "03"]) == 1, "an exercise that does not pass is a failing exit status"
+    said = capsys.readouterr()
+    cells = sum(cell.cell_type == "code" for cell in nb.cells)
+    assert "kit: 1 of 2 exercises do not pass yet." in said.err
+    assert f"{cells}/{cells}" in said.err, f"no progress bar over the {cells} cells:\n{said.err[-500:]}"
+    assert said.out.startswith("03_significance.ipynb: running it in a fresh kernel")
+    shown = said.out.splitlines(keepends=True)[1:]
     # on a machine whose libraries differ from the reference's, a line names both: not this test's
     assert "".join(line for line in shown if not line.lstrip().startswith("(reference outputs")) == \
         CATALOGUED_MISTAKE_03

@@ -100,8 +100,10 @@ def test_opinion_lexicon_and_stopwords(corpora):
 
 
 def test_missing_data_says_run_kit_fetch(empty_data_dir):
-    with pytest.raises(KitError, match="kit fetch"):
+    with pytest.raises(KitError, match="kit fetch") as raised:
         data.load_movie_reviews()
+    assert "kit fetch --source DIR`, DIR holding aclImdb_v1.tar.gz" in str(raised.value)
+    assert "shared" not in str(raised.value)
 
 
 def test_unknown_split_is_a_clear_error(corpora):

@@ -11,7 +11,9 @@ import time
 import urllib.request
 from pathlib import Path
 
+import nbformat
 import pytest
+from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from helpers import settings
 from helpers.cli import lab_arguments, main
@@ -22,13 +24,24 @@ from helpers.settings import REPO_ROOT
 LAB_START_SECONDS = 300  # a loaded machine starts JupyterLab slowly; this only bounds a hang
 
 
+def _release(path: Path, text: str) -> None:
+    """A released notebook: one executed cell printing ``text``."""
+    cell = new_code_cell(f"print({text!r})", execution_count=3,
+                         outputs=[new_output("stream", name="stdout", text=text + "\n")])
+    nbformat.write(new_notebook(cells=[cell]), path)
+
+
 @pytest.fixture
 def released(tmp_path) -> Path:
     folder = tmp_path / "notebooks"
     folder.mkdir()
     for name in ("00_data.ipynb", "01_naive_bayes.ipynb"):
-        (folder / name).write_text(f'{{"release": 1, "name": "{name}"}}\n')
+        _release(folder / name, f"release 1 of {name}")
     return folder
+
+
+def _source(path: Path) -> str:
+    return nbformat.read(path, as_version=4).cells[0].source
 
 
 def test_seed_copies_what_is_missing_and_never_overwrites(tmp_path, released):
@@ -45,7 +58,7 @@ def test_a_newer_release_is_offered_not_forced(tmp_path, released):
     work = tmp_path / "work"
     workspace.seed(work, released)
     (work / "01_naive_bayes.ipynb").write_text("my work")
-    (released / "01_naive_bayes.ipynb").write_text('{"release": 2}\n')
+    _release(released / "01_naive_bayes.ipynb", "release 2")
     states = workspace.seed(work, released)
     assert "kit work --update 01" in states["01_naive_bayes.ipynb"]
     assert (work / "01_naive_bayes.ipynb").read_text() == "my work"
@@ -53,9 +66,41 @@ def test_a_newer_release_is_offered_not_forced(tmp_path, released):
     moved = workspace.update(["1"], work, released)
     backup = moved["01_naive_bayes.ipynb"]
     assert backup.parent == work / workspace.BACKUPS and backup.read_text() == "my work"
-    assert (work / "01_naive_bayes.ipynb").read_text() == '{"release": 2}\n'
+    assert _source(work / "01_naive_bayes.ipynb") == "print('release 2')"
     assert workspace.seed(work, released)["01_naive_bayes.ipynb"] == workspace.YOURS
     assert config.notebooks_in(work) == [work / "00_data.ipynb", work / "01_naive_bayes.ipynb"]
+
+
+def test_working_copies_start_without_outputs_and_the_release_keeps_them(tmp_path, released):
+    work = tmp_path / "work"
+    workspace.seed(work, released)
+    workspace.update(["01"], work, released)
+    for name in ("00_data.ipynb", "01_naive_bayes.ipynb"):
+        cell = nbformat.read(work / name, as_version=4).cells[0]
+        assert cell.outputs == [] and cell.execution_count is None, name
+        assert cell.source == _source(released / name)
+        assert nbformat.read(released / name, as_version=4).cells[0].outputs, "the release keeps its outputs"
+
+
+def test_no_shipped_working_copy_shows_a_checked_output(tmp_path):
+    work = tmp_path / "work"
+    workspace.seed(work)
+    for copy in config.notebooks_in(work):
+        notebook = nbformat.read(copy, as_version=4)
+        shown = [cell.id for cell in notebook.cells if cell.cell_type == "code"
+                 and (cell.outputs or cell.execution_count is not None)]
+        assert shown == [], f"{copy.name} shows outputs in cells {shown}"
+    released = nbformat.read(config.NOTEBOOKS_DIR / copy.name, as_version=4)
+    assert any(cell.get("outputs") for cell in released.cells), "notebooks/ keeps the reference outputs"
+
+
+def test_a_copy_made_meanwhile_is_never_overwritten(tmp_path, released):
+    (tmp_path / "work").mkdir()
+    mine = tmp_path / "work" / "00_data.ipynb"
+    mine.write_text("mine")
+    with pytest.raises(FileExistsError):
+        workspace.blank_copy(released / "00_data.ipynb", mine)
+    assert mine.read_text() == "mine"
 
 
 def test_update_needs_existing_notebooks(tmp_path, released):
@@ -159,3 +204,15 @@ def test_a_workspace_of_its_own_is_taken_as_given(tmp_path, monkeypatch):
     assert settings.work_dir() == tmp_path / "mine"
     monkeypatch.delenv("KIT_WORK_DIR")
     assert settings.work_dir() == REPO_ROOT / "work"
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
+    """`kit work | head -1`: the pipe closes before kit writes; kit ends quietly."""
+    env = {**os.environ, "KIT_WORK_DIR": str(tmp_path / "work")}
+    kit = subprocess.Popen([sys.executable, "-m", "helpers.cli", "work"], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    kit.stdout.close()  # before Python has even started: its first print meets a closed pipe
+    _, err = kit.communicate(timeout=120)
+    assert b"Traceback" not in err and b"BrokenPipe" not in err, err.decode()
+    assert kit.returncode == 1
+    assert config.notebooks_in(tmp_path / "work"), "the work itself was done"

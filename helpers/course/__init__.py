@@ -9,6 +9,8 @@
 - ``environment``: the floating-point kernels and library versions a run uses.
 - ``references``: ``kit references``, rewriting solutions' reference outputs.
 - ``tolerances``: measures how far checked numbers move under other BLAS kernels.
+- ``workspace``: the student's blank working copies in ``work/``.
+- ``kernel``: the lab's Jupyter kernel, which imports the kit before the notebook's folder.
 
 The course library (``helpers.*`` outside this package) never imports from here.
 """

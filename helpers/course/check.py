@@ -58,7 +58,7 @@ class Row(NamedTuple):
 
 
 def check_notebook(submission: Path, reference: Path,
-                   timeout: float = config.CELL_TIMEOUT) -> list[Row]:
+                   timeout: float = config.CELL_TIMEOUT, progress: bool = False) -> list[Row]:
     """Check one working copy against its released notebook: one ``Row`` per exercise.
 
     Parameters
@@ -69,6 +69,8 @@ def check_notebook(submission: Path, reference: Path,
         The released notebook it came from (with the reference outputs).
     timeout : float
         Seconds one cell may run.
+    progress : bool
+        Show a bar on stderr counting the cells as they run.
     """
     for path in (submission, reference):
         if not Path(path).is_file():
@@ -82,7 +84,7 @@ def check_notebook(submission: Path, reference: Path,
     with tempfile.TemporaryDirectory(prefix="kit-check-") as folder:
         path = Path(folder) / Path(submission).name
         nbformat.write(graded, path)
-        results = grading.run_nbval(path, timeout)
+        results = grading.run_nbval(path, timeout, progress)
     items = exercises(released)
     numbers = grading.code_numbers(graded)
     rows = []
@@ -98,14 +100,15 @@ def check_workspace(copies: list[Path], timeout: float = config.CELL_TIMEOUT,
                     notebooks: Path = config.NOTEBOOKS_DIR, report: bool = False) -> dict[str, list[Row]]:
     """Check every working copy that has a released notebook with exercises, by file name.
 
-    With ``report``, print a line as each notebook is done (a whole workspace takes minutes).
+    With ``report``, show each notebook's cells as they run and print a line as each is done
+    (a whole workspace takes minutes).
     """
     found = {}
     for copy in copies:
         reference = notebooks / copy.name
         if not reference.is_file() or not exercises(nbformat.read(reference, as_version=4)):
             continue  # the student's own notebook, or one with nothing to check
-        found[copy.name] = rows = check_notebook(copy, reference, timeout)
+        found[copy.name] = rows = check_notebook(copy, reference, timeout, progress=report)
         if report:
             print(f"{copy.name}: {sum(row.passed for row in rows)}/{len(rows)} pass", flush=True)
     return found

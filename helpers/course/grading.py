@@ -17,9 +17,11 @@ feedback), ``kit check`` (``check``), and the tests (``grade_variants``):
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import subprocess
 import sys
+import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +29,7 @@ from pathlib import Path
 
 import nbformat
 from nbformat import NotebookNode
+from tqdm import tqdm
 
 from helpers import settings
 from helpers.course import config, environment, flags, sandbox
@@ -183,22 +186,24 @@ class NotebookRun:
     outcome: sandbox.Outcome | None = None
 
 
-def run_nbval(path: Path, timeout: float) -> dict[int, str | None]:
+def run_nbval(path: Path, timeout: float, progress: bool = False) -> dict[int, str | None]:
     """Run nbval on one notebook in a fresh process; return ``{cell number: error or None}``.
 
-    Cells missing from the result did not run (the whole run was stopped).
+    Cells missing from the result did not run (the whole run was stopped). With
+    ``progress``, a bar on stderr counts the cells as they finish.
     """
-    return run_notebook(path, timeout).results
+    return run_notebook(path, timeout, progress=progress).results
 
 
 def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = None,
                  slot: tuple[int, frozenset[int]] = (0, frozenset()),
-                 budget: float | None = None) -> NotebookRun:
+                 budget: float | None = None, progress: bool = False) -> NotebookRun:
     """Run nbval on one notebook in a fresh process, in a sandbox when ``limits`` are given.
 
     In the sandbox the notebook is copied into the job's private folder and deleted once
     nbval has read it (student code cannot read the reference outputs and hidden checks
     from it), and the report comes back through a pipe (student code cannot forge it).
+    Without a sandbox, ``progress`` shows a bar of the cells as they finish.
     """
     n_code = sum(c.cell_type == "code" for c in nbformat.read(path, as_version=4).cells)
     total = min(budget or float("inf"), timeout * (n_code + 2) + 60)
@@ -221,13 +226,41 @@ def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = Non
     ini.write_text("[pytest]\n")
     command = [sys.executable, "-m", "pytest", str(path), "-c", str(ini), "--rootdir", str(path.parent),
                *_nbval_options(timeout), f"--junitxml={report}"]
-    try:
-        subprocess.run(command, cwd=path.parent, env=config.reference_environ(),
-                       capture_output=True, timeout=total)
-    except subprocess.TimeoutExpired:
+    if not _ran_within(command, path.parent, total, n_code if progress else 0, path.name):
         return NotebookRun({}, problem=f"grading stopped: the notebook ran out of time ({total:.0f} s)")
     results, details = read_report(report.read_bytes() if report.is_file() else b"")
     return NotebookRun(results, details, _run_problem(results, None, total))
+
+
+def _ran_within(command: list[str], cwd: Path, total: float, cells: int, name: str) -> bool:
+    """Run ``command`` (pytest on one notebook); False if it ran out of ``total`` seconds.
+
+    With ``cells`` > 0, a tqdm bar counts them as the plugin reports each one finished.
+    """
+    read_end, write_end = os.pipe()
+    if cells:
+        command = [*command, f"--kit-progress-fd={write_end}"]
+    with subprocess.Popen(command, cwd=cwd, env=config.reference_environ(), stdin=subprocess.DEVNULL,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                          pass_fds=(write_end,)) as process:
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as finished, \
+                tqdm(total=cells, desc=name, unit="cell", disable=not cells, file=sys.stderr) as bar:
+            reader = threading.Thread(target=_count, args=(finished, bar), daemon=True)
+            reader.start()
+            try:
+                process.wait(timeout=total)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+                return False
+            reader.join()
+    return True
+
+
+def _count(finished, bar) -> None:
+    while chunk := finished.read1(64):
+        bar.update(len(chunk))
 
 
 def _nbval_options(timeout: float) -> list[str]:

@@ -20,12 +20,15 @@ students' self-check; ``kit grade`` passes it too), so all three check outputs t
   timeout; ``--kit-output-mb`` caps what a notebook may print in all (grading passes it):
   past it the kernel is stopped and the cell fails. Every later cell then says why it did
   not run.
+- ``--kit-progress-fd N`` writes one byte to file descriptor N as each cell finishes, for
+  ``kit check NN``'s progress bar.
 """
 
 from __future__ import annotations
 
 import ctypes
 import json
+import os
 import time
 from collections import defaultdict
 from queue import Empty
@@ -45,6 +48,8 @@ ALIVE_POLL = 1.0
 OUTPUT_MESSAGES = ("stream", "display_data", "execute_result", "error", "update_display_data")
 KERNEL_DIED = "the kernel died"
 PR_SET_DUMPABLE = 4
+#: Where each finished cell is announced (``--kit-progress-fd``), under "fd".
+_progress: dict[str, int] = {}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -55,6 +60,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--kit-grading", action="store_true",
         help="grading a student: delete each notebook once collected, and keep this process "
         "out of the kernel's reach (its reference outputs, hidden checks and report)")
+    parser.getgroup("nbval").addoption(
+        "--kit-progress-fd", type=int, default=None, metavar="N",
+        help="write one byte to file descriptor N as each cell finishes (a progress bar's feed)")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -74,6 +82,16 @@ def _not_dumpable() -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     apply_reference_env()
+    if config.getoption("kit_progress_fd") is not None:
+        _progress["fd"] = config.getoption("kit_progress_fd")
+
+
+def pytest_runtest_logfinish(nodeid: str, location: tuple) -> None:
+    if "fd" in _progress:
+        try:
+            os.write(_progress["fd"], b".")
+        except OSError:  # the reader went away: progress is only ever a courtesy
+            _progress.clear()
 
 
 def pytest_collectstart(collector: pytest.Collector) -> None:

@@ -5,6 +5,10 @@ with and that ``kit release --check`` guards. ``kit lab`` (and ``kit work``) cop
 released notebook into the workspace (``work/``, git-ignored; ``KIT_WORK_DIR`` moves it)
 the first time, and never again. When a newer release arrives, the student is told, and
 ``kit work --update NN`` takes it, moving their copy to ``work/backups/`` first.
+
+A working copy starts blank: no outputs and no execution counts, so no "predict first"
+question shows its result before the student runs the cell. The release keeps its reference
+outputs, which ``kit check`` and ``check("N.M")`` compare with.
 """
 
 from __future__ import annotations
@@ -12,9 +16,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import time
 from pathlib import Path
+
+import nbformat
 
 from helpers.course.config import NOTEBOOKS_DIR, backup_path, notebooks_in
 from helpers.errors import KitError
@@ -31,6 +36,31 @@ NEWER = "yours; a newer release is in notebooks/ (`kit work --update {number}` t
 
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def blank_copy(released: Path, copy: Path) -> None:
+    """Write ``released`` to ``copy`` without outputs or execution counts; never overwrite.
+
+    Parameters
+    ----------
+    released : Path
+        A released notebook.
+    copy : Path
+        Where the working copy goes; it must not exist yet.
+
+    Raises
+    ------
+    FileExistsError
+        If ``copy`` exists (another ``kit work`` or Binder's start made it first).
+    """
+    notebook = nbformat.read(released, as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+            cell.metadata.pop("execution", None)
+    text = nbformat.writes(notebook)
+    with open(copy, "x", encoding="utf-8") as handle:  # "x": a copy made meanwhile is theirs
+        handle.write(text)
 
 
 def _seeded(work: Path) -> dict[str, str]:
@@ -77,8 +107,7 @@ def seed(work: Path | None = None, notebooks: Path = NOTEBOOKS_DIR) -> dict[str,
     states = {}
     for released in _released(notebooks):
         copy, digest = work / released.name, _digest(released)
-        if not copy.exists():
-            shutil.copyfile(released, copy)
+        if not copy.exists() and _made(released, copy):
             record[released.name] = digest
             states[released.name] = COPIED
         elif record.get(released.name, digest) == digest:
@@ -90,9 +119,19 @@ def seed(work: Path | None = None, notebooks: Path = NOTEBOOKS_DIR) -> dict[str,
     return states
 
 
+def _made(released: Path, copy: Path) -> bool:
+    """Make the blank copy; False if someone else made it first."""
+    try:
+        blank_copy(released, copy)
+    except FileExistsError:
+        return False
+    return True
+
+
 def update(numbers: list[str], work: Path | None = None,
            notebooks: Path = NOTEBOOKS_DIR) -> dict[str, Path | None]:
-    """Replace working copies with the current release, moving each old copy to ``backups/``.
+    """Replace working copies with blank copies of the current release, moving each old copy to
+    ``backups/``.
 
     Parameters
     ----------
@@ -121,7 +160,7 @@ def update(numbers: list[str], work: Path | None = None,
         if copy.exists():
             backup = backup_path(work / BACKUPS, copy, stamp)
             copy.rename(backup)
-        shutil.copyfile(source, copy)
+        blank_copy(source, copy)
         record[source.name] = _digest(source)
         moved[source.name] = backup
     _record(work, record)

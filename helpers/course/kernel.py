@@ -1,0 +1,71 @@
+"""The kit's Jupyter kernel: ipykernel, with the kit imported before the notebook's folder.
+
+IPython puts the notebook's folder on ``sys.path``, so a student's own ``helpers.py`` (or
+``helpers/``) beside their notebooks would be imported instead of the kit, and every
+``from helpers... import`` would fail. ``kit lab`` and Binder's ``start`` put this kernel
+first on ``JUPYTER_PATH`` under the usual name (``python3``); it starts with ``python -P``
+(the working folder is not on the path), imports the kit, which the import system then
+keeps, and the first cell the student runs says which file of theirs has the kit's name.
+The working folder then goes last on the path: their other modules beside the notebook
+import as usual, and none hides an installed library.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import helpers
+
+#: The kit's own package folder.
+KIT_PACKAGE = Path(helpers.__file__).resolve().parent
+#: Where ``kit lab`` and ``start`` find this kernel's spec (``kernels/python3/kernel.json``).
+KERNEL_DATA_DIR = Path(__file__).parent / "jupyter_data"
+
+
+def shadowing(folder: Path) -> list[Path]:
+    """The files in ``folder`` named like the kit's package that are not the kit.
+
+    Parameters
+    ----------
+    folder : Path
+        A notebook's folder (the kernel's working folder).
+
+    Returns
+    -------
+    list of Path
+        ``helpers.py`` and ``helpers/`` there, if they exist and are not the kit itself.
+    """
+    named = [Path(folder) / "helpers.py", Path(folder) / "helpers"]
+    return [path for path in named if path.exists() and path.resolve() != KIT_PACKAGE]
+
+
+def shadowing_notice(path: Path) -> str:
+    """What the student reads about one file of theirs with the kit's name."""
+    return (f"kit: your {path} has the name of the kit's library: `import helpers` gives the "
+            f"kit's, not yours. Rename yours (e.g. my_{path.name}) and import it by that name.")
+
+
+def warn_on_first_cell(shell) -> None:
+    """Have ``shell`` print ``shadowing_notice`` for each such file under the first cell run."""
+    def first(info=None) -> None:
+        shell.events.unregister("pre_run_cell", first)
+        for path in shadowing(Path.cwd()):
+            print(shadowing_notice(path), file=sys.stderr)
+
+    shell.events.register("pre_run_cell", first)
+
+
+def main() -> None:
+    """Start the kernel (``python -P -m helpers.course.kernel -f CONNECTION_FILE``)."""
+    from ipykernel.kernelapp import IPKernelApp
+
+    app = IPKernelApp.instance()
+    app.initialize(sys.argv[1:])
+    sys.path.append("")  # -P left it out (IPython too, under -P)
+    warn_on_first_cell(app.shell)
+    app.start()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""The kit's kernel: a student's own helpers.py beside the notebook never hides the kit."""
+
+from __future__ import annotations
+
+import os
+
+from jupyter_client.manager import start_new_kernel
+
+from helpers.cli import lab_environment
+from helpers.course import kernel
+from helpers.settings import REPO_ROOT
+
+KERNEL_START_SECONDS = 120  # a loaded machine starts kernels slowly; this only bounds a hang
+
+
+def test_shadowing_names_the_student_s_files_and_never_the_kit(tmp_path):
+    assert kernel.shadowing(tmp_path) == []
+    (tmp_path / "helpers.py").write_text("")
+    (tmp_path / "helpers").mkdir()
+    assert kernel.shadowing(tmp_path) == [tmp_path / "helpers.py", tmp_path / "helpers"]
+    assert kernel.shadowing(REPO_ROOT) == []
+    assert "my_helpers.py" in kernel.shadowing_notice(tmp_path / "helpers.py")
+
+
+def test_lab_environment_puts_the_kit_first_and_keeps_the_user_s_paths():
+    env = lab_environment({"JUPYTER_PATH": "/theirs"})
+    assert env["JUPYTER_PATH"] == os.pathsep.join([str(kernel.KERNEL_DATA_DIR), "/theirs"])
+    assert env["JUPYTER_CONFIG_PATH"].split(os.pathsep)[0].endswith("jupyter_config")
+    assert (kernel.KERNEL_DATA_DIR / "kernels" / "python3" / "kernel.json").is_file()
+
+
+def _run(client, code: str) -> dict[str, str]:
+    printed = {"stdout": "", "stderr": ""}
+
+    def keep(message):
+        if message["msg_type"] == "stream":
+            printed[message["content"]["name"]] += message["content"]["text"]
+        elif message["msg_type"] == "error":
+            printed["stderr"] += "\n".join(message["content"]["traceback"])
+
+    client.execute_interactive(code, output_hook=keep, timeout=KERNEL_START_SECONDS)
+    return printed
+
+
+def test_the_lab_s_kernel_imports_the_kit_before_a_student_s_helpers_py(tmp_path, monkeypatch):
+    (tmp_path / "helpers.py").write_text("print('the student s file')\n")
+    (tmp_path / "mine.py").write_text("ANSWER = 42\n")
+    for name, value in lab_environment(os.environ).items():
+        monkeypatch.setenv(name, value)
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path),
+                                       startup_timeout=KERNEL_START_SECONDS)
+    try:
+        first = _run(client, "import helpers, mine\nprint(helpers.__file__, mine.ANSWER)")
+        second = _run(client, "print('again')")
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert first["stdout"].strip() == f"{REPO_ROOT / 'helpers' / '__init__.py'} 42", first
+    assert kernel.shadowing_notice(tmp_path / "helpers.py") in first["stderr"]
+    assert second == {"stdout": "again\n", "stderr": ""}, "the notice comes once"
+
+
+def test_without_the_kit_s_kernel_the_student_s_file_would_win(tmp_path):
+    """What the kit's kernel prevents (so the test above can fail)."""
+    (tmp_path / "helpers.py").write_text("WHO = 'student'\n")
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path),
+                                       startup_timeout=KERNEL_START_SECONDS)
+    try:
+        shown = _run(client, "import helpers\nprint(getattr(helpers, 'WHO', 'kit'))")
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert shown["stdout"].strip() == "student"
