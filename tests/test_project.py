@@ -92,3 +92,28 @@ def test_pytest_runs_nbval_as_the_tooling_configures_it():
     assert f"-p {config.PLUGIN}" in addopts
     assert f"--nbval-cell-timeout {config.CELL_TIMEOUT}" in addopts
     assert "--nbval-lax" in addopts and "--nbval-current-env" in addopts
+
+
+def _start_here() -> str:
+    readme = (REPO_ROOT / "README.md").read_text()
+    start = readme.index("## Start here")
+    return " ".join(readme[start:readme.index("\n## ", start + 1)].split())
+
+
+def _bench_seconds(phase: str, row: str) -> float:
+    """Wall seconds of one row of the README's table of the practical's own cost."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    found = re.search(rf"^\| {phase} \| {re.escape(row)} \| [^|]* \| ([0-9.]+) \|", readme, re.MULTILINE)
+    assert found, f"no {phase} {row} row in the README's cost table"
+    return float(found.group(1))
+
+
+def test_start_here_states_what_it_takes_as_measured():
+    said = _start_here()
+    assert "Linux" in said and "native Windows is not supported" in said and "WSL2" in said
+    cold = _bench_seconds("cold", "kit fetch") + _bench_seconds("cold", "all notebooks")
+    warm = _bench_seconds("warm", "all notebooks")
+    assert f"takes about {round(cold / 60)} minutes" in said
+    assert f"a second run about {round(warm / 60)} minutes" in said
+    official_mb = 84_125_825 / 1e6  # the official archive (../shared/data/README.md)
+    assert f"the {official_mb:.0f} MB IMDB archive" in said
