@@ -61,8 +61,17 @@ def cmd_info(args: argparse.Namespace) -> None:
 
 
 def cmd_release(args: argparse.Namespace) -> None:
-    from helpers.course import release
+    from helpers.course import release, student_copy
 
+    student_copy.require_course_repository("release")
+    if args.student_repo:
+        if args.check or args.force:
+            raise KitError("--student-repo takes neither --check nor --force: it never overwrites "
+                           "a file it did not write, or one changed since.")
+        written = student_copy.write_student_copy(Path(args.student_repo))
+        print(f"student copy: {len(written)} files in {Path(args.student_repo).resolve()} (no solutions/, "
+              "tests/, benchmarks/); make it the students' repository.")
+        return
     changed = release.release(check=args.check, force=args.force)
     names = ", ".join(p.name for p in changed) or "none"
     if args.check:
@@ -75,8 +84,9 @@ def cmd_release(args: argparse.Namespace) -> None:
 
 def cmd_grade(args: argparse.Namespace) -> None:
     from helpers import owned
-    from helpers.course import answers, classgrade, feedback, gradebook, sandbox
+    from helpers.course import answers, classgrade, feedback, gradebook, sandbox, student_copy
 
+    student_copy.require_course_repository("grade")
     submissions = Path(args.submissions)
     if args.prepare:
         done = classgrade.prepare(notebooks=_graded_names(args.notebook), force=args.force)
@@ -337,6 +347,9 @@ def build_parser() -> argparse.ArgumentParser:
     rel.add_argument("--force", action="store_true",
                      help="overwrite notebooks edited by hand since the last release (a copy of "
                      "each is kept in backups/)")
+    rel.add_argument("--student-repo", metavar="DIR",
+                     help="write the students' copy of the kit into DIR instead: helpers/, notebooks/ and "
+                     "the set-up files, without solutions/, tests/ or benchmarks/")
     rel.set_defaults(func=cmd_release)
 
     grade = sub.add_parser("grade", help="grade a folder of student submissions, each in a sandbox; "

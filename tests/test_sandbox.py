@@ -6,7 +6,11 @@ What student code cannot do inside it is tested on whole notebooks in test_gradi
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +19,32 @@ from helpers.errors import KitError
 
 PRINT_REPORT = [sys.executable, "-c", "import sys; open(sys.argv[1], 'w').write('the report'); "
                 "print(open('input.txt').read())", sandbox.REPORT]
+#: Where a job's Python imports the kit and nbval from (printed by the job).
+PRINT_ORIGINS = [sys.executable, "-c", "import helpers, nbval, sys; print(helpers.__file__, sys.prefix)"]
+#: Options of bubblewrap that put something at a path, by how many values they take.
+MOUNTING = {"--tmpfs": 1, "--dir": 1, "--dev": 1, "--proc": 1, "--ro-bind": 2, "--bind": 2,
+            "--symlink": 2, "--file": 2}
+
+
+def _needs_bubblewrap() -> None:
+    if sandbox.bwrap() is None:
+        pytest.skip("bubblewrap is not installed")
+
+
+def _mounted(command: list[str]) -> list[tuple[str, Path]]:
+    """(option, path) of each thing a bwrap command puts in the job's file system, in order."""
+    return [(arg, Path(command[i + MOUNTING[arg]])) for i, arg in enumerate(command) if arg in MOUNTING]
+
+
+def _kit_copy(folder: Path) -> Path:
+    """A copy of the kit's code (what the sandbox shows of it) in ``folder``."""
+    for name in sandbox.CODE_COPIED:
+        source = sandbox._code_root() / name
+        if source.is_dir():
+            shutil.copytree(source, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, folder / name)
+    return folder
 
 
 def test_slots_share_the_cores_evenly_and_a_worker_takes_its_own():
@@ -60,6 +90,16 @@ def test_blas_threads_stay_within_the_measured_settings(tmp_path):
     assert "KIT_DATA_SOURCE" not in env and env["HOME"].startswith(str(tmp_path))
 
 
+def test_a_job_imports_from_the_graders_user_site_packages_when_the_grader_does(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox.site, "ENABLE_USER_SITE", True)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p != sandbox.site.getusersitepackages()])
+    env = sandbox.environment(tmp_path, tmp_path / "data", frozenset(range(2)), tmp_path)
+    assert "PYTHONUSERBASE" not in env
+    monkeypatch.setattr(sys, "path", [*sys.path, sandbox.site.getusersitepackages()])
+    env = sandbox.environment(tmp_path, tmp_path / "data", frozenset(range(2)), tmp_path)
+    assert env["PYTHONUSERBASE"] == sandbox.site.getuserbase() and env["HOME"] != os.environ.get("HOME")
+
+
 def test_a_job_runs_with_the_reference_hash_seed_whatever_its_grader_holds(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONHASHSEED", "6640")  # what a Dask worker's environment holds
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
@@ -90,3 +130,72 @@ def test_a_job_past_its_time_is_killed_with_everything_it_started(tmp_path):
 
 def test_the_sandbox_runs_the_kit_here(corpora):
     sandbox.self_test(corpora)
+
+
+def test_no_tmpfs_is_mounted_over_what_the_job_is_shown(tmp_path, monkeypatch):
+    code = _kit_copy(tmp_path)  # under /tmp, where a clone of the kit may be
+    monkeypatch.setattr(sandbox, "_code_root", lambda: code)
+    mounted = _mounted(sandbox.bwrap_command(["true"], {}, tmp_path, 64, None))
+    for index, (option, folder) in enumerate(mounted):
+        if option == "--tmpfs":
+            hidden = [path for _, path in mounted[:index] if path == folder or folder in path.parents]
+            assert hidden == [], f"the tmpfs on {folder} hides {hidden}"
+    assert ("--ro-bind", code / "helpers") in mounted
+    assert ("--dir", Path("/tmp")) not in mounted  # the job's tmpfs is /tmp: it is not made again
+
+
+def test_folders_holding_the_kits_repository_or_the_jobs_tmp_are_never_shown(tmp_path, monkeypatch):
+    code, imported = _kit_copy(tmp_path / "kit"), tmp_path / "site-packages"
+    imported.mkdir()
+    monkeypatch.setattr(sandbox, "_code_root", lambda: code)
+    monkeypatch.setattr(sandbox, "_import_paths", lambda: frozenset({tmp_path, Path("/tmp"), imported}))
+    shown = sandbox._shown()
+    assert imported in shown and code / "helpers" in shown
+    assert not {tmp_path, Path("/tmp"), Path("/")} & shown
+
+
+def test_a_kit_or_python_inside_the_jobs_folder_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox, "_code_root", lambda: sandbox.JOB_DIR / "clone")
+    with pytest.raises(KitError, match="overlaps /tmp/kit-job"):
+        sandbox.bwrap_command(["true"], {}, tmp_path, 64, None)
+
+
+def test_the_kits_code_under_tmp_is_what_a_job_imports(tmp_path, monkeypatch):
+    _needs_bubblewrap()
+    code = _kit_copy(tmp_path / "clone")
+    monkeypatch.setattr(sandbox, "_code_root", lambda: code)
+    outcome = sandbox.run(PRINT_ORIGINS, {}, sandbox.Limits(), 60, tmp_path / "data")
+    assert outcome.returncode == 0, outcome.output
+    assert outcome.output.startswith(str(code / "helpers" / "__init__.py"))
+
+
+@pytest.fixture(params=["/tmp", "/var/tmp", "home"])
+def elsewhere(request, tmp_path) -> Path:
+    """A new folder under /tmp, /var/tmp or the user's home, removed after the test."""
+    if request.param == "/tmp":
+        yield tmp_path
+        return
+    base = Path.home() if request.param == "home" else Path(request.param)
+    if not os.access(base, os.W_OK):
+        pytest.skip(f"cannot write in {base}")
+    folder = Path(tempfile.mkdtemp(prefix="kit-sandbox-test-", dir=base))
+    yield folder
+    shutil.rmtree(folder)
+
+
+def test_a_grader_with_its_venv_and_kit_in_tmp_var_tmp_or_home_runs_the_kit(elsewhere):
+    _needs_bubblewrap()
+    code, venv = _kit_copy(elsewhere / "clone"), elsewhere / "clone" / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    # the grader's packages come from this test's environment through a .pth file, as an
+    # installer may add them: that folder must be shown too
+    site_packages = next(venv.glob("lib/python*/site-packages"))
+    (site_packages / "grader.pth").write_text("\n".join(p for p in sys.path if p.endswith("-packages")))
+    grader = ("import sys; from pathlib import Path; from helpers.course import sandbox\n"
+              "data = Path(sys.argv[1]); sandbox.self_test(data)\n"
+              f"print(sandbox.run([sys.executable, *{PRINT_ORIGINS[1:]!r}], {{}}, sandbox.Limits(), 60, "
+              "data).output)")
+    done = subprocess.run([venv / "bin" / "python", "-c", grader, elsewhere / "data"], capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(code)}, cwd=elsewhere, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(code / "helpers" / "__init__.py"), str(venv)]

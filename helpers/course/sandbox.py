@@ -7,8 +7,9 @@ the verdicts are read from, or eat the machine. Each job therefore runs in a *sa
 - **bubblewrap** (``bwrap``, Debian package ``bubblewrap``) where it works:
 
   - a file system that holds only what the job needs, read-only: the system's programs and
-    libraries (``SYSTEM``), Python's installation, the kit's code, and the data folder
-    inside the job's folder (``KIT_DATA_DIR``); nothing else of the machine (the
+    libraries (``SYSTEM``), Python's installation and the folders it imports from, the kit's
+    code (wherever they are, /tmp included), and the data folder inside the job's folder
+    (``KIT_DATA_DIR``); nothing else of the machine (the
     repository's solutions, other students' folders, clones elsewhere, homes, sockets) is
     there at all;
   - the job's files copied into a private, size-capped ``/tmp`` that vanishes with it (the
@@ -31,10 +32,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import json
 import os
 import pwd
 import shutil
 import signal
+import site
 import subprocess
 import sys
 import tempfile
@@ -75,6 +78,20 @@ MAX_THREADS = 2
 PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "OPENBLAS_CORETYPE", "KIT_STRICT_CACHE")
 #: What the fallback copies of the kit's code (``helpers`` and the files its tools read).
 CODE_COPIED = ("helpers", "nbval_sanitize.cfg")
+#: The job's own file systems (bubblewrap), mounted before anything of the machine is shown,
+#: so what is shown under them (a clone or a venv under /tmp) lands on top of them.
+JOB_MOUNTS = (Path("/dev"), Path("/proc"), Path("/tmp"), Path("/dev/shm"))
+#: Prints (JSON) where a Python started like a job's imports from: its path without the
+#: current folder, and the source folders of editable installs (setuptools' finders).
+IMPORT_PATHS_SCRIPT = """
+import json, sys
+paths = [path for path in sys.path if path]
+for name, module in list(sys.modules.items()):
+    if name.startswith("__editable__") and name.endswith("_finder"):
+        paths += getattr(module, "MAPPING", {}).values()
+        paths += [path for roots in getattr(module, "NAMESPACES", {}).values() for path in roots]
+print(json.dumps(paths))
+"""
 
 
 @dataclass(frozen=True)
@@ -211,10 +228,18 @@ def environment(job: Path, data_dir: Path, cores: frozenset[int], code: Path,
         "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads,
         "MKL_NUM_THREADS": threads, "LOKY_MAX_CPU_COUNT": str(len(cores)), "PYTHONPATH": str(code),
         # Set here, not passed on: a Dask worker's environment holds its own hash seed.
-        **config.REFERENCE_ENV,
+        **config.REFERENCE_ENV, **_user_base(),
     })
     env.update(extra or {})
     return env
+
+
+def _user_base() -> dict[str, str]:
+    """``PYTHONUSERBASE`` when the grader's Python imports from the user's site-packages
+    (``pip install --user``), which a job's own ``HOME`` would not lead to."""
+    if site.ENABLE_USER_SITE and site.getusersitepackages() in sys.path:
+        return {"PYTHONUSERBASE": site.getuserbase()}
+    return {}
 
 
 def _code_root() -> Path:
@@ -251,10 +276,10 @@ def _namespaces() -> list[str]:
     return ["--unshare-all"]
 
 
-def _visible(paths: Sequence[Path]) -> list[str]:
+def _visible(paths: Sequence[Path], mounted: Sequence[Path] = ()) -> list[str]:
     """Arguments showing ``paths`` read-only on an empty root, with every parent folder
-    made open (bubblewrap would make them private to root)."""
-    args, made = [], set()
+    made open (bubblewrap would make them private to root), except those ``mounted`` already."""
+    args, made = [], set(mounted)
     for path in sorted(paths):
         if path.is_symlink() and path.parent == Path("/"):
             args += ["--symlink", os.readlink(path), str(path)]
@@ -269,16 +294,62 @@ def _visible(paths: Sequence[Path]) -> list[str]:
     return args
 
 
+@functools.cache
+def _import_paths() -> frozenset[Path]:
+    """Where the grader's Python, started as a job's is (no ``PYTHONPATH``, in ``/``), imports
+    from: its path (site-packages, ``.pth`` additions) and the sources of editable installs."""
+    env = {name: os.environ[name] for name in PASSED_ENV if name in os.environ} | _user_base()
+    probe = subprocess.run([sys.executable, "-c", IMPORT_PATHS_SCRIPT], capture_output=True,
+                           text=True, env=env, cwd="/")
+    if probe.returncode != 0:
+        raise KitError(f"Could not ask Python ({sys.executable}) where it imports from:\n"
+                       + probe.stderr[-1500:])
+    return frozenset(Path(os.path.abspath(path)) for path in json.loads(probe.stdout.splitlines()[-1]))
+
+
+def _harmless(path: Path) -> bool:
+    """Whether showing ``path`` hides none of the job's own mounts and shows no more of the
+    kit's repository (its solutions) than the kit's code."""
+    kept_out = (_code_root(), JOB_DIR, *JOB_MOUNTS)
+    special = (Path("/dev"), Path("/proc"))
+    return not any(path == other or path in other.parents for other in kept_out) and \
+        not any(folder in path.parents for folder in special)
+
+
+def _shown() -> set[Path]:
+    """What of the machine a job sees: the system, the kit's code, Python's installation (its
+    prefixes, the real executable's) and every folder it imports from; nested ones once.
+
+    Raises
+    ------
+    KitError
+        If the kit's code or Python lies where the job's folder goes, or holds it.
+    """
+    python = {Path(sys.prefix), Path(sys.base_prefix)}
+    executable = Path(sys.executable).resolve()
+    found = _import_paths() | {executable.parent, executable.parent.parent}
+    found |= {path.resolve() for path in found}
+    shown = {Path(path) for path in SYSTEM} | {_code_root() / name for name in CODE_COPIED}
+    shown |= python | {path.resolve() for path in python}
+    shown |= {path for path in found if path.exists() and _harmless(path)}
+    shown = {path for path in shown if not any(parent in shown for parent in path.parents)}
+    for path in shown:
+        if path == JOB_DIR or JOB_DIR in path.parents or path in JOB_DIR.parents:
+            raise KitError(f"{path} (the kit's code, its Python or a folder Python imports from) "
+                           f"overlaps {JOB_DIR}, where the grading sandbox puts each job's files: "
+                           "move it to another folder.")
+    return shown
+
+
 def bwrap_command(argv: Sequence[str], files: Mapping[str, int], data_dir: Path, disk_mb: int,
                   uid: int | None) -> list[str]:
     """``argv`` wrapped in bubblewrap, run in ``JOB_DIR`` holding ``files`` (name -> fd)."""
     size = str(disk_mb * 2**20)
-    shown = {Path(p) for p in SYSTEM} | {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
-    shown |= {_code_root() / name for name in CODE_COPIED}
-    args = [bwrap(), "--perms", "0755", "--tmpfs", "/", *_visible(list(shown)),
-            "--dev", "/dev", "--proc", "/proc",
+    # the job's own mounts first: what is shown under /tmp (a clone, a venv) lands on its tmpfs
+    args = [bwrap(), "--perms", "0755", "--tmpfs", "/", "--dev", "/dev", "--proc", "/proc",
             "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
-            "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm"]
+            "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm",
+            *_visible(sorted(_shown()), JOB_MOUNTS)]
     for folder in ("", "home", "tmp", "data"):
         args += ["--perms", "0777" if uid is not None else "0755", "--dir", str(JOB_DIR / folder)]
     for name, fd in files.items():
