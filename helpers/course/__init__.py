@@ -11,6 +11,8 @@
 - ``tolerances``: measures how far checked numbers move under other BLAS kernels.
 - ``workspace``: the student's blank working copies in ``work/``.
 - ``kernel``: the lab's Jupyter kernel, which imports the kit before the notebook's folder.
+- ``lab_contents``: the lab's contents manager, which refuses to serve ``solutions/``.
+- ``student_copy``: ``kit release --student-repo``, a copy of the kit without solutions.
 
 The course library (``helpers.*`` outside this package) never imports from here.
 """

@@ -17,7 +17,8 @@ from helpers.settings import REPO_ROOT
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 #: Jupyter server settings for ``kit lab`` and Binder: the file browser hides the released
-#: notebooks and the solutions, so students open their copies in ``work/``.
+#: notebooks and the server refuses the solutions (``lab_contents``), so students open their
+#: copies in ``work/``.
 LAB_CONFIG_DIR = Path(__file__).parent / "jupyter_config"
 RUNS_DIR = REPO_ROOT / "runs"
 #: Where ``kit release --force`` keeps copies of the notebooks it overwrote.
