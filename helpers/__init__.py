@@ -3,9 +3,12 @@
 The course library, which the notebooks import, holds one topic per module:
 
 - the data: ``fetch`` (the data sets, their checksums, downloading and extracting them),
+  ``files`` (checksums, atomic writes, a bad file set aside),
   ``data`` (the corpus loaders), ``own_reviews`` (your own labelled reviews), ``settings``
   (data folder, data source, profile), ``errors`` (``KitError``, ``InputError``),
-  ``storage`` (every computed cache: one key, atomic writes, a checksum verified on read);
+  ``storage`` (every computed cache: one key, atomic writes, a checksum verified on read),
+  ``owned`` (files written for people, never overwriting one they changed), ``validation``
+  (the argument checks every public function makes);
 - text and features: ``text`` (the shared tokeniser, HTML line breaks, snippets),
   ``corpus`` (corpus statistics), ``features`` (bag-of-words vectorizers);
 - models and their evaluation: ``naive_bayes``, ``evaluation`` (cross-validation, the
@@ -17,9 +20,8 @@ The course library, which the notebooks import, holds one topic per module:
   ``leakage`` (train-test overlap), ``adversarial`` (Zelligs and Claudes);
 - in a notebook: ``exercises`` (an unfinished exercise's error is one line, not a traceback).
 
-On top of it sit the ``kit`` command (``cli``) and the course tooling, ``helpers.course``:
-``config``, ``release``, ``grading``, ``runner``, ``nbval_plugin``, ``compare``,
-``environment``, ``references``, ``tolerances``. The library never imports either.
+On top of it sit the ``kit`` command (``cli``) and the course tooling, ``helpers.course``
+(its modules are listed in its own docstring). The library never imports either.
 """
 
 __version__ = "0.1.0"

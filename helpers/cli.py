@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import platform
 import sys
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from helpers import fetch, settings
 from helpers.course import config
+from helpers.course.arguments import positive_float, positive_int
 from helpers.errors import KitError
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def cmd_release(args: argparse.Namespace) -> None:
 
 def cmd_grade(args: argparse.Namespace) -> None:
     from helpers import owned
-    from helpers.course import answers, classgrade, feedback, gradebook, sandbox, student_copy
+    from helpers.course import answers, classgrade, feedback, gradebook, layout, sandbox, student_copy
 
     student_copy.require_course_repository("grade")
     submissions = Path(args.submissions)
@@ -105,7 +105,7 @@ def cmd_grade(args: argparse.Namespace) -> None:
     grades = gradebook.grades_table(records)
     if args.feedback_only:
         written = feedback.write_all_feedback(submissions, records)
-        print(f"{len(written)} feedback files written under {submissions / gradebook.FEEDBACK_DIR}")
+        print(f"{len(written)} feedback files written under {layout.feedback_root(submissions)}")
         return
     written = answers.written_points(submissions)
     print(gradebook.summary(grades, written).to_string())
@@ -116,7 +116,7 @@ def cmd_grade(args: argparse.Namespace) -> None:
     if args.summary:
         print("\n" + gradebook.pass_rates(grades).to_string(index=False))
         path = gradebook.write_summary(submissions, grades, written)
-        print("\n" + owned.where_written("class table", submissions / gradebook.SUMMARY_FILE, path))
+        print("\n" + owned.where_written("class table", layout.summary_path(submissions), path))
 
 
 def _graded_names(number: str | None) -> list[str] | None:
@@ -196,16 +196,17 @@ def cmd_work(args: argparse.Namespace) -> None:
 
 def cmd_check(args: argparse.Namespace) -> None:
     from helpers.course import check
+    from helpers.course.verdict import describe
 
     if args.notebook:
         copy = check.working_copy(args.notebook)
         print(f"{copy.name}: running it in a fresh kernel against the released checks ...", flush=True)
-        rows = check.check_notebook(copy, check.released_for(copy), timeout=args.timeout, progress=True)
-        print(f"{copy.name}: {sum(row.passed for row in rows)}/{len(rows)} exercises pass the "
+        verdicts = check.check_notebook(copy, check.released_for(copy), timeout=args.timeout, progress=True)
+        print(f"{copy.name}: {sum(v.passed for v in verdicts)}/{len(verdicts)} exercises pass the "
               "visible checks (grading also runs hidden ones)")
-        for row in rows:
-            print(textwrap.indent(check.describe(row), "  "))
-        _all_pass(rows)
+        for verdict in verdicts:
+            print(textwrap.indent(describe(verdict), "  "))
+        _all_pass(verdicts)
         return
     copies = config.notebooks_in(settings.work_dir())
     if not copies:
@@ -213,14 +214,14 @@ def cmd_check(args: argparse.Namespace) -> None:
     found = check.check_workspace(copies, timeout=args.timeout, report=True)
     print("\n" + check.progress(found).to_string())
     print("\n`kit check NN` says, per exercise, what fails and why.")
-    _all_pass([row for rows in found.values() for row in rows])
+    _all_pass([verdict for verdicts in found.values() for verdict in verdicts])
 
 
-def _all_pass(rows: list) -> None:
+def _all_pass(verdicts: list) -> None:
     """Exit status 1 (a KitError) unless every exercise checked passes."""
-    failing = sum(not row.passed for row in rows)
+    failing = sum(not verdict.passed for verdict in verdicts)
     if failing:
-        raise KitError(f"{failing} of {len(rows)} exercises do not pass yet.")
+        raise KitError(f"{failing} of {len(verdicts)} exercises do not pass yet.")
 
 
 def cmd_lab(args: argparse.Namespace) -> None:
@@ -262,28 +263,6 @@ def _version() -> str:
         return metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:  # run from a checkout that was never installed
         return "(not installed)"
-
-
-def positive_int(text: str) -> int:
-    """argparse type: a whole number ≥ 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """argparse type: a finite number > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} must be a finite number above 0")
-    return value
 
 
 def notebook_number(text: str) -> str:

@@ -269,25 +269,23 @@ def train(config: Doc2VecConfig, workers: int | None = None, progress: bool = Tr
     progress : bool
         A progress bar per epoch.
     """
-    path = model_path(config)
-    found = storage.load(path, lambda stored: Doc2Vec.load(str(stored)))
-    if found is not None:
-        return found
-    if not reference_hashing():
-        warnings.warn("Python started without PYTHONHASHSEED=0: gensim's initial vectors (and so "
-                      "this model) differ from the reference's; the model is cached apart from it. "
-                      "Start Jupyter with `kit lab`.", stacklevel=2)
-    corpus, _ = corpus_file(config, progress)
-    bar = EpochProgress(config.epochs, f"train {config.name}", progress)
-    model = Doc2Vec(corpus_file=str(corpus), **doc2vec_arguments(config, workers), callbacks=[bar])
-    model.callbacks = ()  # the bar is not worth pickling
+    def compute() -> Doc2Vec:
+        if not reference_hashing():
+            warnings.warn("Python started without PYTHONHASHSEED=0: gensim's initial vectors (and so "
+                          "this model) differ from the reference's; the model is cached apart from it. "
+                          "Start Jupyter with `kit lab`.", stacklevel=4)
+        corpus, _ = corpus_file(config, progress)
+        bar = EpochProgress(config.epochs, f"train {config.name}", progress)
+        model = Doc2Vec(corpus_file=str(corpus), **doc2vec_arguments(config, workers), callbacks=[bar])
+        model.callbacks = ()  # the bar is not worth pickling
+        return model
 
-    def write(tmp: Path) -> None:
-        with open(tmp, "wb") as handle:  # one file: gensim stores big arrays inline in a handle
-            model.save(handle)
+    return storage.cached(model_path(config), compute, _save_model, lambda stored: Doc2Vec.load(str(stored)))
 
-    storage.store(path, write)
-    return model
+
+def _save_model(model: Doc2Vec, tmp: Path) -> None:
+    with open(tmp, "wb") as handle:  # one file: gensim stores big arrays inline in a handle
+        model.save(handle)
 
 
 def model_path(config: Doc2VecConfig) -> Path:
@@ -310,25 +308,22 @@ def review_vectors(config: Doc2VecConfig, workers: int | None = None, infer_epoc
     -------
     ndarray of shape (2000, vector_size)
     """
-    path = _vector_path(config, infer_epochs)
-    found = storage.load(path, lambda stored: _vectors_of_shape(np.load(stored), config))
-    if found is not None:
-        return found
-    reviews = data.load_movie_reviews()
-    if config.transductive:
+    def compute() -> np.ndarray:
+        reviews = data.load_movie_reviews()
+        if not config.transductive:
+            return infer_vectors(config, reviews.text, workers, infer_epochs, progress)
         model = train(config, workers, progress)
         _, ids = corpus_file(config, progress)
         line = {doc_id: i for i, doc_id in enumerate(ids)}
-        vectors = np.vstack([model.dv[line[d]] for d in reviews.doc_id])
-    else:
-        vectors = infer_vectors(config, reviews.text, workers, infer_epochs, progress)
+        return np.vstack([model.dv[line[d]] for d in reviews.doc_id])
 
-    def write(tmp: Path) -> None:
-        with open(tmp, "wb") as handle:  # a handle: np.save would add ".npy" to a name
-            np.save(handle, vectors)
+    return storage.cached(_vector_path(config, infer_epochs), compute, _save_array,
+                          lambda stored: _vectors_of_shape(np.load(stored), config))
 
-    storage.store(path, write)
-    return vectors
+
+def _save_array(vectors: np.ndarray, tmp: Path) -> None:
+    with open(tmp, "wb") as handle:  # a handle: np.save would add ".npy" to a name
+        np.save(handle, vectors)
 
 
 def _vectors_of_shape(vectors: np.ndarray, config: Doc2VecConfig) -> np.ndarray | None:

@@ -262,10 +262,14 @@ def cross_validate(system: System, name: str | None = None, reviews: pd.DataFram
     """
     name = name or system.key()
     cache = _cache_path(system) if (use_cache and reviews is None) else None
-    if cache is not None:
-        found = storage.load(cache, _read_predictions)
-        if found is not None:
-            return found.assign(system=name)
+    predictions = storage.cached(cache, lambda: _cross_validated(system, reviews, name, n_jobs, progress),
+                                 lambda found, tmp: found.to_csv(tmp, index=False), _read_predictions)
+    return predictions.assign(system=name)
+
+
+def _cross_validated(system: System, reviews: pd.DataFrame | None, name: str, n_jobs: int,
+                     progress: bool) -> pd.DataFrame:
+    """Every review's prediction by the model trained on the other folds (see ``cross_validate``)."""
     reviews = data.load_movie_reviews() if reviews is None else reviews
     matrix = system.represent(reviews)
     labels, folds = reviews.label.to_numpy(), reviews.fold.to_numpy()
@@ -273,14 +277,11 @@ def cross_validate(system: System, name: str | None = None, reviews: pd.DataFram
     parts = list(tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), total=len(set(folds)),
                       desc=f"CV {name}", disable=not progress, leave=False))
     found = pd.concat(parts).set_index("index").sort_index()
-    predictions = pd.DataFrame({
+    return pd.DataFrame({
         "doc_id": reviews.doc_id.to_numpy(), "fold": folds, "system": name,
         "prediction": found.prediction.to_numpy(), "score": found.score.to_numpy(),
         "correct": found.prediction.to_numpy() == labels, "C": found.C.to_numpy(),
     }, columns=PREDICTION_COLUMNS)
-    if cache is not None:
-        storage.store(cache, lambda tmp: predictions.to_csv(tmp, index=False))
-    return predictions
 
 
 def fit_predict(system: System, train: pd.DataFrame | None = None, test: pd.DataFrame | None = None,

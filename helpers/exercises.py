@@ -87,6 +87,13 @@ def missing_because(error: BaseException, needs: dict[str, str]) -> str | None:
             f"exercise {needs[name]}, {NOT_DONE} when it ran; run that cell again once it is done")
 
 
+def waits_for(error: BaseException) -> str | None:
+    """For a ``NameError`` on a name a cell stopped on a stub before defining (in this
+    kernel), the exercise that stopped it; else None."""
+    name = getattr(error, "name", None) if type(error) is NameError else None
+    return _needs.get(name) if isinstance(name, str) else None
+
+
 def _cell_source(tb: TracebackType | None) -> str:
     """The source of the notebook cell a traceback started in (IPython keeps it in linecache)."""
     while tb is not None and tb.tb_frame.f_code.co_name != "<module>":

@@ -35,7 +35,7 @@ from tqdm import tqdm
 
 from helpers import settings
 from helpers.errors import KitError
-from helpers.storage import CHUNK, say, set_aside, sha256sum
+from helpers.files import CHUNK, say, set_aside, sha256sum
 
 STAMP = ".kit-verified"
 #: The extracted files, one per line: path (relative, "/"), size, mtime in ns, sha256.

@@ -200,14 +200,8 @@ def _cached(train_texts: list[str], test_texts: list[str], ngram: int, stop_word
             compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
     """The overlap from the cache, or ``compute()``d and stored."""
     path = _cache_path(train_texts, test_texts, ngram, stop_words) if use_cache else None
-    if path is not None:
-        found = storage.load(path, lambda stored: _read_npz(stored, len(train_texts), len(test_texts)))
-        if found is not None:
-            return found
-    found = compute()
-    if path is not None:
-        storage.store(path, lambda tmp: _save_npz(tmp, found))
-    return found
+    return storage.cached(path, compute, lambda found, tmp: _save_npz(tmp, found),
+                          lambda stored: _read_npz(stored, len(train_texts), len(test_texts)))
 
 
 def _read_npz(path: Path, n_train: int, n_test: int) -> pd.DataFrame | None:

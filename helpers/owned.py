@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 
 from helpers.errors import KitError
-from helpers.storage import atomic_write
+from helpers.files import atomic_write
 
 LEDGER = ".kit-written.json"
 STAMP_FORMAT = "%Y%m%d-%H%M%S"

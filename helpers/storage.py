@@ -19,7 +19,9 @@ through this module, under one set of rules:
   full disk) costs one line on stderr, not the result, unless :data:`STRICT_CACHE_ENV` is
   set (``kit grade --prepare``, which must leave every cache built).
 
-:func:`cached` puts the rules together: load, or compute and store.
+:func:`cached` puts the rules together: load, or compute and store. Every cached value goes
+through it; only the Doc2Vec training corpus, a file gensim reads by its path rather than a
+value, is loaded and stored with :func:`load` and :func:`store` themselves.
 """
 
 from __future__ import annotations
@@ -29,15 +31,13 @@ import fcntl
 import hashlib
 import json
 import os
-import sys
-import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from datetime import datetime
 from importlib import metadata
 from pathlib import Path
 from typing import TypeVar
 
-from tqdm import tqdm
+from helpers import fetch
+from helpers.files import atomic_write, say, set_aside, sha256sum
 
 T = TypeVar("T")
 
@@ -45,21 +45,9 @@ T = TypeVar("T")
 CACHE_VERSION = 2
 #: Hex characters of a key (64 bits: no two artefacts of one data folder collide).
 KEY_CHARS = 16
-CHUNK = 1 << 20
 SIDECAR = ".sha256"
-#: How a set-aside artefact is named: ``<name>.corrupt-<timestamp>``.
-ASIDE_FORMAT = "%Y%m%d-%H%M%S-%f"
 #: Set (to anything) when a cache that cannot be stored must be an error, not a warning.
 STRICT_CACHE_ENV = "KIT_STRICT_CACHE"
-
-
-def sha256sum(path: Path) -> str:
-    """Return the hex sha256 digest of a file, read in 1 MiB chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def key(params: Mapping[str, object], datasets: Sequence[str] = (), libraries: Sequence[str] = ()) -> str:
@@ -81,33 +69,10 @@ def key(params: Mapping[str, object], datasets: Sequence[str] = (), libraries: S
     str
         :data:`KEY_CHARS` hex characters.
     """
-    from helpers import fetch  # fetch stores its own files through this module
-
     blob = json.dumps({"params": params, "data": {name: fetch.stamp(name) for name in datasets},
                        "libraries": {name: metadata.version(name) for name in libraries},
                        "version": CACHE_VERSION}, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:KEY_CHARS]
-
-
-def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it into place.
-
-    Nothing half-written is ever at ``path``: a failure (or a kill) leaves the old file, or none.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp_name))
-        os.chmod(tmp_name, 0o644)  # mkstemp makes files private; these are ordinary data files
-        os.replace(tmp_name, path)
-    finally:
-        Path(tmp_name).unlink(missing_ok=True)
-
-
-def say(line: str) -> None:
-    """Tell the user one line on stderr, between progress bars' lines."""
-    tqdm.write(line, file=sys.stderr)
 
 
 def _sidecar(path: Path) -> Path:
@@ -130,21 +95,6 @@ def _locked(path: Path, exclusive: bool) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
-
-
-def set_aside(path: Path, why: str, then: str = "computed again") -> Path | None:
-    """Rename a bad file to ``<name>.corrupt-<timestamp>`` (kept, never read); say so in one line.
-
-    Returns the new path, or None when the folder is read-only (the file then stays, unused).
-    """
-    aside = path.with_name(f"{path.name}.corrupt-{datetime.now().strftime(ASIDE_FORMAT)}")
-    try:
-        path.rename(aside)
-    except OSError:
-        say(f"{path} {why}; it is not used (its folder is read-only, so it stays there).")
-        return None
-    say(f"{path.name} {why}; set aside as {aside.name}, and {then}.")
-    return aside
 
 
 def is_stored(path: Path) -> bool:
@@ -232,13 +182,14 @@ def store(path: Path, write: Callable[[Path], None]) -> bool:
     return True
 
 
-def cached(path: Path, compute: Callable[[], T], write: Callable[[T, Path], None],
-           read: Callable[[Path], T]) -> T:
+def cached(path: Path | None, compute: Callable[[], T], write: Callable[[T, Path], None],
+           read: Callable[[Path], T | None]) -> T:
     """The stored artefact at ``path`` if intact; else ``compute()``, stored with ``write``.
 
     Parameters
     ----------
-    path : Path
+    path : Path or None
+        Where the artefact is cached; None to compute it without a cache.
     compute : callable
         ``compute()`` returns the value.
     write : callable
@@ -246,9 +197,10 @@ def cached(path: Path, compute: Callable[[], T], write: Callable[[T, Path], None
     read : callable
         ``read(path)`` reads it back (see :func:`load`).
     """
-    found = load(path, read)
+    found = load(path, read) if path is not None else None
     if found is not None:
         return found
     value = compute()
-    store(path, lambda tmp: write(value, tmp))
+    if path is not None:
+        store(path, lambda tmp: write(value, tmp))
     return value

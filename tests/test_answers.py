@@ -11,7 +11,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from test_gradebook import make_record
 
 from helpers.cli import main
-from helpers.course import answers, classgrade, gradebook, release
+from helpers.course import answers, classgrade, gradebook, layout, release
 from helpers.errors import KitError
 
 NOTEBOOK = "01_topic"
@@ -170,9 +170,9 @@ def test_a_notebook_without_questions_writes_no_sheet(tmp_path):
 def test_grading_writes_a_sheet_per_notebook_for_the_whole_class(klass, capsys):
     subs, solution, _ = klass
     classgrade.write_answer_sheets(subs, [solution])
-    table = answers.read_sheet(answers.sheet_path(subs, NOTEBOOK))
+    table = answers.read_sheet(layout.sheet_path(subs, NOTEBOOK))
     assert sorted(set(table.student)) == ["ann", "bob", "cat", "dan"]
-    assert answers.sheet_path(subs, NOTEBOOK, ".html").is_file()
+    assert layout.sheet_path(subs, NOTEBOOK, ".html").is_file()
     assert f"written answers to {NOTEBOOK} written to" in capsys.readouterr().out
 
 
@@ -181,5 +181,5 @@ def test_kit_grade_summary_adds_the_marked_points(klass):
     _mark_ann(klass, ["2", "1"])
     gradebook.write_record(subs, make_record("ann", NOTEBOOK))
     assert main(["grade", str(subs), "--summary"]) == 0
-    table = pd.read_csv(subs / gradebook.SUMMARY_FILE, index_col="student")
+    table = pd.read_csv(subs / layout.SUMMARY_FILE, index_col="student")
     assert table.loc["ann", "written"] == 3.0 and table.loc["ann", "total"] == 4.0

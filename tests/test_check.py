@@ -9,6 +9,8 @@ import pytest
 
 from helpers.cli import main
 from helpers.course import check, config, release, workspace
+from helpers.course.compare import Difference
+from helpers.course.verdict import Status, Verdict, describe
 from helpers.errors import KitError
 
 FIXTURE = Path(__file__).parent / "fixtures" / "solutions" / "00_fixture.ipynb"
@@ -28,7 +30,7 @@ def test_check_says_per_exercise_what_passes(tmp_path):
         copy = tmp_path / name / FIXTURE.name
         copy.parent.mkdir()
         nbformat.write(nb, copy)
-        lines[name] = [check.describe(row) for row in check.check_notebook(copy, released, timeout=120)]
+        lines[name] = [describe(verdict) for verdict in check.check_notebook(copy, released, timeout=120)]
     assert lines["correct"] == ["✓ 0.1", "✓ 0.2"]
     assert lines["stub"] == ["✗ 0.1  not done yet", "✗ 0.2  not done yet"]
     assert lines["wrong"][0] == (
@@ -66,13 +68,13 @@ def test_an_error_shows_where_it_was_raised_and_the_table_counts_each_kind(tmp_p
     found = check.check_workspace(config.notebooks_in(work) + [work / "mine.ipynb"], timeout=120,
                                   notebooks=notebooks)
     assert list(found) == [FIXTURE.name]
-    assert check.describe(found[FIXTURE.name][0]) == (
+    assert describe(found[FIXTURE.name][0]) == (
         "✗ 0.1  Fixture practical\n    ZeroDivisionError: division by zero "
         "(in add, line 3: return total / 0)")
     table = check.progress(found)
     assert table.loc[FIXTURE.name].to_dict() == {
-        "exercises": 2, "pass": 0, "not done": 1, "blocked": 0, "fail": 1}
-    assert list(table.columns) == ["exercises", "pass", "not done", "blocked", "fail"]
+        "exercises": 2, "passed": 0, "not done": 1, "blocked": 0, "failed": 1}
+    assert list(table.columns) == ["exercises", "passed", "not done", "blocked", "failed"]
 
 
 def test_kit_check_on_a_catalogued_mistake_in_a_course_notebook(tmp_path, monkeypatch, capsys, corpora):
@@ -105,10 +107,11 @@ def test_kit_check_on_a_catalogued_mistake_in_a_course_notebook(tmp_path, monkey
 
 
 def test_the_libraries_that_wrote_the_reference_stand_on_a_line_of_their_own():
-    error = ("output differs from the reference: stdout, line 1: 2 where 1 was expected; "
-             "expected (reference): 1; got (your output):    2 [reference outputs written with: "
-             "openblas Haswell; this run uses: openblas Prescott]")
-    assert check.describe(check.Row("1.1", False, error, "Title")) == (
+    verdict = Verdict("1.1", Status.FAILED, "(the one line)", where="Title", position=1,
+                      difference=Difference(1, "1", "2", "2 where 1 was expected", "stdout"),
+                      environments=("reference outputs written with: openblas Haswell",
+                                    "this run uses: openblas Prescott"))
+    assert describe(verdict) == (
         "✗ 1.1  Title\n    output differs from the reference: stdout, line 1: 2 where 1 was expected\n"
         "    expected (reference): 1\n    got (your output):    2\n"
         "    (reference outputs written with: openblas Haswell; this run uses: openblas Prescott)")
@@ -140,13 +143,32 @@ def test_check_in_a_notebook_runs_one_exercise_s_checks_on_the_live_names(tmp_pa
     assert capsys.readouterr().out == "✓ 0.1\n"
     assert check.check("0.1", wrong, notebooks) is False
     assert capsys.readouterr().out == (
-        "✗ 0.1  Fixture practical\n    output differs from the reference: line 1: -1 where 5 was "
+        "✗ 0.1  Fixture practical\n    output differs from the reference: stdout, line 1: -1 where 5 was "
         "expected (must match exactly)\n    expected (reference): 5\n    got (your output):    -1\n")
     assert check.check("0.1", stub, notebooks) is False
-    assert capsys.readouterr().out == "✗ 0.1  Fixture practical\n    not done yet\n"
+    assert capsys.readouterr().out == "✗ 0.1  not done yet\n"
     with pytest.raises(KitError, match="Exercise 0.9 is not in"):
         check.check("0.9", right, notebooks)
     with pytest.raises(KitError, match="No released notebook has exercise 'x'"):
         check.check("x", right, notebooks)
     with pytest.raises(KitError, match="as a string"):
         check.check(0.1, right, notebooks)
+
+
+def test_check_in_a_notebook_compares_a_last_line_s_value_as_grading_does(tmp_path, capsys):
+    """A check cell whose last line is an expression shows its value (text/plain): the live
+    check compares it, as grading does, and does not pass a wrong value for printing nothing."""
+    solution = nbformat.read(FIXTURE, as_version=4)
+    check_cell = solution.cells[2]
+    check_cell.source = "# NBVAL_CHECK_OUTPUT\nadd(2, 3)"
+    check_cell.outputs = [nbformat.v4.new_output("execute_result", {"text/plain": "5"}, execution_count=1)]
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    nbformat.write(release.release_notebook(solution), notebooks / FIXTURE.name)
+    right, wrong = {}, {}
+    exec("def add(a, b):\n    return a + b", right)
+    exec("def add(a, b):\n    return a - b", wrong)
+    assert check.check("0.1", right, notebooks) is True
+    assert check.check("0.1", wrong, notebooks) is False
+    said = capsys.readouterr().out
+    assert "output differs from the reference: text/plain, line 1: -1 where 5 was expected" in said

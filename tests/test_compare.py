@@ -96,9 +96,13 @@ def test_a_move_passes_exactly_when_within_the_tolerance(mantissa, decimals, tol
 def test_outputs_of_different_kinds_are_compared_by_kind():
     expected = {"stdout": ["p = 0.18\n"], "text/plain": ["'ok'"]}
     assert compare.compare_outputs(expected, {"stdout": ["p = 0.19\n"], "text/plain": ["'ok'"]}, 1) is None
-    assert "missing" in compare.compare_outputs(expected, {"stdout": ["p = 0.18\n"]})
-    assert "stdout, line 1" in compare.compare_outputs(expected, {"stdout": ["p = 0.21\n"],
-                                                                  "text/plain": ["'ok'"]}, 1)
+    missing = compare.compare_outputs(expected, {"stdout": ["p = 0.18\n"]})
+    assert (missing.line, missing.reason) == (0, "expected output of kind text/plain is missing")
+    assert str(missing) == missing.summary() == "expected output of kind text/plain is missing"
+    moved = compare.compare_outputs(expected, {"stdout": ["p = 0.21\n"], "text/plain": ["'ok'"]}, 1)
+    assert (moved.kind, moved.line, moved.expected, moved.got) == ("stdout", 1, "p = 0.18", "p = 0.21")
+    assert str(moved).startswith("stdout, line 1: 0.21 where 0.18 was expected")
+    assert "expected (reference): p = 0.18" in str(moved)
 
 
 def test_tolerance_is_read_from_cell_metadata():

@@ -7,7 +7,7 @@ import re
 import pytest
 from test_gradebook import make_exercise, make_record, missing_notebook
 
-from helpers.course import feedback, gradebook
+from helpers.course import feedback, gradebook, layout
 from helpers.course.feedback import EXPECTED_LABEL, GOT_LABEL, HIDDEN_NOTE
 from helpers.errors import KitError
 
@@ -121,7 +121,7 @@ def test_a_missing_notebook_says_so():
 
 def test_write_feedback_writes_both_files(tmp_path):
     written = feedback.write_feedback(tmp_path, record())
-    folder = tmp_path / gradebook.FEEDBACK_DIR / "alice"
+    folder = tmp_path / layout.FEEDBACK_DIR / "alice"
     assert written == [folder / "01_naive_bayes.html", folder / "01_naive_bayes.md"]
     assert written[0].read_text() == feedback.render_html(record())
     assert written[1].read_text() == feedback.render_markdown(record())
@@ -149,4 +149,4 @@ def test_write_feedback_refuses_a_bad_record(tmp_path):
     with pytest.raises(KitError, match="'status'"):
         feedback.write_feedback(tmp_path, make_record(exercises=[make_exercise(status="passed") | {
             "status": "done"}]))
-    assert not (tmp_path / gradebook.FEEDBACK_DIR).exists()
+    assert not (tmp_path / layout.FEEDBACK_DIR).exists()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import data, fetch, settings, storage
+from helpers import data, fetch, files, settings
 from helpers.errors import KitError
 
 SMALL = "opinion_lexicon"  # the smallest archive, for tests that fetch into a tmp folder
@@ -124,7 +124,7 @@ def test_stale_extraction_is_replaced(source, empty_data_dir):
 
 def test_stamp_is_the_verified_archive_checksum(corpora):
     archive = corpora / fetch.DATASETS["movie_reviews"].archive
-    assert fetch.stamp("movie_reviews") == storage.sha256sum(archive)
+    assert fetch.stamp("movie_reviews") == files.sha256sum(archive)
     assert fetch.stamp("movie_reviews") in fetch.DATASETS["movie_reviews"].sha256
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from helpers import owned
-from helpers.course import gradebook
+from helpers.course import gradebook, layout
 from helpers.course.gradebook import GRADES_COLUMNS
 from helpers.errors import KitError
 
@@ -87,7 +87,7 @@ def test_points_earned_are_the_exercises_points_when_passed_else_zero():
 def test_records_round_trip_sorted(tmp_path):
     records = class_records()
     write_all(tmp_path, reversed(records))
-    path = gradebook.record_path(tmp_path, "bob", "02_logistic")
+    path = layout.record_path(tmp_path, "bob", "02_logistic")
     assert path == tmp_path / ".kit-grading" / "records" / "bob" / "02_logistic.json"
     assert gradebook.read_records(tmp_path) == records
     assert gradebook.read_record(tmp_path, "bob", "02_logistic") == records[3]
@@ -130,13 +130,13 @@ def test_is_current_needs_the_same_submission_and_solution():
 def test_unusable_records_are_skipped_with_one_line_each(tmp_path, capsys):
     good = make_record("alice")
     gradebook.write_record(tmp_path, good)
-    garbled = gradebook.record_path(tmp_path, "bob", "01_naive_bayes")
+    garbled = layout.record_path(tmp_path, "bob", "01_naive_bayes")
     garbled.parent.mkdir(parents=True)
     garbled.write_text('{"version": 1, "student": "bo')
-    newer = gradebook.record_path(tmp_path, "carol", "01_naive_bayes")
+    newer = layout.record_path(tmp_path, "carol", "01_naive_bayes")
     newer.parent.mkdir(parents=True)
     newer.write_text(json.dumps(make_record("carol", version=2)))
-    elsewhere = gradebook.record_path(tmp_path, "dave", "01_naive_bayes")
+    elsewhere = layout.record_path(tmp_path, "dave", "01_naive_bayes")
     elsewhere.parent.mkdir(parents=True)
     elsewhere.write_text(json.dumps(make_record("alice")))  # copied from alice's folder
 
@@ -169,7 +169,7 @@ def test_a_bad_record_is_refused_naming_the_key(tmp_path, change, key):
     change(record)
     with pytest.raises(KitError, match=f"'{key}'"):
         gradebook.write_record(tmp_path, record)
-    assert not (tmp_path / gradebook.RECORDS_DIR).exists()
+    assert not (tmp_path / layout.RECORDS_DIR).exists()
 
 
 # --------------------------------------------------------------------------- class tables
@@ -225,7 +225,7 @@ def test_flagged_lists_only_rows_with_flags(tmp_path):
 
 def test_hand_edited_grades_survive_a_regrade(tmp_path):
     write_all(tmp_path, class_records())
-    grades_csv = tmp_path / gradebook.GRADES_FILE
+    grades_csv = tmp_path / layout.GRADES_FILE
     gradebook.write_grades(tmp_path, gradebook.read_records(tmp_path))
     edited = grades_csv.read_text().replace("alice,01_naive_bayes,1.2,failed,False,0.0",
                                             "alice,01_naive_bayes,1.2,failed,False,1.5")

@@ -117,3 +117,91 @@ def test_start_here_states_what_it_takes_as_measured():
     assert f"a second run about {round(warm / 60)} minutes" in said
     official_mb = 84_125_825 / 1e6  # the official archive (../shared/data/README.md)
     assert f"the {official_mb:.0f} MB IMDB archive" in said
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the kit by dotted name (``helpers``, ``helpers.course.grading``, ...)."""
+    found = {}
+    for path in sorted((REPO_ROOT / "helpers").rglob("*.py")):
+        parts = path.relative_to(REPO_ROOT).with_suffix("").parts
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The kit's modules ``path`` imports, anywhere in it (a function's import included)."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name in modules)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            named = {f"{node.module}.{alias.name}" for alias in node.names}
+            found.update(name for name in named | {node.module} if name in modules)
+    return found
+
+
+def test_each_package_docstring_lists_every_module():
+    import helpers
+    import helpers.course
+
+    for package in (helpers, helpers.course):
+        folder = Path(package.__file__).parent
+        missing = [path.stem for path in sorted(folder.glob("*.py"))
+                   if path.stem != "__init__" and f"``{path.stem}``" not in package.__doc__]
+        assert not missing, f"{package.__name__}'s docstring does not list {missing}"
+
+
+def test_no_two_modules_import_each_other_even_indirectly():
+    modules = _modules()
+    graph = {name: _imports(path, modules) - {name} for name, path in modules.items()}
+    packages = {"helpers", "helpers.course"}  # a package imports its own modules on purpose
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in graph[todo.pop()] - seen - packages:
+                if nxt == goal:
+                    return True
+                seen.add(nxt)
+                todo.append(nxt)
+        return False
+
+    cycles = sorted({tuple(sorted((a, b))) for a in graph for b in graph[a] - packages if reaches(b, a)})
+    assert not cycles, f"modules in an import cycle: {cycles}"
+
+
+def test_the_tooling_never_imports_the_kit_command():
+    modules = _modules()
+    offenders = [name for name, path in modules.items()
+                 if name.startswith("helpers.course") and "helpers.cli" in _imports(path, modules)]
+    assert not offenders, f"{offenders} import helpers.cli"
+
+
+def test_no_module_reads_a_verdict_back_from_text():
+    """The plugin reports cells as data (verdict.CellResult); only verdict.py words a verdict."""
+    for name, path in _modules().items():
+        text = path.read_text(encoding="utf-8")
+        assert "junitxml" not in text and "xml.etree" not in text, f"{name} reads an XML report"
+        if name != "helpers.course.verdict":
+            assert '"blocked by' not in text and "f\"blocked by" not in text, f"{name} words a verdict"
+
+
+def test_one_module_owns_the_class_folder_layout():
+    from helpers.course import layout
+
+    names = [layout.RECORDS_DIR, layout.GRADES_FILE, layout.SUMMARY_FILE, layout.SHEET_PREFIX]
+    for name, path in _modules().items():
+        if name != "helpers.course.layout":
+            text = path.read_text(encoding="utf-8")
+            assert not [n for n in names if f'"{n}' in text], f"{name} spells out a class folder's file names"
+
+
+def test_every_cache_goes_through_storage_cached():
+    """Only the Doc2Vec training corpus, a file gensim reads by path, is stored by hand."""
+    for name, path in _modules().items():
+        calls = re.findall(r"storage\.(?:load|store)\(", path.read_text(encoding="utf-8"))
+        assert not calls or name == "helpers.embeddings", f"{name} caches without storage.cached"
+    corpus = (REPO_ROOT / "helpers" / "embeddings.py").read_text(encoding="utf-8")
+    assert len(re.findall(r"storage\.(?:load|store)\(", corpus)) == 4  # corpus_file's two files

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import storage
+from helpers import files, storage
 
 
 def _write_text(text: str):
@@ -22,7 +22,7 @@ def _read_text(path: Path) -> str:
 def test_sha256sum_matches_hashlib(tmp_path):
     blob = bytes(range(256)) * 10000
     (tmp_path / "f").write_bytes(blob)
-    assert storage.sha256sum(tmp_path / "f") == hashlib.sha256(blob).hexdigest()
+    assert files.sha256sum(tmp_path / "f") == hashlib.sha256(blob).hexdigest()
 
 
 def test_atomic_write_leaves_nothing_on_failure(tmp_path):
@@ -33,9 +33,9 @@ def test_atomic_write_leaves_nothing_on_failure(tmp_path):
         raise OSError(28, "No space left on device")
 
     with pytest.raises(OSError):
-        storage.atomic_write(target, half_then_fail)
+        files.atomic_write(target, half_then_fail)
     assert list(target.parent.iterdir()) == []
-    storage.atomic_write(target, lambda tmp: tmp.write_text("whole"))
+    files.atomic_write(target, lambda tmp: tmp.write_text("whole"))
     assert target.read_text() == "whole" and len(list(target.parent.iterdir())) == 1
 
 

@@ -26,11 +26,11 @@ import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
+from helpers.course import layout
 from helpers.course.release import ANSWER_PLACEHOLDER, answer_cells, answer_id, blank_answers
 from helpers.errors import KitError
 from helpers.owned import write_owned
 
-SHEET_PREFIX = "answers_"
 SHEET_COLUMNS = ["student", "question", "prompt", "answer", "points"]
 _BEGIN, _END = "=== BEGIN ANSWER ===", "=== END ANSWER ==="
 _CSP = "default-src 'none'; style-src 'unsafe-inline'"  # the page loads and runs nothing
@@ -42,11 +42,6 @@ th, td { border: 1px solid #ccc; padding: 0.3rem 0.6rem; text-align: left; verti
 th { background: #f3f3f3; } td.answer { white-space: pre-wrap; } .empty { color: #8a5a00; }
 .model { background: #f1f7f1; border-left: 4px solid #17663a; padding: 0.5rem 1rem; white-space: pre-wrap; }
 """
-
-
-def sheet_path(submissions_dir: Path, notebook: str, suffix: str = ".csv") -> Path:
-    """Where the answer sheet of ``notebook`` (``NN_topic``) goes: ``answers_NN_topic.csv``."""
-    return Path(submissions_dir) / f"{SHEET_PREFIX}{notebook}{suffix}"
 
 
 def questions(solution: NotebookNode, name: str = "notebook") -> dict[str, tuple[str, str, str]]:
@@ -164,11 +159,11 @@ def write_sheets(submissions_dir: Path, solution_path: Path,
     asked = questions(nbformat.read(solution_path, as_version=4), solution_path.name)
     if not asked:
         return []
-    csv_path = sheet_path(submissions_dir, solution_path.stem)
+    csv_path = layout.sheet_path(submissions_dir, solution_path.stem)
     table = sheet(asked, submissions, read_sheet(csv_path))
     models = {question: model for question, (_, model, _) in asked.items()}
     return [write_owned(csv_path, table.to_csv(index=False)),
-            write_owned(sheet_path(submissions_dir, solution_path.stem, ".html"),
+            write_owned(layout.sheet_path(submissions_dir, solution_path.stem, ".html"),
                         render_html(solution_path.stem, table, models))]
 
 
@@ -182,9 +177,7 @@ def written_points(submissions_dir: Path) -> pd.Series:
         and question.
     """
     totals: dict[str, float] = {}
-    for path in sorted(Path(submissions_dir).glob(f"{SHEET_PREFIX}*.csv")):
-        if path.name.startswith("."):  # temporaries
-            continue
+    for path in layout.sheet_paths(submissions_dir):
         if path.stem.count("."):  # a stamped sheet written beside one the instructor has marked
             _warn_if_newer(path, path.with_name(f"{path.stem.split('.')[0]}.csv"))
             continue

@@ -10,56 +10,36 @@ checks, so a pass here is necessary, not sufficient, for a pass in ``kit grade``
 
 ``check("1.2")`` inside a notebook (``from helpers.course.check import check``) runs exercise
 1.2's visible checks on the live kernel, with the names the student's cells defined, and
-compares what they print with the release's reference outputs the way nbval does.
+compares what they show (what they print, and the value of a last line) with the release's
+reference outputs as grading does (``compare``); ``verdict.decide`` decides, as for grading.
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
-import re
 import sys
 import tempfile
-import textwrap
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any
 
 import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
 from helpers.course import compare, config, environment, grading
-from helpers.course.grading import heading_above
+from helpers.course.merge import code_numbers, graded_notebook
 from helpers.course.release import exercises
+from helpers.course.verdict import CellResult, Ending, Status, Verdict, decide, describe
 from helpers.errors import KitError
-from helpers.exercises import NOT_DONE, ipython_shell, unfinished
+from helpers.exercises import ipython_shell, unfinished, waits_for
 from helpers.settings import work_dir
-
-# The reference's and this run's libraries, which grading appends to an output difference.
-_ENVIRONMENTS = re.compile(rf" \[({re.escape(environment.REFERENCE_LABEL)}.*)\]$")
-
-
-class Row(NamedTuple):
-    """One exercise's self-check: whether it passes, why not, and the failing check's title."""
-
-    exercise: str
-    passed: bool
-    error: str
-    title: str
-
-    @property
-    def status(self) -> str:
-        """``"pass"``, ``"not done"``, ``"blocked"`` or ``"fail"``."""
-        if self.passed:
-            return "pass"
-        if self.error.startswith(f"NotImplementedError: exercise {self.exercise}"):
-            return "not done"
-        return "blocked" if self.error.startswith("blocked by") else "fail"
 
 
 def check_notebook(submission: Path, reference: Path,
-                   timeout: float = config.CELL_TIMEOUT, progress: bool = False) -> list[Row]:
-    """Check one working copy against its released notebook: one ``Row`` per exercise.
+                   timeout: float = config.CELL_TIMEOUT, progress: bool = False) -> list[Verdict]:
+    """Check one working copy against its released notebook: one ``Verdict`` per exercise.
 
     Parameters
     ----------
@@ -80,24 +60,14 @@ def check_notebook(submission: Path, reference: Path,
     except Exception as err:  # any unreadable notebook is a message, not a crash
         raise KitError(f"{submission} is not a readable notebook ({type(err).__name__}).") from err
     released = nbformat.read(reference, as_version=4)
-    graded = grading.graded_notebook(released, theirs)
     with tempfile.TemporaryDirectory(prefix="kit-check-") as folder:
-        path = Path(folder) / Path(submission).name
-        nbformat.write(graded, path)
-        results = grading.run_nbval(path, timeout, progress)
-    items = exercises(released)
-    numbers = grading.code_numbers(graded)
-    rows = []
-    for ex, (exercise, passed, error) in zip(items, grading.exercise_rows(items, graded, results),
-                                             strict=True):
-        failed = None if passed or not results else grading.first_failure(ex, numbers, results)
-        title = heading_above(graded, ex.cell_ids[failed[0]]) if failed else ""
-        rows.append(Row(exercise, passed, error, title))
-    return rows
+        _, verdicts = grading.grade(graded_notebook(released, theirs), Path(folder), timeout,
+                                    items=exercises(released), progress=progress)
+    return verdicts
 
 
 def check_workspace(copies: list[Path], timeout: float = config.CELL_TIMEOUT,
-                    notebooks: Path = config.NOTEBOOKS_DIR, report: bool = False) -> dict[str, list[Row]]:
+                    notebooks: Path = config.NOTEBOOKS_DIR, report: bool = False) -> dict[str, list[Verdict]]:
     """Check every working copy that has a released notebook with exercises, by file name.
 
     With ``report``, show each notebook's cells as they run and print a line as each is done
@@ -108,36 +78,19 @@ def check_workspace(copies: list[Path], timeout: float = config.CELL_TIMEOUT,
         reference = notebooks / copy.name
         if not reference.is_file() or not exercises(nbformat.read(reference, as_version=4)):
             continue  # the student's own notebook, or one with nothing to check
-        found[copy.name] = rows = check_notebook(copy, reference, timeout, progress=report)
+        found[copy.name] = verdicts = check_notebook(copy, reference, timeout, progress=report)
         if report:
-            print(f"{copy.name}: {sum(row.passed for row in rows)}/{len(rows)} pass", flush=True)
+            print(f"{copy.name}: {sum(v.passed for v in verdicts)}/{len(verdicts)} pass", flush=True)
     return found
 
 
-def describe(row: Row) -> str:
-    """A few lines for one exercise: ✓; not done yet; or ✗, the check's title and why."""
-    if row.status == "pass":
-        return f"✓ {row.exercise}"
-    if row.status == "not done":
-        return f"✗ {row.exercise}  {NOT_DONE}"
-    if row.status == "blocked":
-        return f"✗ {row.exercise}  {row.error}"
-    why = _ENVIRONMENTS.sub(r"\n    (\1)", row.error) \
-        .replace("; expected (reference):", "\n    expected (reference):") \
-        .replace("; got (your output):", "\n    got (your output):")
-    title = f"  {row.title}" if row.title else ""
-    return f"✗ {row.exercise}{title}\n    {why}"
-
-
-STATUSES = ("pass", "not done", "blocked", "fail")
-
-
-def progress(rows_by_notebook: dict[str, list[Row]]) -> pd.DataFrame:
-    """The progress table: per notebook, how many exercises pass, are not done, blocked, fail."""
-    counts = [{"notebook": name, "exercises": len(rows),
-               **{status: sum(row.status == status for row in rows) for status in STATUSES}}
-              for name, rows in rows_by_notebook.items()]
-    return pd.DataFrame(counts, columns=["notebook", "exercises", *STATUSES]).set_index("notebook")
+def progress(verdicts_by_notebook: dict[str, list[Verdict]]) -> pd.DataFrame:
+    """The progress table: per notebook, how many exercises passed, are not done, blocked, failed."""
+    statuses = [str(status) for status in Status]
+    counts = [{"notebook": name, "exercises": len(verdicts),
+               **{str(status): sum(v.status is status for v in verdicts) for status in Status}}
+              for name, verdicts in verdicts_by_notebook.items()]
+    return pd.DataFrame(counts, columns=["notebook", "exercises", *statuses]).set_index("notebook")
 
 
 def working_copy(which: str, work: Path | None = None) -> Path:
@@ -185,15 +138,22 @@ def check(exercise: str, namespace: dict | None = None,
     if item is None:
         raise KitError(f"Exercise {exercise} is not in {notebooks}; exercises are numbered as in "
                        "the notebooks' headings, like \"1.2\".")
-    cells = {cell.id: cell for cell in released.cells}
     names = _user_names() if namespace is None else namespace
+    numbers = code_numbers(released)
+    cells = {cell.id: cell for cell in released.cells}
+    sanitize = compare.sanitizer(config.SANITIZE_FILE)
+    environments = environment.mismatch_note(released.metadata.get("kit", {}).get("reference_env"))
+    # the exercise cell ran in the student's kernel; its checks run here, until one fails
+    results = {numbers[item.cell_ids[0]]: CellResult(numbers[item.cell_ids[0]], Ending.PASSED)}
     for cell_id in item.cell_ids[1:]:
-        problem = _live_problem(cells[cell_id], exercise, names)
-        if problem:
-            print(f"✗ {exercise}  {heading_above(released, cell_id)}\n" + textwrap.indent(problem, "    "))
-            return False
-    print(f"✓ {exercise}")
-    return True
+        result = _live_result(cells[cell_id], numbers[cell_id], names, sanitize,
+                              tuple(line.strip() for line in (environments or "").splitlines()))
+        results[result.number] = result
+        if result.ending is not Ending.PASSED:
+            break
+    [verdict] = decide(released, results, items=[item])
+    print(describe(verdict))
+    return verdict.passed
 
 
 def _released_with(exercise: str, notebooks: Path) -> NotebookNode:
@@ -208,21 +168,38 @@ def _user_names() -> dict:
     return shell.user_ns if shell is not None else vars(sys.modules["__main__"])
 
 
-def _live_problem(cell: NotebookNode, exercise: str, namespace: dict) -> str | None:
-    """Run one check cell in ``namespace``; say what went wrong, or None if it printed its reference."""
+def _live_result(cell: NotebookNode, number: int, namespace: dict, sanitize: Any,
+                 environments: tuple[str, ...]) -> CellResult:
+    """Run one check cell in ``namespace`` and compare what it shows with its reference as
+    grading does: what it prints, and the value of its last line (its ``text/plain``)."""
     printed = io.StringIO()
     try:
         with contextlib.redirect_stdout(printed):
-            exec(compile(cell.source, f"<check {exercise}>", "exec"), namespace)  # noqa: S102
+            value = _run(cell.source, namespace)
     except Exception as err:  # the student's code raised: say what, as grading would
-        stub = unfinished(err)
-        if stub:
-            return NOT_DONE if stub == exercise else f"blocked by {stub} ({NOT_DONE})"
-        return f"{type(err).__name__}: {err}"
-    expected = "".join(output.text for output in cell.outputs  # stdout is what nbval compares
-                       if output.output_type == "stream" and output.name == "stdout")
-    difference = compare.compare_text(expected, printed.getvalue(), compare.tolerance_of(cell))
+        return CellResult(number, Ending.RAISED, f"{type(err).__name__}: {err}",
+                          stub=unfinished(err) or "", waits_for=waits_for(err) or "")
+    text = printed.getvalue()
+    shown = [{"output_type": "stream", "name": "stdout", "text": text}] if text else []
+    if value is not None:
+        shown.append({"output_type": "execute_result", "data": _formatted(value)})
+    difference = compare.compare_outputs(compare.grouped(cell.outputs, sanitize),
+                                         compare.grouped(shown, sanitize), compare.tolerance_of(cell))
     if difference is None:
-        return None
-    return (f"output differs from the reference: line {difference.line}: {difference.reason}\n"
-            f"expected (reference): {difference.expected}\ngot (your output):    {difference.got}")
+        return CellResult(number, Ending.PASSED)
+    return CellResult(number, Ending.DIFFERS, difference=difference, environments=environments)
+
+
+def _run(source: str, namespace: dict) -> Any:
+    """Run a cell's code; return the value of its last line when that is an expression (what
+    a notebook shows as the cell's result), else None."""
+    tree = ast.parse(source)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    exec(compile(tree, "<check>", "exec"), namespace)  # noqa: S102
+    return eval(compile(ast.Expression(last.value), "<check>", "eval"), namespace) if last else None  # noqa: S307
+
+
+def _formatted(value: Any) -> dict[str, Any]:
+    """A value's representations, as the kernel would send them (``text/plain`` and others)."""
+    shell = ipython_shell()
+    return shell.display_formatter.format(value)[0] if shell is not None else {"text/plain": repr(value)}

@@ -2,7 +2,7 @@
 
 ``SUBMISSIONS_DIR`` holds one folder per student with their notebooks. For each student and
 notebook a *task* finds the submission (by name, else a renamed copy recognised by its
-exercises), merges it into the graded notebook (``grading.graded_notebook``) and runs it in
+exercises), merges it into the graded notebook (``merge.graded_notebook``) and runs it in
 a sandbox (``sandbox``) on a private scratch folder, which is then thrown away. Its verdicts
 become a *record* (``gradebook``), written as soon as the task ends, from which
 ``grades.csv``, the class table and each student's feedback files are rebuilt. The written
@@ -35,9 +35,10 @@ import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
-from helpers import owned, settings, storage
-from helpers.course import answers, cluster, config, feedback, gradebook, grading, sandbox
+from helpers import files, owned, settings, storage
+from helpers.course import answers, cluster, config, feedback, gradebook, grading, layout, sandbox
 from helpers.course.release import exercise_id, exercises, release_notebook
+from helpers.course.verdict import Status, Verdict
 from helpers.errors import KitError
 
 #: Where ``prepare`` records which solutions it graded (in the data folder, beside the caches).
@@ -74,7 +75,7 @@ class Task:
 
 def sha256_of(path: Path) -> str:
     """The sha256 of a file's bytes."""
-    return storage.sha256sum(Path(path))
+    return files.sha256sum(Path(path))
 
 
 def find_submission(folder: Path, notebook: str, wanted: set[str], others: set[str]
@@ -129,7 +130,7 @@ def grade_task(task: Task) -> dict:
     scratch = Path(tempfile.mkdtemp(prefix="kit-grade-"))
     try:
         with _slots(task.jobs).take() as slot:
-            run, entries = grading.grade_notebook(
+            run, verdicts = grading.grade_notebook(
                 solution, reference, submission, scratch, task.timeout, task.limits, slot,
                 budget=_budget(task.notebook))
     except Exception as err:  # the student's notebook broke the merge: their row says how
@@ -138,7 +139,7 @@ def grade_task(task: Task) -> dict:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     outcome = run.outcome
-    record.update(problem=run.problem, exercises=entries, sandbox=sandbox.kind(),
+    record.update(problem=run.problem, exercises=[v.record() for v in verdicts], sandbox=sandbox.kind(),
                   seconds=round(outcome.seconds, 1) if outcome else None,
                   cpu_seconds=round(outcome.cpu_seconds, 1) if outcome else None,
                   peak_memory_mb=round(outcome.peak_memory_mb, 1) if outcome else None)
@@ -162,12 +163,9 @@ def _record(task: Task, solutions: Path, path: Path | None, note: str) -> dict:
 
 
 def _without_run(record: dict, solution: NotebookNode, problem: str) -> dict:
-    points = grading.points_of(solution)
     record["problem"] = problem
-    record["exercises"] = [
-        {"exercise": ex, "title": "", "points": value, "passed": False, "status": "failed",
-         "error": problem, "check": "", "hidden": False, "expected": "", "got": "",
-         "traceback": "", "flags": ""} for ex, value in points.items()]
+    record["exercises"] = [Verdict(ex, Status.FAILED, problem, points=value).record()
+                           for ex, value in grading.points_of(solution).items()]
     return record
 
 
@@ -241,8 +239,8 @@ def prepare(solutions_dir: Path = config.SOLUTIONS_DIR, notebooks: list[str] | N
         reference = release_notebook(solution, path.stem, hidden=True)
         started = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="kit-prepare-") as scratch, _strict_caches():
-            run, entries = grading.grade_notebook(solution, reference, solution, Path(scratch), timeout)
-        failing = [f"{e['exercise']}: {e['error']}" for e in entries if not e["passed"]]
+            run, verdicts = grading.grade_notebook(solution, reference, solution, Path(scratch), timeout)
+        failing = [f"{v.exercise}: {v.reason}" for v in verdicts if not v.passed]
         if failing or run.problem:
             raise KitError(f"The solution of {path.stem} does not pass here, so students cannot be "
                            f"graded against it: {'; '.join(failing) or run.problem}")
@@ -279,7 +277,7 @@ def _read_prepared() -> dict[str, dict]:
 
 def _write_prepared(done: dict[str, dict]) -> None:
     text = json.dumps(done, indent=1, sort_keys=True)
-    storage.atomic_write(prepared_path(), lambda tmp: tmp.write_text(text))
+    files.atomic_write(prepared_path(), lambda tmp: tmp.write_text(text))
 
 
 def students_in(submissions_dir: Path, student: str | None = None) -> list[Path]:
@@ -291,9 +289,8 @@ def students_in(submissions_dir: Path, student: str | None = None) -> list[Path]
     submissions_dir = Path(submissions_dir)
     if not submissions_dir.is_dir():
         raise KitError(f"{submissions_dir} is not a folder of student submissions.")
-    found = sorted(p for p in submissions_dir.iterdir()
-                   if p.is_dir() and not p.name.startswith(".") and p.name != gradebook.FEEDBACK_DIR)
-    odd = [p.name for p in found if not gradebook.is_plain_name(p.name)]
+    found = sorted(p for p in submissions_dir.iterdir() if layout.is_student_folder(p))
+    odd = [p.name for p in found if not layout.is_plain_name(p.name)]
     if odd:
         raise KitError(f"Student folder names must be plain file names: {', '.join(map(repr, odd))}.")
     if student is not None:
@@ -369,7 +366,7 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
             sandbox.self_test(settings.data_dir())
 
     # grades.csv follows each result, unless it is the user's: then it is written once, beside
-    stream = not owned.changed_since_written(submissions_dir / gradebook.GRADES_FILE)
+    stream = not owned.changed_since_written(layout.grades_path(submissions_dir))
     weaker: list[Task] = []
 
     def keep(task: Task, record: dict) -> None:
@@ -393,7 +390,7 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
         raise
     records = gradebook.read_records(submissions_dir)
     written = gradebook.write_grades(submissions_dir, records)
-    print(owned.where_written("grades", submissions_dir / gradebook.GRADES_FILE, written))
+    print(owned.where_written("grades", layout.grades_path(submissions_dir), written))
     write_answer_sheets(submissions_dir, solutions)
     return gradebook.grades_table(records)
 
@@ -409,7 +406,7 @@ def write_answer_sheets(submissions_dir: Path, solutions: list[Path]) -> None:
         written = answers.write_sheets(submissions_dir, solution, found)
         if written:
             print(owned.where_written(f"written answers to {solution.stem}",
-                                      answers.sheet_path(submissions_dir, solution.stem), written[0]))
+                                      layout.sheet_path(submissions_dir, solution.stem), written[0]))
 
 
 def _handed_in(task: Task) -> bool:

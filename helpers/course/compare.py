@@ -21,8 +21,10 @@ The tolerance of a checked cell lives in its metadata, ``{"kit": {"tolerance": 3
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from helpers.errors import KitError
@@ -42,15 +44,28 @@ class Token:
 
 @dataclass(frozen=True)
 class Difference:
-    """Where a checked output first departs from its reference, in words a student can read."""
+    """Where a checked output first departs from its reference, in words a student can read.
+
+    ``line`` is the 1-based line of a text output (0 when the difference is not in one
+    line, such as an output missing); ``kind`` the output's kind (``stdout``, ``text/plain``)
+    when ``compare_outputs`` found it.
+    """
 
     line: int
     expected: str
     got: str
     reason: str
+    kind: str = ""
+
+    def summary(self) -> str:
+        """``stdout, line 3: '0.5' where '0.515' was expected`` (the reason alone without a place)."""
+        place = ", ".join(part for part in (self.kind, f"line {self.line}" if self.line else "") if part)
+        return f"{place}: {self.reason}" if place else self.reason
 
     def __str__(self) -> str:
-        return (f"line {self.line}: {self.reason}\n  expected (reference): {self.expected}\n"
+        if not self.line:
+            return self.summary()
+        return (f"{self.summary()}\n  expected (reference): {self.expected}\n"
                 f"  got (your output):    {self.got}")
 
 
@@ -169,7 +184,7 @@ def _line_difference(want: list[Token], have: list[Token], tolerance: int) -> st
 
 
 def compare_outputs(expected: dict[str, list[Any]], got: dict[str, list[Any]],
-                    tolerance: int = 0) -> str | None:
+                    tolerance: int = 0) -> Difference | None:
     """Compare a cell's outputs, grouped by kind (``stdout``, ``text/plain``, …) with its reference.
 
     Parameters
@@ -181,23 +196,82 @@ def compare_outputs(expected: dict[str, list[Any]], got: dict[str, list[Any]],
 
     Returns
     -------
-    str or None
-        What differs, labelled (expected = the reference, got = this run), or None.
+    Difference or None
+        The first difference (expected = the reference, got = this run), or None.
     """
     if set(expected) != set(got):
         missing, extra = sorted(set(expected) - set(got)), sorted(set(got) - set(expected))
         parts = ([f"expected output of kind {', '.join(missing)} is missing"] if missing else []) + \
                 ([f"unexpected output of kind {', '.join(extra)}"] if extra else [])
-        return "; ".join(parts)
+        return Difference(0, "", "", "; ".join(parts))
     for kind, want in expected.items():
         have = got[kind]
         if len(want) != len(have):
-            return f"{len(have)} outputs of kind {kind}, {len(want)} expected"
+            return Difference(0, "", "", f"{len(have)} outputs of kind {kind}, {len(want)} expected")
         for a, b in zip(want, have, strict=True):
             if isinstance(a, str) and isinstance(b, str):
                 difference = compare_text(a, b, tolerance)
                 if difference is not None:
-                    return f"{kind}, {difference}"
+                    return replace(difference, kind=kind)
             elif a != b:
-                return f"{kind}: the output differs from the reference"
+                return Difference(0, "", "", "the output differs from the reference", kind)
     return None
+
+
+#: What a checked cell's comparison leaves out: nbval's bookkeeping, pictures and widget ids
+#: (as nbval without nbdime), stderr (a new library warning must not fail a cell) and HTML
+#: (a pandas styling change must not either). The plain text is what is checked.
+NOT_COMPARED = ("metadata", "traceback", "prompt_number", "output_type", "name", "execution_count",
+                "application/vnd.jupyter.widget-view+json", "image/png", "image/jpeg", "stderr", "text/html")
+
+
+def grouped(outputs: list[Any], sanitize: Callable[[Any], Any] = lambda value: value,
+            skip: tuple[str, ...] = NOT_COMPARED) -> dict[str, list[Any]]:
+    """A cell's outputs as they are compared: each kind's values in order, keyed by kind.
+
+    A stream's kind is its name (``stdout``), consecutive or not (its texts are joined, as
+    nbval coalesces them); a result's or a display's kinds are its MIME types (``text/plain``).
+
+    Parameters
+    ----------
+    outputs : list
+        The cell's outputs (nbformat's dicts).
+    sanitize : callable
+        Applied to each value (nbval's sanitising rules, see ``sanitizer``).
+    skip : tuple of str
+        The kinds and keys left out.
+    """
+    found: dict[str, list[Any]] = {}
+    for output in outputs:
+        if output.get("output_type") == "stream":
+            if output["name"] in skip:
+                continue
+            values = found.setdefault(output["name"], [""])
+            values[0] += output["text"]
+            continue
+        for key, value in output.items():
+            if key in skip:
+                continue
+            items = value.items() if key == "data" else [(key, value)]
+            for kind, content in items:
+                if kind not in skip:
+                    found.setdefault(kind, []).append(content)
+    return {kind: [sanitize(value) for value in values] for kind, values in found.items()}
+
+
+def sanitizer(path: Path) -> Callable[[Any], Any]:
+    """nbval's sanitising rules from ``path`` (``regex:``/``replace:`` pairs) as one function
+    on a value: strings have every rule applied in order, anything else is returned as is."""
+    from nbval.plugin import get_sanitize_patterns  # loads pytest: only when checking live
+
+    rules = [(re.compile(regex), replacement)
+             for regex, replacement in dict(get_sanitize_patterns(Path(path).read_text())).items()]
+
+    def sanitize(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        for pattern, replacement in rules:
+            value = pattern.sub(replacement, value)
+        return value
+
+    return sanitize

@@ -1,4 +1,4 @@
-"""One feedback file per student and notebook, from its grading record.
+"""One feedback file per student and notebook, from its grading record's verdicts.
 
 ``kit grade`` (and ``kit grade --feedback-only``, from the records alone) writes
 ``SUBMISSIONS_DIR/feedback/<student>/<notebook>.html`` and ``.md``: which file was graded,
@@ -19,7 +19,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from helpers.course import gradebook
+from helpers.course import gradebook, layout
+from helpers.course.verdict import Verdict
 from helpers.owned import write_owned
 
 EXPECTED_LABEL = "expected (reference)"
@@ -56,28 +57,36 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
-def _status(exercise: Mapping[str, Any]) -> str:
-    flagged = f"; {FLAGGED}" if exercise["flags"].strip() else ""
-    return f"{exercise['status']}{flagged}"
+def _status(verdict: Verdict) -> str:
+    flagged = f"; {FLAGGED}" if verdict.flags else ""
+    return f"{verdict.status}{flagged}"
+
+
+def _verdicts(record: Record) -> list[Verdict]:
+    return [Verdict.from_record(exercise) for exercise in record["exercises"]]
+
+
+def _earned(verdict: Verdict) -> str:
+    return f"{_points(verdict.points if verdict.passed else 0.0)} / {_points(verdict.points)}"
 
 
 def _total(record: Record) -> str:
-    earned = sum(gradebook.earned(ex) for ex in record["exercises"])
-    worth = sum(float(ex["points"]) for ex in record["exercises"])
-    return f"{_points(earned)} / {_points(worth)}"
+    verdicts = _verdicts(record)
+    earned = sum(v.points for v in verdicts if v.passed)
+    return f"{_points(earned)} / {_points(sum(v.points for v in verdicts))}"
 
 
-def _not_passed(record: Record) -> list[Mapping[str, Any]]:
-    return [ex for ex in record["exercises"] if not ex["passed"]]
+def _not_passed(record: Record) -> list[Verdict]:
+    return [verdict for verdict in _verdicts(record) if not verdict.passed]
 
 
-def _heading(exercise: Mapping[str, Any]) -> str:
-    title = f": {exercise['title']}" if exercise["title"] else ""
-    return f"Exercise {exercise['exercise']}{title} ({exercise['status']})"
+def _heading(verdict: Verdict) -> str:
+    title = f": {verdict.title}" if verdict.title else ""
+    return f"Exercise {verdict.exercise}{title} ({verdict.status})"
 
 
-def _shows_got(exercise: Mapping[str, Any]) -> bool:
-    return bool(exercise["got"]) or (not exercise["hidden"] and bool(exercise["expected"]))
+def _shows_got(verdict: Verdict) -> bool:
+    return bool(verdict.got) or (not verdict.hidden and bool(verdict.expected))
 
 
 def _run(record: Record) -> str:
@@ -128,24 +137,23 @@ def render_markdown(record: Record) -> str:
     lines += [f"- Points: {_total(record)}", ""]
     if record["exercises"]:
         lines += ["| exercise | title | status | points |", "|---|---|---|---|"]
-        lines += [f"| {_md(ex['exercise'])} | {_md(ex['title'])} | {_status(ex)} | "
-                  f"{_points(gradebook.earned(ex))} / {_points(ex['points'])} |"
-                  for ex in record["exercises"]]
+        lines += [f"| {_md(v.exercise)} | {_md(v.title)} | {_status(v)} | {_earned(v)} |"
+                  for v in _verdicts(record)]
         lines.append("")
-    for ex in _not_passed(record):
-        lines += [f"## {_md(_heading(ex))}", ""]
-        if ex["check"]:
-            lines += [f"Failing check: {_md(ex['check'])}", ""]
-        if ex["error"]:
-            lines += [f"Error: {_code(ex['error'])}", ""]
-        if ex["hidden"]:
+    for v in _not_passed(record):
+        lines += [f"## {_md(_heading(v))}", ""]
+        if v.where:
+            lines += [f"Failing check: {_md(v.where)}", ""]
+        if v.reason:
+            lines += [f"Error: {_code(v.reason)}", ""]
+        if v.hidden:
             lines += [f"*{HIDDEN_NOTE}*", ""]
-        elif ex["expected"]:
-            lines += [f"**{EXPECTED_LABEL}**", "", _fence(ex["expected"]), ""]
-        if _shows_got(ex):
-            lines += [f"**{GOT_LABEL}**", "", _fence(ex["got"] or NOTHING_PRINTED), ""]
-        if ex["traceback"]:
-            lines += [f"**{TRACEBACK_LABEL}**", "", _fence(ex["traceback"]), ""]
+        elif v.expected:
+            lines += [f"**{EXPECTED_LABEL}**", "", _fence(v.expected), ""]
+        if _shows_got(v):
+            lines += [f"**{GOT_LABEL}**", "", _fence(v.got or NOTHING_PRINTED), ""]
+        if v.traceback:
+            lines += [f"**{TRACEBACK_LABEL}**", "", _fence(v.traceback), ""]
     lines += ["---", "", _md(_run(record)), ""]
     return "\n".join(lines)
 
@@ -161,23 +169,23 @@ def _pre(label: str, text: str) -> str:
     return f"<div><h4>{_e(label)}</h4><pre>{_e(text)}</pre></div>"
 
 
-def _html_exercise(ex: Mapping[str, Any]) -> str:
-    parts = [f"<section><h2>{_e(_heading(ex))}</h2>"]
-    if ex["check"]:
-        parts.append(f"<p>Failing check: {_e(ex['check'])}</p>")
-    if ex["error"]:
-        parts.append(f"<p>Error: <code>{_e(ex['error'])}</code></p>")
-    if ex["hidden"]:
+def _html_exercise(v: Verdict) -> str:
+    parts = [f"<section><h2>{_e(_heading(v))}</h2>"]
+    if v.where:
+        parts.append(f"<p>Failing check: {_e(v.where)}</p>")
+    if v.reason:
+        parts.append(f"<p>Error: <code>{_e(v.reason)}</code></p>")
+    if v.hidden:
         parts.append(f"<p><em>{_e(HIDDEN_NOTE)}</em></p>")
     pair = []
-    if not ex["hidden"] and ex["expected"]:
-        pair.append(_pre(EXPECTED_LABEL, ex["expected"]))
-    if _shows_got(ex):
-        pair.append(_pre(GOT_LABEL, ex["got"] or NOTHING_PRINTED))
+    if not v.hidden and v.expected:
+        pair.append(_pre(EXPECTED_LABEL, v.expected))
+    if _shows_got(v):
+        pair.append(_pre(GOT_LABEL, v.got or NOTHING_PRINTED))
     if pair:
         parts.append(f'<div class="pair">{"".join(pair)}</div>')
-    if ex["traceback"]:
-        parts.append(_pre(TRACEBACK_LABEL, ex["traceback"]))
+    if v.traceback:
+        parts.append(_pre(TRACEBACK_LABEL, v.traceback))
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -200,13 +208,13 @@ def render_html(record: Record) -> str:
     body = [f"<h1>{_e(title)}</h1>", f"<ul>{''.join(facts)}</ul>"]
     if record["exercises"]:
         rows = "".join(
-            f"<tr><td>{_e(ex['exercise'])}</td><td>{_e(ex['title'])}</td>"
-            f'<td class="{_e(ex["status"].replace(" ", "-"))}">{_e(_status(ex))}</td>'
-            f"<td>{_points(gradebook.earned(ex))} / {_points(ex['points'])}</td></tr>"
-            for ex in record["exercises"])
+            f"<tr><td>{_e(v.exercise)}</td><td>{_e(v.title)}</td>"
+            f'<td class="{_e(v.status.replace(" ", "-"))}">{_e(_status(v))}</td>'
+            f"<td>{_earned(v)}</td></tr>"
+            for v in _verdicts(record))
         body.append("<table><thead><tr><th>exercise</th><th>title</th><th>status</th>"
                     f"<th>points</th></tr></thead><tbody>{rows}</tbody></table>")
-    body += [_html_exercise(ex) for ex in _not_passed(record)]
+    body += [_html_exercise(v) for v in _not_passed(record)]
     body.append(f"<footer>{_e(_run(record))}</footer>")
     return "\n".join([
         "<!DOCTYPE html>",
@@ -222,13 +230,6 @@ def render_html(record: Record) -> str:
 # --------------------------------------------------------------------------- files
 
 
-def feedback_paths(submissions_dir: Path, student: str, notebook: str) -> tuple[Path, Path]:
-    """Where the HTML and the Markdown feedback on ``student``'s ``notebook`` go."""
-    gradebook.record_path(submissions_dir, student, notebook)  # refuses names that are not plain
-    folder = Path(submissions_dir) / gradebook.FEEDBACK_DIR / student
-    return folder / f"{notebook}.html", folder / f"{notebook}.md"
-
-
 def write_feedback(submissions_dir: Path, record: Record) -> list[Path]:
     """Write the HTML and Markdown feedback on ``record``; return the paths written.
 
@@ -241,7 +242,7 @@ def write_feedback(submissions_dir: Path, record: Record) -> list[Path]:
         If ``record`` breaks the record format (``gradebook.check_record``).
     """
     gradebook.check_record(record)
-    page, text = feedback_paths(submissions_dir, record["student"], record["notebook"])
+    page, text = layout.feedback_paths(submissions_dir, record["student"], record["notebook"])
     return [write_owned(page, render_html(record)), write_owned(text, render_markdown(record))]
 
 

@@ -27,19 +27,16 @@ from typing import Any
 
 import pandas as pd
 
+from helpers.course.layout import check_name, grades_path, record_path, records_root, summary_path
+from helpers.course.verdict import Status
 from helpers.errors import KitError
+from helpers.files import atomic_write
 from helpers.owned import write_owned
-from helpers.storage import atomic_write
 
-RECORDS_DIR = ".kit-grading"
-RECORDS_SUBDIR = "records"
-FEEDBACK_DIR = "feedback"
-GRADES_FILE = "grades.csv"
-SUMMARY_FILE = "gradebook.csv"
 RECORD_VERSION = 1
 
-PASSED, FAILED, BLOCKED, NOT_DONE = "passed", "failed", "blocked", "not done"
-STATUSES = (PASSED, FAILED, BLOCKED, NOT_DONE)
+#: The statuses a record's exercise may have (``verdict.Status``), in the class table's order.
+STATUSES = tuple(str(status) for status in (Status.PASSED, Status.FAILED, Status.BLOCKED, Status.NOT_DONE))
 
 GRADES_COLUMNS = ["student", "notebook", "exercise", "status", "passed", "points", "max_points",
                   "error", "flags", "file"]
@@ -83,7 +80,6 @@ EXERCISE_KEYS: dict[str, tuple[type, ...]] = {
 }
 
 # A student's or notebook's name becomes a path component.
-_SAFE_NAME = re.compile(r"[^./\\][^/\\]*")
 
 
 # --------------------------------------------------------------------------- records
@@ -98,16 +94,6 @@ def _check_keys(where: str, value: Mapping[str, Any], keys: dict[str, tuple[type
         if (isinstance(item, bool) and bool not in types) or not isinstance(item, types):
             wanted = " or ".join("null" if t is type(None) else t.__name__ for t in types)
             raise KitError(f"{where}: '{key}' must be {wanted}, not {type(item).__name__}.")
-
-
-def is_plain_name(name: str) -> bool:
-    """True for a name usable as one file name (no folder separators, not hidden, not ``..``)."""
-    return bool(_SAFE_NAME.fullmatch(name)) and name != ".."
-
-
-def _check_name(where: str, key: str, name: str) -> None:
-    if not is_plain_name(name):
-        raise KitError(f"{where}: '{key}' must be a plain file name, not {name!r}.")
 
 
 def check_record(record: Mapping[str, Any]) -> None:
@@ -125,8 +111,8 @@ def check_record(record: Mapping[str, Any]) -> None:
     if record["version"] != RECORD_VERSION:
         raise KitError(f"{where}: 'version' is {record['version']}; this kit reads version "
                        f"{RECORD_VERSION} (grade again with this kit).")
-    _check_name(where, "student", record["student"])
-    _check_name(where, "notebook", record["notebook"])
+    check_name(where, "student", record["student"])
+    check_name(where, "notebook", record["notebook"])
     for number, exercise in enumerate(record["exercises"]):
         at = f"{where}: exercises[{number}]"
         if not isinstance(exercise, Mapping):
@@ -135,18 +121,11 @@ def check_record(record: Mapping[str, Any]) -> None:
         if exercise["status"] not in STATUSES:
             raise KitError(f"{at}: 'status' must be one of {', '.join(STATUSES)}, "
                            f"not {exercise['status']!r}.")
-        if exercise["passed"] != (exercise["status"] == PASSED):
+        if exercise["passed"] != (exercise["status"] == Status.PASSED):
             raise KitError(f"{at}: 'passed' is {exercise['passed']} but 'status' is "
                            f"{exercise['status']!r}.")
         if exercise["points"] < 0:
             raise KitError(f"{at}: 'points' must not be negative, not {exercise['points']}.")
-
-
-def record_path(submissions_dir: Path, student: str, notebook: str) -> Path:
-    """Where the record of ``student``'s ``notebook`` (``NN_topic``, no suffix) is kept."""
-    _check_name("grading record", "student", student)
-    _check_name("grading record", "notebook", notebook)
-    return Path(submissions_dir) / RECORDS_DIR / RECORDS_SUBDIR / student / f"{notebook}.json"
 
 
 def write_record(submissions_dir: Path, record: Mapping[str, Any]) -> Path:
@@ -202,7 +181,7 @@ def read_records(submissions_dir: Path) -> list[dict[str, Any]]:
 
     Records that cannot be used are skipped, each with one line on stderr (``read_record``).
     """
-    root = Path(submissions_dir) / RECORDS_DIR / RECORDS_SUBDIR
+    root = records_root(submissions_dir)
     records = []
     for path in sorted(root.glob("*/*.json")):
         if path.name.startswith(".") or path.parent.name.startswith("."):
@@ -267,7 +246,7 @@ def write_grades(submissions_dir: Path, records: Iterable[Mapping[str, Any]]) ->
         edited since the kit wrote it (it is kept; see ``owned.where_written``).
     """
     text = grades_table(records).to_csv(index=False)
-    return write_owned(Path(submissions_dir) / GRADES_FILE, text)
+    return write_owned(grades_path(submissions_dir), text)
 
 
 # --------------------------------------------------------------------------- class tables
@@ -346,4 +325,4 @@ def write_summary(submissions_dir: Path, grades: pd.DataFrame, written: pd.Serie
         edited since the kit wrote it (it is kept; see ``owned.where_written``).
     """
     text = summary(grades, written).to_csv(index=True, index_label="student")
-    return write_owned(Path(submissions_dir) / SUMMARY_FILE, text)
+    return write_owned(summary_path(submissions_dir), text)

@@ -5,8 +5,8 @@ students' self-check; ``kit grade`` passes it too), so all three check outputs t
 
 - ``PYTHONHASHSEED=0`` for every kernel nbval starts (kernels inherit this process's
   environment), so set iteration order and gensim's hashing match the reference run.
-- stderr and HTML are not compared: a new library warning or a pandas styling change must
-  not fail a checked cell; the plain-text output is what is checked.
+- stderr and HTML are not compared (``compare.NOT_COMPARED``): a new library warning or a
+  pandas styling change must not fail a checked cell; the plain-text output is what is checked.
 - A checked cell tagged ``raises-exception`` (the released notebooks tag every cell from the
   first exercise on, so Run All goes on) that raises fails with that error, not a diff.
 - Checked outputs are compared by ``helpers.course.compare``: numbers within the cell's
@@ -22,6 +22,9 @@ students' self-check; ``kit grade`` passes it too), so all three check outputs t
   not run.
 - ``--kit-progress-fd N`` writes one byte to file descriptor N as each cell finishes, for
   ``kit check NN``'s progress bar.
+- ``--kit-report PATH`` writes how each cell ended, as data (``verdict.CellResult``: the
+  exception, the output difference, the traceback), to PATH as JSON when the run ends: the
+  grading engine decides from it and parses no text.
 """
 
 from __future__ import annotations
@@ -29,19 +32,20 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import re
 import time
-from collections import defaultdict
 from queue import Empty
 from typing import Any
 
 import pytest
 from nbval.kernel import RunningKernel
-from nbval.plugin import IPyNbCell, NbCellError, transform_streams_for_comparison
+from nbval.plugin import IPyNbCell, NbCellError
 
 from helpers.course import compare, environment
 from helpers.course.config import apply_reference_env
+from helpers.course.verdict import CellResult, Ending
+from helpers.exercises import STOPPED_ON, STUB_MESSAGE
 
-NOT_COMPARED = ("stderr", "text/html")
 #: Seconds between checks that the kernel is still alive while a cell runs.
 ALIVE_POLL = 1.0
 #: Messages that carry what a cell shows; their size counts towards ``--kit-output-mb``.
@@ -50,6 +54,14 @@ KERNEL_DIED = "the kernel died"
 PR_SET_DUMPABLE = 4
 #: Where each finished cell is announced (``--kit-progress-fd``), under "fd".
 _progress: dict[str, int] = {}
+#: How each cell ended, by nbval's cell number, for ``--kit-report``.
+_results: dict[int, CellResult] = {}
+#: What nbval says when a cell raised, and when its outputs differ.
+_RAISED, _DIFFERS = "Cell execution caused an exception", "Cell outputs differ"
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+#: A frame of an IPython traceback in the notebook's code, and the line it points at.
+_FRAME = re.compile(r"^Cell In\[\d+\], line (?P<line>\d+)(?:, in (?P<function>[\w.<>]+))?")
+_ARROW = re.compile(r"^-+> *\d+ ?(?P<code>.*)$")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -63,6 +75,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.getgroup("nbval").addoption(
         "--kit-progress-fd", type=int, default=None, metavar="N",
         help="write one byte to file descriptor N as each cell finishes (a progress bar's feed)")
+    parser.getgroup("nbval").addoption(
+        "--kit-report", default=None, metavar="PATH",
+        help="write how each cell ended to PATH, as JSON, when the run ends")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -94,9 +109,30 @@ def pytest_runtest_logfinish(nodeid: str, location: tuple) -> None:
             _progress.clear()
 
 
-def pytest_collectstart(collector: pytest.Collector) -> None:
-    if hasattr(collector, "skip_compare"):  # nbval's notebook collector
-        collector.skip_compare = (*collector.skip_compare, *NOT_COMPARED)
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
+    report = yield
+    if isinstance(item, KitCell) and (report.when == "call" or not report.passed):
+        _results[item.cell_num] = _result(item, report, call)
+    return report
+
+
+def _result(cell: KitCell, report: pytest.TestReport, call: pytest.CallInfo) -> CellResult:
+    if report.passed:
+        return CellResult(cell.cell_num, Ending.PASSED)
+    if report.skipped:  # nbval marks the cells after a timeout as expected to fail
+        why = "an earlier cell timed out" if hasattr(report, "wasxfail") else "the cell is marked NBVAL_SKIP"
+        return CellResult(cell.cell_num, Ending.STOPPED, f"not run: {why}")
+    failure = call.excinfo
+    said = f"{failure.typename}: {failure.value}" if failure is not None else "the cell failed"
+    return getattr(cell, "kit_result", None) or CellResult(cell.cell_num, Ending.STOPPED, said)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    path = session.config.getoption("kit_report")
+    if path is not None:
+        with open(path, "w", encoding="utf-8") as report:
+            json.dump({"cells": [_results[number].to_json() for number in sorted(_results)]}, report)
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
@@ -121,6 +157,31 @@ class KitCell(IPyNbCell):
     """nbval's cell item, with the kit's comparison of outputs and its guards on the kernel."""
 
     def runtest(self) -> None:
+        try:
+            self._run()
+        except NbCellError as err:
+            self.kit_result = self._failure(err)
+            raise
+        except Exception as err:  # nbval's own checks on the kernel (RuntimeError)
+            said = "the kernel died" if "Kernel dead" in str(err) else f"{type(err).__name__}: {err}"
+            self.kit_result = CellResult(self.cell_num, Ending.STOPPED, said)
+            raise
+
+    def _failure(self, err: NbCellError) -> CellResult:
+        """How a cell that nbval failed ended: raised, differs, or stopped (and why)."""
+        said = str(err)
+        if said == _DIFFERS:
+            return CellResult(self.cell_num, Ending.DIFFERS, difference=self.kit_difference,
+                              environments=self.kit_environments)
+        outputs = getattr(self, "test_outputs", None) or []  # None until the cell ran
+        error = next((o for o in outputs if o.get("output_type") == "error"), None)
+        traceback = _ANSI.sub("", "\n".join(error["traceback"])).strip() if error else ""
+        if said != _RAISED or error is None:  # a timeout, a dead kernel, an output limit, not run
+            headline = (said.splitlines() or [""])[0]
+            return CellResult(self.cell_num, Ending.STOPPED, headline, traceback=traceback)
+        return _raised_result(self.cell_num, error["ename"], error["evalue"], traceback)
+
+    def _run(self) -> None:
         notebook = self.parent
         stopped = getattr(notebook, "kit_stopped", None)
         if stopped:
@@ -168,33 +229,43 @@ class KitCell(IPyNbCell):
                                   f"{cap:g} MB", self.cell.source)
         return message
 
-    def _grouped(self, outputs: list, skip: tuple[str, ...]) -> dict[str, list[Any]]:
-        grouped: dict[str, list[Any]] = defaultdict(list)
-        for output in transform_streams_for_comparison(outputs):
-            for key, value in output.items():
-                if key in skip:
-                    continue
-                if key == "data":
-                    for kind, content in value.items():
-                        if kind not in skip:
-                            grouped[kind].append(self.sanitize(content))
-                else:
-                    grouped[key].append(self.sanitize(value))
-        return dict(grouped)
-
     def compare_outputs(self, test: list, ref: list, skip_compare: tuple[str, ...] | None = None) -> bool:
-        skip = skip_compare or self.parent.skip_compare
-        self.comparison_traceback = []
+        skip = skip_compare or compare.NOT_COMPARED
+        self.kit_environments = ()
         raised = _raised(test)
         if raised and not _raised(ref):  # a raises-exception cell that was not meant to raise
-            self.comparison_traceback.append(f"the cell raised {raised}")
-            return False
-        problem = compare.compare_outputs(self._grouped(ref, skip), self._grouped(test, skip),
-                                          compare.tolerance_of(self.cell))
-        if problem is None:
-            return True
-        self.comparison_traceback.append(problem)
-        note = environment.mismatch_note(self.parent.nb.metadata.get("kit", {}).get("reference_env"))
-        if note:
-            self.comparison_traceback.append(note)
+            self.kit_difference = compare.Difference(0, "", "", f"the cell raised {raised}")
+        else:
+            self.kit_difference = compare.compare_outputs(
+                compare.grouped(ref, self.sanitize, skip), compare.grouped(test, self.sanitize, skip),
+                compare.tolerance_of(self.cell))
+            if self.kit_difference is None:
+                return True
+            note = environment.mismatch_note(self.parent.nb.metadata.get("kit", {}).get("reference_env"))
+            self.kit_environments = tuple(line.strip() for line in (note or "").splitlines())
+        self.comparison_traceback = [str(self.kit_difference), *self.kit_environments]
         return False
+
+
+def _raised_result(number: int, name: str, value: str, traceback: str) -> CellResult:
+    """A cell that raised ``name: value``: its line as the notebook showed it, where in the
+    notebook's code, and the exercise an unfinished stub (or a name it left undefined) names."""
+    shown = [line.strip() for line in traceback.splitlines() if line.strip()]
+    message = next((line for line in reversed(shown) if line == name or line.startswith(f"{name}:")),
+                   f"{name}: {value}".splitlines()[0])
+    stub = STUB_MESSAGE.fullmatch(value) if name == "NotImplementedError" else None
+    waits = STOPPED_ON.search(message) if name == "NameError" else None
+    return CellResult(number, Ending.RAISED, message, where="" if stub else _last_frame(shown),
+                      stub=stub["exercise"] if stub else "", waits_for=waits["exercise"] if waits else "",
+                      traceback=traceback)
+
+
+def _last_frame(lines: list[str]) -> str:
+    """Where in the notebook's cells the error was raised: ``in f, line 3: return c / 0``."""
+    frames = [i for i, line in enumerate(lines) if _FRAME.match(line)]
+    if not frames:
+        return ""
+    found = _FRAME.match(lines[frames[-1]])
+    code = next((m["code"].strip() for line in lines[frames[-1] + 1:] if (m := _ARROW.match(line))), "")
+    place = (f"in {found['function']}, " if found["function"] else "") + f"line {found['line']}"
+    return f"{place}: {code[:120]}" if code else place

@@ -20,7 +20,7 @@ from helpers.course import environment, runner
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
 from helpers.course.release import render
 from helpers.errors import KitError
-from helpers.storage import atomic_write
+from helpers.files import atomic_write
 
 
 def with_outputs(solution: NotebookNode, executed: NotebookNode, env: dict[str, str]) -> NotebookNode:

@@ -42,7 +42,7 @@ from nbformat import NotebookNode
 from helpers.course.compare import check_tolerance
 from helpers.course.config import BACKUPS_DIR, NOTEBOOKS_DIR, SOLUTIONS_DIR, backup_path, notebooks_in
 from helpers.errors import KitError
-from helpers.storage import atomic_write
+from helpers.files import atomic_write
 
 CHECK_MARKER = "# NBVAL_CHECK_OUTPUT"
 CHECK_TAG = "nbval-check-output"

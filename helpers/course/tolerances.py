@@ -33,7 +33,7 @@ from helpers.course.compare import is_exact, tokens, tolerance_of, unit
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in, reference_environ
 from helpers.course.release import is_checked, render
 from helpers.errors import KitError
-from helpers.storage import atomic_write
+from helpers.files import atomic_write
 
 #: Core types × thread counts: ``None`` lets OpenBLAS pick the kernels for this CPU.
 SETTINGS = ((None, 1), (None, 2), ("Prescott", 1), ("Prescott", 2), ("Sandybridge", 1),
@@ -223,7 +223,7 @@ def with_other_notebooks(measured: pd.DataFrame, table_path: Path = TABLE) -> pd
 
 
 def main(argv: list[str] | None = None) -> int:
-    from helpers.cli import positive_int
+    from helpers.course.arguments import positive_int
 
     parser = argparse.ArgumentParser(prog="python -m helpers.course.tolerances", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -1,0 +1,152 @@
+"""Run a graded notebook under nbval in its own process, and read how each cell ended.
+
+nbval runs the notebook (``--nbval-lax``, a fresh kernel, a per-cell timeout) with the kit's
+plugin, which writes each cell's ``verdict.CellResult`` as JSON (``--kit-report``). When
+grading a class the run is sandboxed (``sandbox``): the notebook is copied into the job's
+private folder and deleted once nbval has read it, and the report comes back through a pipe,
+so student code can neither read the hidden checks nor forge the report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from tqdm import tqdm
+
+from helpers import settings
+from helpers.course import config, sandbox
+from helpers.course.verdict import CellResult
+
+#: pytest's exit statuses when it ran every test (0: all passed, 1: some failed).
+PYTEST_FINISHED = (0, 1)
+#: The graded notebook's name in a sandboxed job's folder.
+NOTEBOOK_FILE = "graded.ipynb"
+#: Seconds a whole run may take beyond its cells' timeouts (starting the kernel, nbval).
+RUN_OVERHEAD = 60
+
+
+@dataclass
+class NotebookRun:
+    """What running a graded notebook under nbval gave.
+
+    ``results`` maps nbval's cell number to how that cell ended (cells missing did not run);
+    ``problem`` says what stopped the whole run, if anything; ``outcome`` is the sandbox's
+    account (None when the notebook ran without one).
+    """
+
+    results: dict[int, CellResult]
+    problem: str = ""
+    outcome: sandbox.Outcome | None = None
+
+
+def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = None,
+                 slot: tuple[int, frozenset[int]] = (0, frozenset()),
+                 budget: float | None = None, progress: bool = False) -> NotebookRun:
+    """Run nbval on one notebook in a fresh process, in a sandbox when ``limits`` are given.
+
+    Parameters
+    ----------
+    path : Path
+        The graded notebook.
+    timeout : float
+        Seconds one cell may run.
+    limits : sandbox.Limits, optional
+        Run in the sandbox, within these limits.
+    slot : (int, frozenset of int)
+        The sandboxed job's slot (see ``sandbox.Slots``).
+    budget : float, optional
+        Seconds the whole run may take (default: every cell its ``timeout``).
+    progress : bool
+        Without a sandbox, show a bar on stderr counting the cells as they finish.
+    """
+    n_code = sum(c.cell_type == "code" for c in nbformat.read(path, as_version=4).cells)
+    total = min(budget or float("inf"), timeout * (n_code + 2) + RUN_OVERHEAD)
+    if limits is not None:
+        # -P: the job's folder, which student code can write, is not on pytest's import path;
+        # no plugin is loaded unless named (a module planted there could not run in pytest)
+        command = [sys.executable, "-P", "-m", "pytest", NOTEBOOK_FILE, "-c", "pytest.ini",
+                   "--rootdir", ".", "-p", "nbval", *_nbval_options(timeout),
+                   f"--kit-report={sandbox.REPORT}", f"--kit-output-mb={limits.output_mb}", "--kit-grading"]
+        files = {NOTEBOOK_FILE: Path(path).read_bytes(), "pytest.ini": b"[pytest]\n"}
+        outcome = sandbox.run(command, files, limits, total, settings.data_dir(), slot,
+                              env={**config.REFERENCE_ENV, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+        results = read_report(outcome.report)
+        problem = _run_problem(results, outcome, total)
+        if outcome.returncode not in PYTEST_FINISHED and not outcome.timed_out and not outcome.stopped_for:
+            results = {}  # a run that did not finish gives no verdict on any cell
+        return NotebookRun(results, problem, outcome)
+    report = path.with_suffix(".json")
+    ini = path.parent / "pytest.ini"
+    ini.write_text("[pytest]\n")
+    command = [sys.executable, "-m", "pytest", str(path), "-c", str(ini), "--rootdir", str(path.parent),
+               *_nbval_options(timeout), f"--kit-report={report}"]
+    if not _ran_within(command, path.parent, total, n_code if progress else 0, path.name):
+        return NotebookRun({}, problem=f"grading stopped: the notebook ran out of time ({total:.0f} s)")
+    results = read_report(report.read_bytes() if report.is_file() else b"")
+    return NotebookRun(results, _run_problem(results, None, total))
+
+
+def read_report(report: bytes) -> dict[int, CellResult]:
+    """The plugin's report (``--kit-report``) as ``{cell number: CellResult}``; ``{}`` when
+    there is none or it is not one (a run that did not get to write it)."""
+    try:
+        cells = [CellResult.from_json(cell) for cell in json.loads(report)["cells"]]
+    except (ValueError, TypeError, KeyError):
+        return {}
+    return {cell.number: cell for cell in cells}
+
+
+def _ran_within(command: list[str], cwd: Path, total: float, cells: int, name: str) -> bool:
+    """Run ``command`` (pytest on one notebook); False if it ran out of ``total`` seconds.
+
+    With ``cells`` > 0, a tqdm bar counts them as the plugin reports each one finished.
+    """
+    read_end, write_end = os.pipe()
+    if cells:
+        command = [*command, f"--kit-progress-fd={write_end}"]
+    with subprocess.Popen(command, cwd=cwd, env=config.reference_environ(), stdin=subprocess.DEVNULL,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                          pass_fds=(write_end,)) as process:
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as finished, \
+                tqdm(total=cells, desc=name, unit="cell", disable=not cells, file=sys.stderr) as bar:
+            reader = threading.Thread(target=_count, args=(finished, bar), daemon=True)
+            reader.start()
+            try:
+                process.wait(timeout=total)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+                return False
+            reader.join()
+    return True
+
+
+def _count(finished, bar) -> None:
+    while chunk := finished.read1(64):
+        bar.update(len(chunk))
+
+
+def _nbval_options(timeout: float) -> list[str]:
+    return ["-p", "no:cacheprovider", *config.NBVAL_ARGS, f"--nbval-cell-timeout={timeout}", "-q"]
+
+
+def _run_problem(results: dict[int, CellResult], outcome: sandbox.Outcome | None, total: float) -> str:
+    """One line on what stopped a whole run, or "" when nbval reported every cell it ran."""
+    if outcome is not None and outcome.timed_out:
+        return f"grading stopped: the notebook ran out of time ({total:.0f} s)"
+    if outcome is not None and outcome.stopped_for:
+        return f"grading stopped: {outcome.stopped_for}"
+    if outcome is not None and outcome.returncode not in PYTEST_FINISHED:
+        last = [line for line in outcome.output.splitlines() if line.strip()][-1:] or [""]
+        return f"grading stopped: the run ended with status {outcome.returncode}: {last[0][:200]}"
+    if not results:
+        return "grading stopped before any cell ran"
+    return ""

@@ -1,0 +1,355 @@
+"""Verdicts as data: how each cell ended, and what grading decided for each exercise.
+
+The nbval plugin records each cell of a graded notebook as a ``CellResult`` (how it ended,
+and for a failure the exception, the output difference, the traceback) and hands them over
+as JSON; nothing reads a verdict back from text. ``decide`` turns them into one ``Verdict``
+per exercise, and every reader renders from its fields: the gradebook's records
+(``Verdict.record``), the students' feedback, ``kit check``'s lines and ``check("N.M")``
+(``describe``).
+
+One vocabulary of statuses (``Status``): passed, not done (its stub raised), blocked (by
+another exercise that is still a stub), failed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from nbformat import NotebookNode
+
+from helpers.course.compare import Difference
+from helpers.course.merge import code_numbers, heading_above
+from helpers.course.release import Exercise, exercises, is_hidden
+from helpers.exercises import NOT_DONE, not_done
+
+
+class Status(StrEnum):
+    """What grading decided for one exercise."""
+
+    PASSED = "passed"
+    NOT_DONE = "not done"
+    BLOCKED = "blocked"
+    FAILED = "failed"
+
+
+class Ending(StrEnum):
+    """How one cell of a graded notebook ended."""
+
+    PASSED = "passed"
+    RAISED = "raised"  # the cell raised an exception
+    DIFFERS = "differs"  # it ran, and printed other than its reference
+    STOPPED = "stopped"  # a timeout, a dead kernel, the output limit, or not run at all
+
+
+#: The most characters of a one-line error, and of an expected or printed line in it.
+ERROR_CHARS, LINE_CHARS = 200, 160
+#: The most characters of an expected or printed line, or an error, kept for feedback.
+SHOWN_CHARS = 600
+#: An exercise's points when its cell's metadata gives none (``kit.points``).
+DEFAULT_POINTS = 1.0
+#: Where a failure is when the exercise cell itself failed (its checks are titled).
+EXERCISE_CELL = "your exercise cell"
+OUT_OF_TIME = "grading stopped: the notebook ran out of time"
+#: The last lines of a student's traceback kept for feedback.
+TRACEBACK_LINES = 40
+DIFFERS = "output differs from the reference"
+EXPECTED_LABEL, GOT_LABEL = "expected (reference):", "got (your output):   "
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """How one cell ran, as the nbval plugin recorded it.
+
+    Parameters
+    ----------
+    number : int
+        nbval's cell number (the position among the notebook's code cells).
+    ending : Ending
+        How it ended.
+    message : str
+        For a cell stopped, what stopped it ("Timeout of 30 seconds exceeded ...", "the kernel
+        died", "not run: ..."); for one that raised, the exception's line as the notebook
+        showed it (``ValueError: shapes (3,) and (4,) not aligned``).
+    where : str
+        For an exception, the place in the notebook's code it was raised
+        (``in f, line 3: return a / b``).
+    stub : str
+        The exercise whose unfinished stub raised (``"1.2"``), else "".
+    waits_for : str
+        For a ``NameError`` on a name a stopped cell did not define: the exercise that stopped it.
+    difference : Difference or None
+        For a cell whose output differs.
+    environments : tuple of str
+        With a difference: the reference's and this run's libraries, when they differ.
+    traceback : str
+        The exception's traceback, as the notebook showed it.
+    """
+
+    number: int
+    ending: Ending
+    message: str = ""
+    where: str = ""
+    stub: str = ""
+    waits_for: str = ""
+    difference: Difference | None = None
+    environments: tuple[str, ...] = ()
+    traceback: str = ""
+
+    @property
+    def exception(self) -> str:
+        """The exception's type name (``"NameError"``), "" when the cell did not raise."""
+        return self.message.split(":", 1)[0] if self.ending is Ending.RAISED else ""
+
+    def error(self) -> str:
+        """The one line that says why the cell failed ("" when it passed)."""
+        if self.ending is Ending.PASSED:
+            return ""
+        if self.ending is Ending.DIFFERS:
+            return differs_line(self.difference, self.environments)
+        if self.ending is Ending.RAISED and self.where and not self.stub:
+            return f"{self.message[:ERROR_CHARS]} ({self.where})"
+        return self.message[:ERROR_CHARS]
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CellResult:
+        """A result as ``to_json`` wrote it.
+
+        Raises
+        ------
+        ValueError, TypeError, KeyError
+            If ``data`` is not such a result.
+        """
+        difference = data.get("difference")
+        return cls(number=int(data["number"]), ending=Ending(data["ending"]),
+                   message=str(data.get("message", "")), where=str(data.get("where", "")),
+                   stub=str(data.get("stub", "")), waits_for=str(data.get("waits_for", "")),
+                   difference=Difference(**difference) if difference else None,
+                   environments=tuple(str(line) for line in data.get("environments", ())),
+                   traceback=str(data.get("traceback", "")))
+
+
+def differs_line(difference: Difference | None, environments: Sequence[str] = ()) -> str:
+    """``output differs from the reference: <where>; expected (reference): ...; got ...``."""
+    if difference is None:
+        return DIFFERS
+    parts = [f"{DIFFERS}: {difference.summary()}"[:len(DIFFERS) + ERROR_CHARS]]
+    if difference.line:
+        parts += [f"{EXPECTED_LABEL} {difference.expected}".strip()[:LINE_CHARS],
+                  f"{GOT_LABEL} {difference.got}".strip()[:LINE_CHARS]]
+    line = "; ".join(parts)
+    return f"{line} [{'; '.join(environments)}]" if environments else line
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What grading decided for one exercise.
+
+    Parameters
+    ----------
+    exercise : str
+        ``"N.M"``.
+    status : Status
+        Passed, not done, blocked or failed.
+    reason : str
+        Why it did not pass, in one line ("" when it passed).
+    title : str
+        The heading above the exercise.
+    where : str
+        The heading above the failing cell.
+    position : int or None
+        Which of the exercise's cells failed first: 0 the exercise cell, 1 its first check, and
+        so on (None when it passed, or the run stopped before any cell was reported).
+    points : float
+        What the exercise is worth.
+    expected, got : str
+        For an output difference in a visible check: the line expected and the line printed.
+    difference : Difference or None
+        The output difference itself (not kept for a hidden check).
+    environments : tuple of str
+        The reference's and this run's libraries, when they differ.
+    hidden : bool
+        Whether the failing check is a hidden one (nothing of it is shown).
+    traceback : str
+        The student's traceback (the last lines).
+    flags : tuple of str
+        What the instructor should look at (see ``flags``).
+    """
+
+    exercise: str
+    status: Status
+    reason: str = ""
+    title: str = ""
+    where: str = ""
+    position: int | None = None
+    points: float = DEFAULT_POINTS
+    expected: str = ""
+    got: str = ""
+    difference: Difference | None = None
+    environments: tuple[str, ...] = ()
+    hidden: bool = False
+    traceback: str = ""
+    flags: tuple[str, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.PASSED
+
+    def record(self) -> dict[str, Any]:
+        """The exercise's entry in a grading record (``gradebook``'s format)."""
+        check = (EXERCISE_CELL if self.position == 0 else self.where) if self.status is Status.FAILED else ""
+        return {"exercise": self.exercise, "title": self.title, "points": self.points,
+                "passed": self.passed, "status": str(self.status), "error": self.reason,
+                "check": check, "hidden": self.hidden, "expected": self.expected,
+                "got": self.got, "traceback": self.traceback, "flags": "; ".join(self.flags)}
+
+    @classmethod
+    def from_record(cls, entry: Mapping[str, Any]) -> Verdict:
+        """A verdict from a grading record's exercise entry (as ``record`` wrote it)."""
+        flags = entry.get("flags") or ""
+        return cls(exercise=str(entry["exercise"]), status=Status(entry["status"]),
+                   reason=str(entry.get("error", "")), title=str(entry.get("title", "")),
+                   where=str(entry.get("check", "")), points=float(entry.get("points", DEFAULT_POINTS)),
+                   expected=str(entry.get("expected", "")), got=str(entry.get("got", "")),
+                   hidden=bool(entry.get("hidden", False)), traceback=str(entry.get("traceback", "")),
+                   flags=tuple(flag for flag in str(flags).split("; ") if flag))
+
+
+def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str = "", *,
+           items: Sequence[Exercise] | None = None, points: Mapping[str, float] | None = None,
+           flags: Mapping[str, Sequence[str]] | None = None, added: Iterable[str] = ()) -> list[Verdict]:
+    """One verdict per exercise of a notebook that nbval ran: the one decision of the kit.
+
+    An exercise passes when its cell and all its own checks ran as their references say. A
+    failure is put down to an unfinished stub when one is why: the exercise's own (not done)
+    or another's (blocked by it), shown in the failing cell or, for a ``NameError``, in the
+    cell that should have defined the name.
+
+    Parameters
+    ----------
+    graded : NotebookNode
+        The notebook as it ran.
+    results : mapping of int to CellResult
+        How each cell ended, by nbval's cell number; cells missing did not run. Empty when the
+        run stopped before reporting any.
+    problem : str
+        What stopped the whole run ("" when nothing did).
+    items : sequence of Exercise, optional
+        The exercises to decide (default every exercise of ``graded``).
+    points, flags : mapping, optional
+        Each exercise's points (default 1) and what the instructor should look at.
+    added : iterable of str
+        Ids of the cells the student added: a failure after one of them raised says so.
+    """
+    items = exercises(graded) if items is None else items
+    points, flags = points or {}, flags or {}
+    numbers = code_numbers(graded)
+    by_id = {cell.id: cell for cell in graded.cells}
+    first = {ex.id: Verdict(ex.id, Status.PASSED, title=heading_above(graded, ex.cell_ids[0]),
+                            points=points.get(ex.id, DEFAULT_POINTS), flags=tuple(flags.get(ex.id, ())))
+             for ex in items}
+    if not results:
+        return [replace(first[ex.id], status=Status.FAILED, reason=problem or OUT_OF_TIME) for ex in items]
+    stubs = sorted((result.number, result.stub) for result in results.values() if result.stub)
+    raised = sorted((numbers[i], by_id[i], results[numbers[i]]) for i in added
+                    if numbers.get(i) in results and results[numbers[i]].ending is not Ending.PASSED)
+    decided = []
+    for ex in items:
+        failed = _first_failure(ex, numbers, results)
+        if failed is None:
+            decided.append(first[ex.id])
+            continue
+        position, cell = failed
+        earlier = [stub for number, stub in stubs
+                   if number < cell.number and (stub != ex.id or number >= numbers[ex.cell_ids[0]])]
+        verdict = replace(first[ex.id], where=heading_above(graded, ex.cell_ids[position]), position=position,
+                          **_status_and_reason(ex.id, cell, earlier))
+        if verdict.status is Status.FAILED:
+            verdict = _explained(verdict, cell, is_hidden(by_id[ex.cell_ids[position]]),
+                                 [(c, r) for number, c, r in raised if number < cell.number])
+        decided.append(verdict)
+    return decided
+
+
+def _first_failure(ex: Exercise, numbers: Mapping[str, int],
+                   results: Mapping[int, CellResult]) -> tuple[int, CellResult] | None:
+    """The first of an exercise's cells that did not pass (0 the exercise cell, 1 its first
+    check, ...) with its result, or None."""
+    for position, cell_id in enumerate(ex.cell_ids):
+        result = results.get(numbers[cell_id]) or CellResult(numbers[cell_id], Ending.STOPPED, "not run")
+        if result.ending is not Ending.PASSED:
+            return position, result
+    return None
+
+
+def _status_and_reason(exercise: str, cell: CellResult, earlier_stubs: Sequence[str]) -> dict[str, Any]:
+    """Not done, blocked or failed, and the line that says why.
+
+    A ``NameError`` is put down to the exercise the kernel said the missing name waits for,
+    else to the last stub that raised before it (``earlier_stubs``: this exercise's own only
+    from its cell on).
+    """
+    blocker = cell.stub
+    if not blocker and cell.exception == "NameError" and (cell.waits_for or earlier_stubs):
+        blocker = cell.waits_for or earlier_stubs[-1]
+    if blocker and blocker != exercise:
+        return {"status": Status.BLOCKED, "reason": f"blocked by {blocker} ({NOT_DONE})"}
+    if blocker:  # its stub's error as the notebook showed it, or the name its stub left undefined
+        return {"status": Status.NOT_DONE, "reason": cell.error() if cell.stub else not_done(exercise)}
+    return {"status": Status.FAILED, "reason": cell.error()}
+
+
+def _explained(verdict: Verdict, cell: CellResult, hidden: bool,
+               raised_before: list[tuple[NotebookNode, CellResult]]) -> Verdict:
+    """A failure with what the student may see of it: nothing of a hidden check's output,
+    code or values; and the first of their added cells that raised before it."""
+    reason = verdict.reason
+    if hidden and cell.ending is Ending.DIFFERS:
+        reason = f"{DIFFERS} (a hidden check)"
+    elif hidden and cell.ending is Ending.RAISED:
+        reason = f"{cell.exception} in a hidden check"
+    if raised_before:
+        added, result = raised_before[0]
+        first_line = next((line for line in added.source.splitlines() if line.strip()), "")
+        reason += f" (earlier, your added cell '{first_line[:60]}' raised {result.error()[:120]})"
+    if hidden:
+        return replace(verdict, reason=reason[:SHOWN_CHARS], hidden=True)
+    difference = cell.difference
+    shown = difference is not None and difference.line > 0
+    return replace(verdict, reason=reason[:SHOWN_CHARS], difference=difference,
+                   environments=cell.environments,
+                   expected=difference.expected.strip()[:SHOWN_CHARS] if shown else "",
+                   got=difference.got.strip()[:SHOWN_CHARS] if shown else "",
+                   traceback="\n".join(cell.traceback.splitlines()[-TRACEBACK_LINES:]))
+
+
+def describe(verdict: Verdict) -> str:
+    """A few lines for one exercise: ✓; not done yet; or ✗, the check's title and why."""
+    if verdict.status is Status.PASSED:
+        return f"✓ {verdict.exercise}"
+    if verdict.status is Status.NOT_DONE:
+        return f"✗ {verdict.exercise}  {NOT_DONE}"
+    if verdict.status is Status.BLOCKED:
+        return f"✗ {verdict.exercise}  {verdict.reason}"
+    title = f"  {verdict.where}" if verdict.where else ""
+    return f"✗ {verdict.exercise}{title}\n    " + "\n    ".join(explanation(verdict))
+
+
+def explanation(verdict: Verdict) -> list[str]:
+    """Why a failed exercise failed, one line each: the error, or the output difference with
+    the line expected and the line printed, and the libraries when they differ."""
+    difference = verdict.difference
+    if difference is None or verdict.hidden:
+        return [verdict.reason]
+    lines = [f"{DIFFERS}: {difference.summary()}"]
+    if difference.line:
+        lines += [f"{EXPECTED_LABEL} {difference.expected}", f"{GOT_LABEL} {difference.got}"]
+    if verdict.environments:
+        lines.append(f"({'; '.join(verdict.environments)})")
+    return lines

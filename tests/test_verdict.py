@@ -1,0 +1,212 @@
+"""Verdicts as data: the plugin's cell results, the one decision, and how readers render it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from helpers.course import nbval_run
+from helpers.course.compare import Difference
+from helpers.course.nbval_plugin import _raised_result
+from helpers.course.verdict import (
+    EXERCISE_CELL,
+    CellResult,
+    Ending,
+    Status,
+    Verdict,
+    decide,
+    describe,
+    differs_line,
+)
+
+HIDDEN = "# NBVAL_CHECK_OUTPUT\n### BEGIN HIDDEN CHECKS\nprint(1)\n### END HIDDEN CHECKS"
+
+
+def _code(source: str, cell_id: str, **kit) -> object:
+    cell = new_code_cell(source, metadata={"kit": kit} if kit else {})
+    cell.id = cell_id
+    return cell
+
+
+def notebook():
+    """Exercises 1.1-1.3, each its cell and a visible check (code cells 0-5); 1.3 also has a
+    hidden check (cell 6); then a cell the student added (cell 7)."""
+    cells = []
+    for n in (1, 2, 3):
+        cells += [new_markdown_cell(f"## Exercise 1.{n}"),
+                  _code(f"def f{n}(): ...", f"ex{n}", exercise=f"1.{n}"),
+                  new_markdown_cell(f"### Check 1.{n}"),
+                  _code(f"# NBVAL_CHECK_OUTPUT\nprint(f{n}())", f"check{n}", checks=f"1.{n}")]
+    cells += [_code(HIDDEN, "hidden3", checks="1.3"), _code("x = 1 / 0", "mine")]
+    return new_notebook(cells=cells)
+
+
+def passed(*numbers: int) -> dict[int, CellResult]:
+    return {n: CellResult(n, Ending.PASSED) for n in numbers}
+
+
+def raised(number: int, message: str, **fields) -> dict[int, CellResult]:
+    return {number: CellResult(number, Ending.RAISED, message, **fields)}
+
+
+STUB_11 = "NotImplementedError: exercise 1.1 not done yet"
+BLOCKED_BY_11 = "blocked by 1.1 (not done yet)"
+
+
+def by_exercise(results, **kwargs) -> dict[str, Verdict]:
+    return {v.exercise: v for v in decide(notebook(), results, **kwargs)}
+
+
+def test_every_exercise_passes_when_every_cell_does():
+    verdicts = by_exercise(passed(*range(8)), points={"1.2": 2.0}, flags={"1.3": ["reads a file"]})
+    assert [v.status for v in verdicts.values()] == [Status.PASSED] * 3
+    assert verdicts["1.1"].title == "Exercise 1.1" and verdicts["1.2"].points == 2.0
+    assert verdicts["1.3"].flags == ("reads a file",) and verdicts["1.3"].record()["flags"] == "reads a file"
+
+
+def test_its_own_stub_is_not_done_and_another_s_blocks():
+    verdicts = by_exercise({**raised(0, STUB_11, stub="1.1"), **passed(1, 2),
+                            **raised(3, STUB_11, stub="1.1"), **passed(4, 5, 6)})
+    assert (verdicts["1.1"].status, verdicts["1.1"].reason) == (Status.NOT_DONE, STUB_11)
+    assert (verdicts["1.2"].status, verdicts["1.2"].reason) == (Status.BLOCKED, BLOCKED_BY_11)
+    assert verdicts["1.2"].record()["check"] == ""  # nothing of a blocked exercise is explained
+
+
+def test_a_stub_of_exercise_1_1_is_not_exercise_1_10s():
+    """Statuses come from the exercise ids, not from a prefix of a message."""
+    verdicts = by_exercise({**raised(0, "NotImplementedError: exercise 1.10 not done yet", stub="1.10"),
+                            **passed(*range(1, 8))})
+    verdict = verdicts["1.1"]
+    assert (verdict.status, verdict.reason) == (Status.BLOCKED, "blocked by 1.10 (not done yet)")
+
+
+@pytest.mark.parametrize("waits_for, stubs, expected", [
+    ("", ("1.1", "1.2"), (Status.BLOCKED, "blocked by 1.2 (not done yet)")),  # the last stub before
+    ("1.1", ("1.1", "1.2"), (Status.BLOCKED, BLOCKED_BY_11)),  # the kernel said which
+    ("", (), (Status.FAILED, "NameError: name 'model' is not defined")),
+])
+def test_a_name_a_stopped_cell_did_not_define_is_put_down_to_its_stub(waits_for, stubs, expected):
+    stopped = {0: "1.1", 2: "1.2"}
+    results = passed(*range(8))
+    for number, exercise in stopped.items():
+        if exercise in stubs:
+            results |= raised(number, f"NotImplementedError: exercise {exercise} not done yet", stub=exercise)
+    results |= raised(5, "NameError: name 'model' is not defined", waits_for=waits_for)
+    verdict = by_exercise(results)["1.3"]
+    assert (verdict.status, verdict.reason) == expected
+
+
+def test_a_name_missing_after_its_own_stub_is_not_done():
+    results = passed(*range(8)) | raised(5, "NameError: name 'model' is not defined", waits_for="1.3")
+    verdict = by_exercise(results)["1.3"]
+    assert (verdict.status, verdict.reason) == (Status.NOT_DONE, STUB_11.replace("1.1", "1.3"))
+
+
+def test_a_failure_says_where_and_keeps_the_student_s_traceback():
+    results = passed(*range(8)) | raised(1, "ZeroDivisionError: division by zero",
+                                         where="in f1, line 3: 1 / 0",
+                                         traceback="\n".join(f"line {n}" for n in range(60)))
+    verdict = by_exercise(results)["1.1"]
+    assert verdict.status is Status.FAILED and verdict.position == 1 and verdict.where == "Check 1.1"
+    assert verdict.reason == "ZeroDivisionError: division by zero (in f1, line 3: 1 / 0)"
+    assert verdict.traceback.splitlines() == [f"line {n}" for n in range(20, 60)]  # the last 40
+    record = verdict.record()
+    assert (record["status"], record["passed"], record["check"]) == ("failed", False, "Check 1.1")
+    exercise_cell = by_exercise(passed(*range(8)) | raised(0, "ValueError: no"))["1.1"]
+    assert exercise_cell.position == 0 and exercise_cell.record()["check"] == EXERCISE_CELL
+
+
+def test_an_output_difference_shows_both_lines_and_both_environments():
+    difference = Difference(1, "p = 0.1824", "p = 0.19", "0.19 where 0.1824 was expected (allowed ± 0.0003)",
+                            "stdout")
+    environments = ("reference outputs written with: openblas Haswell (1 threads)",
+                    "this run uses:                  openblas Prescott (1 threads)")
+    results = passed(*range(8)) | {3: CellResult(3, Ending.DIFFERS, difference=difference,
+                                                 environments=environments)}
+    verdict = by_exercise(results)["1.2"]
+    assert verdict.reason == (
+        "output differs from the reference: stdout, line 1: 0.19 where 0.1824 was expected "
+        "(allowed ± 0.0003); expected (reference): p = 0.1824; got (your output):    p = 0.19 "
+        "[reference outputs written with: openblas Haswell (1 threads); "
+        "this run uses:                  openblas Prescott (1 threads)]")
+    assert (verdict.expected, verdict.got) == ("p = 0.1824", "p = 0.19")
+    assert describe(verdict) == (
+        "✗ 1.2  Check 1.2\n"
+        "    output differs from the reference: stdout, line 1: 0.19 where 0.1824 was expected "
+        "(allowed ± 0.0003)\n"
+        "    expected (reference): p = 0.1824\n    got (your output):    p = 0.19\n"
+        f"    ({'; '.join(environments)})")
+    missing = Difference(0, "", "", "expected output of kind text/plain is missing")
+    assert differs_line(missing) == \
+        "output differs from the reference: expected output of kind text/plain is missing"
+
+
+@pytest.mark.parametrize("result, reason", [
+    (CellResult(6, Ending.DIFFERS, difference=Difference(1, "1", "2", "2 where 1 was expected", "stdout")),
+     "output differs from the reference (a hidden check)"),
+    (CellResult(6, Ending.RAISED, "KeyError: 'secret_answer'", where="line 3: print(secret['x'])",
+                traceback="KeyError: 'secret_answer'"), "KeyError in a hidden check"),
+])
+def test_nothing_of_a_hidden_check_is_shown(result, reason):
+    verdict = by_exercise(passed(*range(8)) | {6: result})["1.3"]
+    assert verdict.hidden and verdict.reason == reason
+    assert (verdict.expected, verdict.got, verdict.traceback, verdict.difference) == ("", "", "", None)
+    assert "secret" not in describe(verdict)
+
+
+def test_an_added_cell_that_raised_first_is_named():
+    results = passed(*range(7)) | raised(7, "ZeroDivisionError: division by zero")
+    assert by_exercise(results, added={"mine"})["1.3"].passed  # it ran after every check
+    nb = notebook()
+    nb.cells.insert(1, nb.cells.pop())  # now code cell 0, before 1.1's cells
+    results = raised(0, "ZeroDivisionError: division by zero") | passed(1, 3, 4, 5, 6, 7) | raised(
+        2, "NameError: name 'x' is not defined")
+    [first, *_] = decide(nb, results, added={"mine"})
+    assert first.reason == ("NameError: name 'x' is not defined (earlier, your added cell 'x = 1 / 0' raised "
+                            "ZeroDivisionError: division by zero)")
+
+
+def test_a_run_that_reported_nothing_fails_every_exercise_with_its_problem():
+    verdicts = decide(notebook(), {}, "grading stopped: the notebook ran out of time (600 s)")
+    assert {(v.status, v.reason, v.position) for v in verdicts} == {
+        (Status.FAILED, "grading stopped: the notebook ran out of time (600 s)", None)}
+    unreported = by_exercise(passed(0, 1, 2))["1.2"]
+    assert (unreported.status, unreported.reason, unreported.position) == (Status.FAILED, "not run", 1)
+
+
+def test_a_record_reads_back_as_the_same_verdict():
+    verdict = by_exercise(passed(*range(8)) | raised(3, "ValueError: x", where="line 1: f2()"),
+                          flags={"1.2": ["a", "b"]})["1.2"]
+    back = Verdict.from_record(json.loads(json.dumps(verdict.record())))
+    assert back.record() == verdict.record()
+    assert (back.status, back.flags) == (Status.FAILED, ("a", "b"))
+    assert back.reason == "ValueError: x (line 1: f2())"
+
+
+def test_the_plugin_reads_an_exception_where_the_notebook_raised_it():
+    traceback = ("ZeroDivisionError        Traceback (most recent call last)\n"
+                 "Cell In[1], line 2\n      1 # NBVAL_CHECK_OUTPUT\n----> 2 print(add(2, 3))\n\n"
+                 "Cell In[1], line 3, in add(a, b)\n      1 def add(a, b):\n      2     c = a + b\n"
+                 "----> 3     return c / 0\n\nZeroDivisionError: division by zero")
+    result = _raised_result(4, "ZeroDivisionError", "division by zero", traceback)
+    assert result.error() == "ZeroDivisionError: division by zero (in add, line 3: return c / 0)"
+    stub = _raised_result(4, "NotImplementedError", "exercise 0.1", STUB_11.replace("1.1", "0.1"))
+    assert (stub.error(), stub.stub, stub.where) == (STUB_11.replace("1.1", "0.1"), "0.1", "")
+    told = ("NameError: name 'model' is not defined: the cell that defines it stopped on exercise 1.1, "
+            "not done yet when it ran; run that cell again once it is done")
+    waiting = _raised_result(5, "NameError", "name 'model' is not defined", told)
+    assert (waiting.exception, waiting.waits_for, waiting.message) == ("NameError", "1.1", told)
+    own = _raised_result(5, "NotImplementedError", "exercise 0.1 is hard",
+                         "NotImplementedError: exercise 0.1 is hard")
+    assert own.stub == ""  # a student's own NotImplementedError is no stub
+
+
+def test_a_report_is_read_as_data_and_anything_else_as_no_report():
+    result = CellResult(3, Ending.DIFFERS, difference=Difference(2, "a", "b", "why", "stdout"),
+                        environments=("x", "y"))
+    report = json.dumps({"cells": [result.to_json(), CellResult(4, Ending.PASSED).to_json()]}).encode()
+    assert nbval_run.read_report(report) == {3: result, 4: CellResult(4, Ending.PASSED)}
+    for junk in (b"", b"<testsuites/>", b'{"cells": [{"number": 1, "ending": "won"}]}', b"[]"):
+        assert nbval_run.read_report(junk) == {}
