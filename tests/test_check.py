@@ -172,3 +172,6 @@ def test_check_in_a_notebook_compares_a_last_line_s_value_as_grading_does(tmp_pa
     assert check.check("0.1", wrong, notebooks) is False
     said = capsys.readouterr().out
     assert "output differs from the reference: text/plain, line 1: -1 where 5 was expected" in said
+    check_cell.source, check_cell.outputs = "# NBVAL_CHECK_OUTPUT\nadd(2, 3);", []  # ";" shows nothing
+    nbformat.write(release.release_notebook(solution), notebooks / FIXTURE.name)
+    assert check.check("0.1", right, notebooks) is True

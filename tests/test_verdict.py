@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -10,6 +11,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from helpers.course import nbval_run
 from helpers.course.compare import Difference
 from helpers.course.nbval_plugin import _raised_result
+from helpers.course.release import Exercise
 from helpers.course.verdict import (
     EXERCISE_CELL,
     CellResult,
@@ -210,3 +212,22 @@ def test_a_report_is_read_as_data_and_anything_else_as_no_report():
     assert nbval_run.read_report(report) == {3: result, 4: CellResult(4, Ending.PASSED)}
     for junk in (b"", b"<testsuites/>", b'{"cells": [{"number": 1, "ending": "won"}]}', b"[]"):
         assert nbval_run.read_report(junk) == {}
+
+
+def test_control_characters_from_student_output_never_reach_a_verdict():
+    hostile = "\x1b[31mp = 0.19\x1b[0m\x07\x1b]0;title\x07"
+    difference = Difference(1, "p = 0.1824", hostile, "'p' where ...", "stdout")
+    results = passed(*range(8)) | {1: CellResult(1, Ending.DIFFERS, difference=difference)} | raised(
+        3, "ValueError: \x1b[1mbold\x1b[0m\x00", traceback="\x1b[0;31mValueError\x1b[0m: bold")
+    verdicts = by_exercise(results)
+    for verdict in (verdicts["1.1"], verdicts["1.2"]):
+        shown = [verdict.reason, verdict.expected, verdict.got, verdict.traceback, describe(verdict)]
+        assert not [text for text in shown if re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text)], shown
+    assert verdicts["1.1"].got.startswith("p = 0.19") and verdicts["1.2"].reason == "ValueError: bold"
+
+
+def test_repeated_exercises_keep_their_own_titles():
+    nb = notebook()
+    nb.cells[0].source, nb.cells[4].source = "## First", "## Second"
+    again = [Exercise("1.1", ("ex1", "check1")), Exercise("1.1", ("ex2", "check2"))]
+    assert [v.title for v in decide(nb, passed(*range(8)), items=again)] == ["First", "Second"]

@@ -60,9 +60,10 @@ def check_notebook(submission: Path, reference: Path,
     except Exception as err:  # any unreadable notebook is a message, not a crash
         raise KitError(f"{submission} is not a readable notebook ({type(err).__name__}).") from err
     released = nbformat.read(reference, as_version=4)
+    label = Path(submission).name if progress else ""
     with tempfile.TemporaryDirectory(prefix="kit-check-") as folder:
         _, verdicts = grading.grade(graded_notebook(released, theirs), Path(folder), timeout,
-                                    items=exercises(released), progress=progress)
+                                    items=exercises(released), progress=label)
     return verdicts
 
 
@@ -194,7 +195,8 @@ def _run(source: str, namespace: dict) -> Any:
     """Run a cell's code; return the value of its last line when that is an expression (what
     a notebook shows as the cell's result), else None."""
     tree = ast.parse(source)
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    shown = tree.body and isinstance(tree.body[-1], ast.Expr) and not source.rstrip().endswith(";")
+    last = tree.body.pop() if shown else None  # a trailing ";" hides the value, as in a notebook
     exec(compile(tree, "<check>", "exec"), namespace)  # noqa: S102
     return eval(compile(ast.Expression(last.value), "<check>", "eval"), namespace) if last else None  # noqa: S307
 

@@ -79,9 +79,6 @@ EXERCISE_KEYS: dict[str, tuple[type, ...]] = {
     "flags": (str,),
 }
 
-# A student's or notebook's name becomes a path component.
-
-
 # --------------------------------------------------------------------------- records
 
 

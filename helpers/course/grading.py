@@ -32,7 +32,7 @@ def grade(graded: NotebookNode, work: Path, timeout: float, *, items: Sequence[E
           points: Mapping[str, float] | None = None, found_flags: Mapping[str, Sequence[str]] | None = None,
           added: Iterable[str] = (), limits: sandbox.Limits | None = None,
           slot: tuple[int, frozenset[int]] = (0, frozenset()), budget: float | None = None,
-          progress: bool = False) -> tuple[NotebookRun, list[Verdict]]:
+          progress: str = "") -> tuple[NotebookRun, list[Verdict]]:
     """Run a graded notebook under nbval and decide each exercise.
 
     Parameters
@@ -51,8 +51,9 @@ def grade(graded: NotebookNode, work: Path, timeout: float, *, items: Sequence[E
         Ids of the cells the student added.
     limits, slot, budget :
         Run in a sandbox within these limits (see ``nbval_run.run_notebook``).
-    progress : bool
-        Without a sandbox, show a bar of the cells as they run.
+    progress : str
+        Without a sandbox, show a bar of the cells as they run, with this label (the
+        student's notebook's name).
 
     Returns
     -------

@@ -163,7 +163,8 @@ class KitCell(IPyNbCell):
             self.kit_result = self._failure(err)
             raise
         except Exception as err:  # nbval's own checks on the kernel (RuntimeError)
-            said = "the kernel died" if "Kernel dead" in str(err) else f"{type(err).__name__}: {err}"
+            said = "the kernel died" if "Kernel dead" in str(err) else \
+                f"{type(err).__name__}: {err}".splitlines()[0]
             self.kit_result = CellResult(self.cell_num, Ending.STOPPED, said)
             raise
 
@@ -234,7 +235,7 @@ class KitCell(IPyNbCell):
         self.kit_environments = ()
         raised = _raised(test)
         if raised and not _raised(ref):  # a raises-exception cell that was not meant to raise
-            self.kit_difference = compare.Difference(0, "", "", f"the cell raised {raised}")
+            self.kit_difference = compare.Difference(0, "", "", f"the cell raised {raised.splitlines()[0]}")
         else:
             self.kit_difference = compare.compare_outputs(
                 compare.grouped(ref, self.sanitize, skip), compare.grouped(test, self.sanitize, skip),

@@ -48,7 +48,7 @@ class NotebookRun:
 
 def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = None,
                  slot: tuple[int, frozenset[int]] = (0, frozenset()),
-                 budget: float | None = None, progress: bool = False) -> NotebookRun:
+                 budget: float | None = None, progress: str = "") -> NotebookRun:
     """Run nbval on one notebook in a fresh process, in a sandbox when ``limits`` are given.
 
     Parameters
@@ -63,8 +63,8 @@ def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = Non
         The sandboxed job's slot (see ``sandbox.Slots``).
     budget : float, optional
         Seconds the whole run may take (default: every cell its ``timeout``).
-    progress : bool
-        Without a sandbox, show a bar on stderr counting the cells as they finish.
+    progress : str
+        Without a sandbox, show a bar on stderr, labelled so, counting the cells as they finish.
     """
     n_code = sum(c.cell_type == "code" for c in nbformat.read(path, as_version=4).cells)
     total = min(budget or float("inf"), timeout * (n_code + 2) + RUN_OVERHEAD)
@@ -87,7 +87,7 @@ def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = Non
     ini.write_text("[pytest]\n")
     command = [sys.executable, "-m", "pytest", str(path), "-c", str(ini), "--rootdir", str(path.parent),
                *_nbval_options(timeout), f"--kit-report={report}"]
-    if not _ran_within(command, path.parent, total, n_code if progress else 0, path.name):
+    if not _ran_within(command, path.parent, total, n_code if progress else 0, progress):
         return NotebookRun({}, problem=f"grading stopped: the notebook ran out of time ({total:.0f} s)")
     results = read_report(report.read_bytes() if report.is_file() else b"")
     return NotebookRun(results, _run_problem(results, None, total))

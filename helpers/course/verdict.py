@@ -14,6 +14,7 @@ another exercise that is still a stub), failed.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -57,6 +58,10 @@ OUT_OF_TIME = "grading stopped: the notebook ran out of time"
 #: The last lines of a student's traceback kept for feedback.
 TRACEBACK_LINES = 40
 DIFFERS = "output differs from the reference"
+#: Terminal colour codes, and the control characters student output may hold: never kept in a
+#: verdict, which goes into CSV files, Markdown and terminals.
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 EXPECTED_LABEL, GOT_LABEL = "expected (reference):", "got (your output):   "
 
 
@@ -110,9 +115,10 @@ class CellResult:
             return ""
         if self.ending is Ending.DIFFERS:
             return differs_line(self.difference, self.environments)
+        message = printable(self.message).replace("\n", " ")[:ERROR_CHARS]
         if self.ending is Ending.RAISED and self.where and not self.stub:
-            return f"{self.message[:ERROR_CHARS]} ({self.where})"
-        return self.message[:ERROR_CHARS]
+            return f"{message} ({printable(self.where)})"
+        return message
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -139,12 +145,17 @@ def differs_line(difference: Difference | None, environments: Sequence[str] = ()
     """``output differs from the reference: <where>; expected (reference): ...; got ...``."""
     if difference is None:
         return DIFFERS
-    parts = [f"{DIFFERS}: {difference.summary()}"[:len(DIFFERS) + ERROR_CHARS]]
+    parts = [printable(f"{DIFFERS}: {difference.summary()}")[:len(DIFFERS) + ERROR_CHARS]]
     if difference.line:
-        parts += [f"{EXPECTED_LABEL} {difference.expected}".strip()[:LINE_CHARS],
-                  f"{GOT_LABEL} {difference.got}".strip()[:LINE_CHARS]]
+        parts += [printable(f"{EXPECTED_LABEL} {difference.expected}").strip()[:LINE_CHARS],
+                  printable(f"{GOT_LABEL} {difference.got}").strip()[:LINE_CHARS]]
     line = "; ".join(parts)
     return f"{line} [{'; '.join(environments)}]" if environments else line
+
+
+def printable(text: str) -> str:
+    """``text`` without terminal colour codes and control characters (tabs and newlines kept)."""
+    return _CONTROL.sub("", _ANSI.sub("", text))
 
 
 @dataclass(frozen=True)
@@ -251,24 +262,24 @@ def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str
     points, flags = points or {}, flags or {}
     numbers = code_numbers(graded)
     by_id = {cell.id: cell for cell in graded.cells}
-    first = {ex.id: Verdict(ex.id, Status.PASSED, title=heading_above(graded, ex.cell_ids[0]),
-                            points=points.get(ex.id, DEFAULT_POINTS), flags=tuple(flags.get(ex.id, ())))
-             for ex in items}
+    first = [Verdict(ex.id, Status.PASSED, title=heading_above(graded, ex.cell_ids[0]),
+                     points=points.get(ex.id, DEFAULT_POINTS), flags=tuple(flags.get(ex.id, ())))
+             for ex in items]
     if not results:
-        return [replace(first[ex.id], status=Status.FAILED, reason=problem or OUT_OF_TIME) for ex in items]
+        return [replace(verdict, status=Status.FAILED, reason=problem or OUT_OF_TIME) for verdict in first]
     stubs = sorted((result.number, result.stub) for result in results.values() if result.stub)
     raised = sorted((numbers[i], by_id[i], results[numbers[i]]) for i in added
                     if numbers.get(i) in results and results[numbers[i]].ending is not Ending.PASSED)
     decided = []
-    for ex in items:
+    for ex, passed in zip(items, first, strict=True):
         failed = _first_failure(ex, numbers, results)
         if failed is None:
-            decided.append(first[ex.id])
+            decided.append(passed)
             continue
         position, cell = failed
         earlier = [stub for number, stub in stubs
                    if number < cell.number and (stub != ex.id or number >= numbers[ex.cell_ids[0]])]
-        verdict = replace(first[ex.id], where=heading_above(graded, ex.cell_ids[position]), position=position,
+        verdict = replace(passed, where=heading_above(graded, ex.cell_ids[position]), position=position,
                           **_status_and_reason(ex.id, cell, earlier))
         if verdict.status is Status.FAILED:
             verdict = _explained(verdict, cell, is_hidden(by_id[ex.cell_ids[position]]),
@@ -324,9 +335,9 @@ def _explained(verdict: Verdict, cell: CellResult, hidden: bool,
     shown = difference is not None and difference.line > 0
     return replace(verdict, reason=reason[:SHOWN_CHARS], difference=difference,
                    environments=cell.environments,
-                   expected=difference.expected.strip()[:SHOWN_CHARS] if shown else "",
-                   got=difference.got.strip()[:SHOWN_CHARS] if shown else "",
-                   traceback="\n".join(cell.traceback.splitlines()[-TRACEBACK_LINES:]))
+                   expected=printable(difference.expected).strip()[:SHOWN_CHARS] if shown else "",
+                   got=printable(difference.got).strip()[:SHOWN_CHARS] if shown else "",
+                   traceback=printable("\n".join(cell.traceback.splitlines()[-TRACEBACK_LINES:])))
 
 
 def describe(verdict: Verdict) -> str:
@@ -347,9 +358,10 @@ def explanation(verdict: Verdict) -> list[str]:
     difference = verdict.difference
     if difference is None or verdict.hidden:
         return [verdict.reason]
-    lines = [f"{DIFFERS}: {difference.summary()}"]
+    lines = [printable(f"{DIFFERS}: {difference.summary()}")]
     if difference.line:
-        lines += [f"{EXPECTED_LABEL} {difference.expected}", f"{GOT_LABEL} {difference.got}"]
+        lines += [printable(f"{EXPECTED_LABEL} {difference.expected}"),
+                  printable(f"{GOT_LABEL} {difference.got}")]
     if verdict.environments:
         lines.append(f"({'; '.join(verdict.environments)})")
     return lines
