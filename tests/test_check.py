@@ -56,9 +56,7 @@ def test_check_names_what_is_missing(tmp_path, capsys):
 
 def test_an_error_shows_where_it_was_raised_and_the_table_counts_each_kind(tmp_path):
     solution = nbformat.read(FIXTURE, as_version=4)
-    notebooks = tmp_path / "notebooks"
-    notebooks.mkdir()
-    nbformat.write(release.release_notebook(solution), notebooks / FIXTURE.name)
+    notebooks = _released(solution, tmp_path)
     raising = release.release_notebook(solution)
     raising.cells[1].source = "def add(a, b):\n    total = a + b\n    return total / 0"
     work = tmp_path / "work"
@@ -128,14 +126,26 @@ CATALOGUED_MISTAKE_03 = """\
 """
 
 
-def test_check_in_a_notebook_runs_one_exercise_s_checks_on_the_live_names(tmp_path, capsys):
-    solution = nbformat.read(FIXTURE, as_version=4)
+def _released(solution: nbformat.NotebookNode, tmp_path: Path) -> Path:
+    """The release of ``solution`` in a ``notebooks`` folder of its own."""
     notebooks = tmp_path / "notebooks"
-    notebooks.mkdir()
+    notebooks.mkdir(exist_ok=True)
     nbformat.write(release.release_notebook(solution), notebooks / FIXTURE.name)
+    return notebooks
+
+
+def _kernels() -> tuple[dict, dict]:
+    """The names of a kernel where exercise 0.1 is right, and of one where it is wrong."""
     right, wrong = {}, {}
     exec("def add(a, b):\n    return a + b", right)
     exec("def add(a, b):\n    return a - b", wrong)
+    return right, wrong
+
+
+def test_check_in_a_notebook_runs_one_exercise_s_checks_on_the_live_names(tmp_path, capsys):
+    solution = nbformat.read(FIXTURE, as_version=4)
+    notebooks = _released(solution, tmp_path)
+    right, wrong = _kernels()
     stub = {}
     exec(release.stub_source(solution.cells[1].source, "0.1"), stub)
 
@@ -162,16 +172,12 @@ def test_check_in_a_notebook_compares_a_last_line_s_value_as_grading_does(tmp_pa
     check_cell = solution.cells[2]
     check_cell.source = "# NBVAL_CHECK_OUTPUT\nadd(2, 3)"
     check_cell.outputs = [nbformat.v4.new_output("execute_result", {"text/plain": "5"}, execution_count=1)]
-    notebooks = tmp_path / "notebooks"
-    notebooks.mkdir()
-    nbformat.write(release.release_notebook(solution), notebooks / FIXTURE.name)
-    right, wrong = {}, {}
-    exec("def add(a, b):\n    return a + b", right)
-    exec("def add(a, b):\n    return a - b", wrong)
+    notebooks = _released(solution, tmp_path)
+    right, wrong = _kernels()
     assert check.check("0.1", right, notebooks) is True
     assert check.check("0.1", wrong, notebooks) is False
     said = capsys.readouterr().out
     assert "output differs from the reference: text/plain, line 1: -1 where 5 was expected" in said
     check_cell.source, check_cell.outputs = "# NBVAL_CHECK_OUTPUT\nadd(2, 3);", []  # ";" shows nothing
-    nbformat.write(release.release_notebook(solution), notebooks / FIXTURE.name)
+    _released(solution, tmp_path)
     assert check.check("0.1", right, notebooks) is True

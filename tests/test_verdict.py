@@ -231,3 +231,15 @@ def test_repeated_exercises_keep_their_own_titles():
     nb.cells[0].source, nb.cells[4].source = "## First", "## Second"
     again = [Exercise("1.1", ("ex1", "check1")), Exercise("1.1", ("ex2", "check2"))]
     assert [v.title for v in decide(nb, passed(*range(8)), items=again)] == ["First", "Second"]
+
+
+def test_the_libraries_are_named_only_when_they_differ_from_the_reference(monkeypatch):
+    from helpers.course import environment
+
+    here = {"blas": "openblas Prescott (1 threads)", "numpy": "2.4.6"}
+    monkeypatch.setattr(environment, "current", lambda: here)
+    assert environment.mismatch_lines(None) == environment.mismatch_lines(here) == ()
+    written, run = environment.mismatch_lines({**here, "blas": "openblas Haswell (1 threads)"})
+    assert written.startswith(environment.REFERENCE_LABEL) and "Haswell" in written
+    assert run.startswith(environment.RUN_LABEL) and "Prescott" in run
+    assert written.index("openblas") == run.index("openblas")  # the labels are aligned

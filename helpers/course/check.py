@@ -143,12 +143,11 @@ def check(exercise: str, namespace: dict | None = None,
     numbers = code_numbers(released)
     cells = {cell.id: cell for cell in released.cells}
     sanitize = compare.sanitizer(config.SANITIZE_FILE)
-    environments = environment.mismatch_note(released.metadata.get("kit", {}).get("reference_env"))
+    environments = environment.mismatch_lines(released.metadata.get("kit", {}).get("reference_env"))
     # the exercise cell ran in the student's kernel; its checks run here, until one fails
     results = {numbers[item.cell_ids[0]]: CellResult(numbers[item.cell_ids[0]], Ending.PASSED)}
     for cell_id in item.cell_ids[1:]:
-        result = _live_result(cells[cell_id], numbers[cell_id], names, sanitize,
-                              tuple(line.strip() for line in (environments or "").splitlines()))
+        result = _live_result(cells[cell_id], numbers[cell_id], names, sanitize, environments)
         results[result.number] = result
         if result.ending is not Ending.PASSED:
             break

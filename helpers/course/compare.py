@@ -42,6 +42,10 @@ class Token:
     glued: bool
 
 
+#: How a difference labels the line expected (the reference's) and the line printed.
+EXPECTED_LABEL, GOT_LABEL = "expected (reference):", "got (your output):   "
+
+
 @dataclass(frozen=True)
 class Difference:
     """Where a checked output first departs from its reference, in words a student can read.
@@ -62,11 +66,15 @@ class Difference:
         place = ", ".join(part for part in (self.kind, f"line {self.line}" if self.line else "") if part)
         return f"{place}: {self.reason}" if place else self.reason
 
-    def __str__(self) -> str:
+    def lines(self) -> list[str]:
+        """The summary, then (for a difference in a line) the line expected and the line
+        printed, labelled: how every reader words a difference."""
         if not self.line:
-            return self.summary()
-        return (f"{self.summary()}\n  expected (reference): {self.expected}\n"
-                f"  got (your output):    {self.got}")
+            return [self.summary()]
+        return [self.summary(), f"{EXPECTED_LABEL} {self.expected}", f"{GOT_LABEL} {self.got}"]
+
+    def __str__(self) -> str:
+        return "\n  ".join(self.lines())
 
 
 def tokens(line: str) -> list[Token]:

@@ -50,8 +50,9 @@ def describe(record: dict[str, str]) -> str:
     return "; ".join(part for part in (record.get("blas", "unknown BLAS"), versions) if part)
 
 
-def mismatch_note(reference: dict[str, str] | None) -> str | None:
-    """Return "reference written with X, you run Y" when this run differs from ``reference``.
+def mismatch_lines(reference: dict[str, str] | None) -> tuple[str, ...]:
+    """"reference outputs written with: X" and "this run uses: Y", when this run differs from
+    ``reference``.
 
     Parameters
     ----------
@@ -60,14 +61,14 @@ def mismatch_note(reference: dict[str, str] | None) -> str | None:
 
     Returns
     -------
-    str or None
-        None when the environments agree or the reference has no record.
+    tuple of str
+        The two lines, labels aligned; empty when the environments agree or the reference
+        has no record.
     """
     if not reference:
-        return None
+        return ()
     here = current()
     if all(here.get(k) == v for k, v in reference.items()):
-        return None
+        return ()
     width = max(len(REFERENCE_LABEL), len(RUN_LABEL))
-    return (f"{REFERENCE_LABEL:<{width}} {describe(reference)}\n"
-            f"{RUN_LABEL:<{width}} {describe(here)}")
+    return f"{REFERENCE_LABEL:<{width}} {describe(reference)}", f"{RUN_LABEL:<{width}} {describe(here)}"

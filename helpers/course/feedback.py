@@ -67,17 +67,11 @@ def _verdicts(record: Record) -> list[Verdict]:
 
 
 def _earned(verdict: Verdict) -> str:
-    return f"{_points(verdict.points if verdict.passed else 0.0)} / {_points(verdict.points)}"
+    return f"{_points(verdict.earned)} / {_points(verdict.points)}"
 
 
-def _total(record: Record) -> str:
-    verdicts = _verdicts(record)
-    earned = sum(v.points for v in verdicts if v.passed)
-    return f"{_points(earned)} / {_points(sum(v.points for v in verdicts))}"
-
-
-def _not_passed(record: Record) -> list[Verdict]:
-    return [verdict for verdict in _verdicts(record) if not verdict.passed]
+def _total(verdicts: list[Verdict]) -> str:
+    return f"{_points(sum(v.earned for v in verdicts))} / {_points(sum(v.points for v in verdicts))}"
 
 
 def _heading(verdict: Verdict) -> str:
@@ -134,13 +128,14 @@ def render_markdown(record: Record) -> str:
         lines.append(f"- Note: {_md(record['note'])}")
     if record["problem"]:
         lines.append(f"- **Problem with the whole notebook:** {_code(record['problem'])}")
-    lines += [f"- Points: {_total(record)}", ""]
+    verdicts = _verdicts(record)
+    lines += [f"- Points: {_total(verdicts)}", ""]
     if record["exercises"]:
         lines += ["| exercise | title | status | points |", "|---|---|---|---|"]
         lines += [f"| {_md(v.exercise)} | {_md(v.title)} | {_status(v)} | {_earned(v)} |"
-                  for v in _verdicts(record)]
+                  for v in verdicts]
         lines.append("")
-    for v in _not_passed(record):
+    for v in [verdict for verdict in verdicts if not verdict.passed]:
         lines += [f"## {_md(_heading(v))}", ""]
         if v.where:
             lines += [f"Failing check: {_md(v.where)}", ""]
@@ -204,17 +199,18 @@ def render_html(record: Record) -> str:
     if record["problem"]:
         facts.append(f'<li class="problem"><strong>Problem with the whole notebook:</strong> '
                      f"{_e(record['problem'])}</li>")
-    facts.append(f"<li>Points: {_total(record)}</li>")
+    verdicts = _verdicts(record)
+    facts.append(f"<li>Points: {_total(verdicts)}</li>")
     body = [f"<h1>{_e(title)}</h1>", f"<ul>{''.join(facts)}</ul>"]
     if record["exercises"]:
         rows = "".join(
             f"<tr><td>{_e(v.exercise)}</td><td>{_e(v.title)}</td>"
             f'<td class="{_e(v.status.replace(" ", "-"))}">{_e(_status(v))}</td>'
             f"<td>{_earned(v)}</td></tr>"
-            for v in _verdicts(record))
+            for v in verdicts)
         body.append("<table><thead><tr><th>exercise</th><th>title</th><th>status</th>"
                     f"<th>points</th></tr></thead><tbody>{rows}</tbody></table>")
-    body += [_html_exercise(v) for v in _not_passed(record)]
+    body += [_html_exercise(v) for v in verdicts if not v.passed]
     body.append(f"<footer>{_e(_run(record))}</footer>")
     return "\n".join([
         "<!DOCTYPE html>",

@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from helpers.course.layout import check_name, grades_path, record_path, records_root, summary_path
-from helpers.course.verdict import Status
+from helpers.course.verdict import Status, Verdict
 from helpers.errors import KitError
 from helpers.files import atomic_write
 from helpers.owned import write_owned
@@ -212,7 +212,7 @@ def exercise_key(exercise: str) -> tuple[tuple[int, int | str], ...]:
 
 def earned(exercise: Mapping[str, Any]) -> float:
     """Points earned for one exercise of a record: all its points if passed, else none."""
-    return float(exercise["points"]) if exercise["passed"] else 0.0
+    return Verdict.from_record(exercise).earned
 
 
 def grades_table(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:

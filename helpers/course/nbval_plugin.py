@@ -43,7 +43,7 @@ from nbval.plugin import IPyNbCell, NbCellError
 
 from helpers.course import compare, environment
 from helpers.course.config import apply_reference_env
-from helpers.course.verdict import CellResult, Ending
+from helpers.course.verdict import CellResult, Ending, printable
 from helpers.exercises import STOPPED_ON, STUB_MESSAGE
 
 #: Seconds between checks that the kernel is still alive while a cell runs.
@@ -58,7 +58,6 @@ _progress: dict[str, int] = {}
 _results: dict[int, CellResult] = {}
 #: What nbval says when a cell raised, and when its outputs differ.
 _RAISED, _DIFFERS = "Cell execution caused an exception", "Cell outputs differ"
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 #: A frame of an IPython traceback in the notebook's code, and the line it points at.
 _FRAME = re.compile(r"^Cell In\[\d+\], line (?P<line>\d+)(?:, in (?P<function>[\w.<>]+))?")
 _ARROW = re.compile(r"^-+> *\d+ ?(?P<code>.*)$")
@@ -176,7 +175,7 @@ class KitCell(IPyNbCell):
                               environments=self.kit_environments)
         outputs = getattr(self, "test_outputs", None) or []  # None until the cell ran
         error = next((o for o in outputs if o.get("output_type") == "error"), None)
-        traceback = _ANSI.sub("", "\n".join(error["traceback"])).strip() if error else ""
+        traceback = printable("\n".join(error["traceback"])).strip() if error else ""
         if said != _RAISED or error is None:  # a timeout, a dead kernel, an output limit, not run
             headline = (said.splitlines() or [""])[0]
             return CellResult(self.cell_num, Ending.STOPPED, headline, traceback=traceback)
@@ -242,8 +241,8 @@ class KitCell(IPyNbCell):
                 compare.tolerance_of(self.cell))
             if self.kit_difference is None:
                 return True
-            note = environment.mismatch_note(self.parent.nb.metadata.get("kit", {}).get("reference_env"))
-            self.kit_environments = tuple(line.strip() for line in (note or "").splitlines())
+            self.kit_environments = environment.mismatch_lines(
+                self.parent.nb.metadata.get("kit", {}).get("reference_env"))
         self.comparison_traceback = [str(self.kit_difference), *self.kit_environments]
         return False
 

@@ -62,7 +62,6 @@ DIFFERS = "output differs from the reference"
 #: verdict, which goes into CSV files, Markdown and terminals.
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-EXPECTED_LABEL, GOT_LABEL = "expected (reference):", "got (your output):   "
 
 
 @dataclass(frozen=True)
@@ -145,11 +144,9 @@ def differs_line(difference: Difference | None, environments: Sequence[str] = ()
     """``output differs from the reference: <where>; expected (reference): ...; got ...``."""
     if difference is None:
         return DIFFERS
-    parts = [printable(f"{DIFFERS}: {difference.summary()}")[:len(DIFFERS) + ERROR_CHARS]]
-    if difference.line:
-        parts += [printable(f"{EXPECTED_LABEL} {difference.expected}").strip()[:LINE_CHARS],
-                  printable(f"{GOT_LABEL} {difference.got}").strip()[:LINE_CHARS]]
-    line = "; ".join(parts)
+    summary, *shown = (printable(line) for line in difference.lines())
+    line = "; ".join([f"{DIFFERS}: {summary}"[:len(DIFFERS) + ERROR_CHARS],
+                      *(text.strip()[:LINE_CHARS] for text in shown)])
     return f"{line} [{'; '.join(environments)}]" if environments else line
 
 
@@ -211,6 +208,11 @@ class Verdict:
     @property
     def passed(self) -> bool:
         return self.status is Status.PASSED
+
+    @property
+    def earned(self) -> float:
+        """The points earned: all of them if passed, else none."""
+        return self.points if self.passed else 0.0
 
     def record(self) -> dict[str, Any]:
         """The exercise's entry in a grading record (``gradebook``'s format)."""
@@ -358,10 +360,8 @@ def explanation(verdict: Verdict) -> list[str]:
     difference = verdict.difference
     if difference is None or verdict.hidden:
         return [verdict.reason]
-    lines = [printable(f"{DIFFERS}: {difference.summary()}")]
-    if difference.line:
-        lines += [printable(f"{EXPECTED_LABEL} {difference.expected}"),
-                  printable(f"{GOT_LABEL} {difference.got}")]
+    summary, *shown = (printable(line) for line in difference.lines())
+    lines = [f"{DIFFERS}: {summary}", *shown]
     if verdict.environments:
         lines.append(f"({'; '.join(verdict.environments)})")
     return lines
