@@ -183,3 +183,24 @@ def test_kit_grade_summary_adds_the_marked_points(klass):
     assert main(["grade", str(subs), "--summary"]) == 0
     table = pd.read_csv(subs / layout.SUMMARY_FILE, index_col="student")
     assert table.loc["ann", "written"] == 3.0 and table.loc["ann", "total"] == 4.0
+
+
+def test_a_sheet_shows_formula_like_names_and_answers_as_text_and_reads_them_back(klass):
+    subs, solution, found = klass
+    (subs / "ann").rename(subs / "=1+1")
+    found["=1+1"] = subs / "=1+1" / f"{NOTEBOOK}.ipynb"
+    del found["ann"]
+    answer = nbformat.read(found["=1+1"], as_version=4)
+    written = "-1 for NB, \x1b[31m+2 for SVM"
+    answer.cells[1].source = answer.cells[1].source.replace("SVM, by <5> points", written)
+    nbformat.write(answer, found["=1+1"])
+    csv, _ = answers.write_sheets(subs, solution, found)
+    raw = pd.read_csv(csv, dtype=str, keep_default_na=False)
+    assert "\x1b" not in csv.read_text()
+    assert not any(cell.startswith(("=", "+", "-", "@")) for cell in raw.to_numpy().ravel())
+    table = answers.read_sheet(csv)
+    assert set(table.student) == {"=1+1", "bob", "cat", "dan"}
+    assert table.set_index(["student", "question"]).answer[("=1+1", "1.a")] == "-1 for NB, +2 for SVM"
+    raw.loc[(raw.student == "'=1+1") & (raw.question == "1.a"), "points"] = "2"  # marked in a spreadsheet
+    raw.to_csv(csv, index=False)
+    assert answers.written_points(subs)["=1+1"] == 2.0

@@ -242,3 +242,29 @@ def test_hand_edited_grades_survive_a_regrade(tmp_path):
     message = owned.where_written("grades", grades_csv, written)
     assert str(grades_csv) in message and str(written) in message
     assert owned.where_written("grades", grades_csv, grades_csv) == f"grades written to {grades_csv}"
+
+
+def test_nothing_an_instructor_opens_evaluates_a_formula_or_holds_a_control_character(tmp_path):
+    # A class folder named like a formula, a notebook file with a colour code, an error that
+    # starts like a formula: each reaches grades.csv and gradebook.csv as plain, visible text.
+    attack = make_record("=1+1", file="=2+3\x1b[31m.ipynb", exercises=[
+        make_exercise("1.1", "failed", error='=HYPERLINK("http://x","click")'),
+        make_exercise("1.2", "failed", error="-2+3", flags="@SUM(A1)\x07")])
+    grades_csv = gradebook.write_grades(tmp_path, [attack])
+    summary_csv = gradebook.write_summary(tmp_path, gradebook.grades_table([attack]))
+    for path in (grades_csv, summary_csv):
+        text = path.read_text()
+        assert "\x1b" not in text and "\x07" not in text
+        cells = pd.read_csv(path, dtype=str, keep_default_na=False).map(str)
+        starts = {cell[:1] for cell in cells.to_numpy().ravel()} | {column[:1] for column in cells.columns}
+        assert not starts & set(gradebook.FORMULA_STARTS), (path.name, starts)
+    grades = pd.read_csv(grades_csv, dtype=str, keep_default_na=False)
+    assert set(grades.student) == {"'=1+1"}
+    assert grades.error.tolist() == ["'=HYPERLINK(\"http://x\",\"click\")", "'-2+3"]
+    assert grades["flags"].tolist()[1] == "'@SUM(A1)"
+
+
+@pytest.mark.parametrize("text", ["=1+1", "+4", "-x", "@now", "\tTAB", "plain", "'quoted", "", "3"])
+def test_a_spreadsheet_cell_reads_back_as_the_text_it_stands_for(text):
+    assert gradebook.from_spreadsheet(gradebook.spreadsheet_text(text)) == text
+    assert gradebook.spreadsheet_text(-2.5) == -2.5  # numbers stay numbers

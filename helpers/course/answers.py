@@ -27,6 +27,7 @@ import pandas as pd
 from nbformat import NotebookNode
 
 from helpers.course import layout
+from helpers.course.gradebook import from_spreadsheet, spreadsheet_csv
 from helpers.course.release import ANSWER_PLACEHOLDER, answer_cells, answer_id, blank_answers
 from helpers.errors import KitError
 from helpers.owned import write_owned
@@ -100,7 +101,7 @@ def read_sheet(path: Path) -> pd.DataFrame:
     missing = [column for column in ("student", "question", "points") if column not in sheet.columns]
     if missing:
         raise KitError(f"{path} lacks the column(s) {', '.join(missing)} of an answer sheet.")
-    return sheet
+    return sheet.map(from_spreadsheet)
 
 
 def sheet(asked: Mapping[str, tuple[str, str, str]], submissions: Mapping[str, Path | None],
@@ -162,7 +163,7 @@ def write_sheets(submissions_dir: Path, solution_path: Path,
     csv_path = layout.sheet_path(submissions_dir, solution_path.stem)
     table = sheet(asked, submissions, read_sheet(csv_path))
     models = {question: model for question, (_, model, _) in asked.items()}
-    return [write_owned(csv_path, table.to_csv(index=False)),
+    return [write_owned(csv_path, spreadsheet_csv(table)),
             write_owned(layout.sheet_path(submissions_dir, solution_path.stem, ".html"),
                         render_html(solution_path.stem, table, models))]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers.course import gradebook, layout
-from helpers.course.verdict import Verdict
+from helpers.course.verdict import Verdict, printable
 from helpers.owned import write_owned
 
 EXPECTED_LABEL = "expected (reference)"
@@ -106,7 +106,7 @@ def _fence(text: str) -> str:
 
 def _code(text: str) -> str:
     """One line of untrusted text as an inline code span (shown as is, HTML and all)."""
-    text = " ".join(text.split())
+    text = " ".join(printable(text).split())
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     ticks = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
@@ -116,7 +116,7 @@ def _code(text: str) -> str:
 def _md(text: str) -> str:
     """One line of plain text with what Markdown would act on (HTML, links, emphasis, table
     cells) backslash-escaped."""
-    return re.sub(r"([\\`*\[\]<>|&#!])", r"\\\1", " ".join(str(text).split()))
+    return re.sub(r"([\\`*\[\]<>|&#!])", r"\\\1", " ".join(printable(str(text)).split()))
 
 
 def render_markdown(record: Record) -> str:
@@ -157,7 +157,7 @@ def render_markdown(record: Record) -> str:
 
 
 def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(printable(str(text)), quote=True)
 
 
 def _pre(label: str, text: str) -> str:

@@ -28,12 +28,16 @@ from typing import Any
 import pandas as pd
 
 from helpers.course.layout import check_name, grades_path, record_path, records_root, summary_path
-from helpers.course.verdict import Status, Verdict
+from helpers.course.verdict import Status, Verdict, printable
 from helpers.errors import KitError
 from helpers.files import atomic_write
 from helpers.owned import write_owned
 
 RECORD_VERSION = 1
+#: A spreadsheet evaluates a cell that starts with one of these as a formula ("CSV injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: What makes such a cell plain text in every spreadsheet: a leading apostrophe.
+TEXT_MARK = "'"
 
 #: The statuses a record's exercise may have (``verdict.Status``), in the class table's order.
 STATUSES = tuple(str(status) for status in (Status.PASSED, Status.FAILED, Status.BLOCKED, Status.NOT_DONE))
@@ -242,8 +246,35 @@ def write_grades(submissions_dir: Path, records: Iterable[Mapping[str, Any]]) ->
         ``SUBMISSIONS_DIR/grades.csv``, or the stamped file beside it when that file was
         edited since the kit wrote it (it is kept; see ``owned.where_written``).
     """
-    text = grades_table(records).to_csv(index=False)
+    text = spreadsheet_csv(grades_table(records))
     return write_owned(grades_path(submissions_dir), text)
+
+
+def spreadsheet_text(value: Any) -> Any:
+    """A text cell as a spreadsheet shows it and never runs it; any other value unchanged.
+
+    Control characters and terminal colour codes are removed (tabs and line breaks kept), and
+    a text that starts like a formula (``FORMULA_STARTS``) gets a leading apostrophe, which
+    marks a cell as text in Excel, LibreOffice and Google Sheets.
+    """
+    if not isinstance(value, str):
+        return value
+    text = printable(value)
+    return TEXT_MARK + text if text.startswith(FORMULA_STARTS) else text
+
+
+def from_spreadsheet(text: str) -> str:
+    """Undo ``spreadsheet_text``'s apostrophe: the text a cell read back from a CSV stands for."""
+    marked = text.startswith(TEXT_MARK) and text[len(TEXT_MARK):].startswith(FORMULA_STARTS)
+    return text[len(TEXT_MARK):] if marked else text
+
+
+def spreadsheet_csv(table: pd.DataFrame, index: bool = False, index_label: str | None = None) -> str:
+    """``table`` as CSV text whose every text cell (and index label) is ``spreadsheet_text``."""
+    safe = table.map(spreadsheet_text)
+    if index:
+        safe.index = safe.index.map(spreadsheet_text)
+    return safe.to_csv(index=index, index_label=index_label)
 
 
 # --------------------------------------------------------------------------- class tables
@@ -321,5 +352,5 @@ def write_summary(submissions_dir: Path, grades: pd.DataFrame, written: pd.Serie
         ``SUBMISSIONS_DIR/gradebook.csv``, or the stamped file beside it when that file was
         edited since the kit wrote it (it is kept; see ``owned.where_written``).
     """
-    text = summary(grades, written).to_csv(index=True, index_label="student")
+    text = spreadsheet_csv(summary(grades, written), index=True, index_label="student")
     return write_owned(summary_path(submissions_dir), text)
