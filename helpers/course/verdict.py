@@ -269,7 +269,6 @@ def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str
              for ex in items]
     if not results:
         return [replace(verdict, status=Status.FAILED, reason=problem or OUT_OF_TIME) for verdict in first]
-    stubs = sorted((result.number, result.stub) for result in results.values() if result.stub)
     raised = sorted((numbers[i], by_id[i], results[numbers[i]]) for i in added
                     if numbers.get(i) in results and results[numbers[i]].ending is not Ending.PASSED)
     decided = []
@@ -279,10 +278,8 @@ def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str
             decided.append(passed)
             continue
         position, cell = failed
-        earlier = [stub for number, stub in stubs
-                   if number < cell.number and (stub != ex.id or number >= numbers[ex.cell_ids[0]])]
         verdict = replace(passed, where=heading_above(graded, ex.cell_ids[position]), position=position,
-                          **_status_and_reason(ex.id, cell, earlier))
+                          **_status_and_reason(ex.id, cell))
         if verdict.status is Status.FAILED:
             verdict = _explained(verdict, cell, is_hidden(by_id[ex.cell_ids[position]]),
                                  [(c, r) for number, c, r in raised if number < cell.number])
@@ -301,16 +298,16 @@ def _first_failure(ex: Exercise, numbers: Mapping[str, int],
     return None
 
 
-def _status_and_reason(exercise: str, cell: CellResult, earlier_stubs: Sequence[str]) -> dict[str, Any]:
+def _status_and_reason(exercise: str, cell: CellResult) -> dict[str, Any]:
     """Not done, blocked or failed, and the line that says why.
 
-    A ``NameError`` is put down to the exercise the kernel said the missing name waits for,
-    else to the last stub that raised before it (``earlier_stubs``: this exercise's own only
-    from its cell on).
+    A ``NameError`` is put down to a stub only when the kernel said the missing name waits
+    for it (a name the stub's cell stopped before defining); any other missing name is the
+    student's own error (a typo), whatever stubs raised before it.
     """
     blocker = cell.stub
-    if not blocker and cell.exception == "NameError" and (cell.waits_for or earlier_stubs):
-        blocker = cell.waits_for or earlier_stubs[-1]
+    if not blocker and cell.exception == "NameError":
+        blocker = cell.waits_for
     if blocker and blocker != exercise:
         return {"status": Status.BLOCKED, "reason": f"blocked by {blocker} ({NOT_DONE})"}
     if blocker:  # its stub's error as the notebook showed it, or the name its stub left undefined
