@@ -264,7 +264,8 @@ def test_nothing_an_instructor_opens_evaluates_a_formula_or_holds_a_control_char
     assert grades["flags"].tolist()[1] == "'@SUM(A1)"
 
 
-@pytest.mark.parametrize("text", ["=1+1", "+4", "-x", "@now", "\tTAB", "plain", "'quoted", "", "3"])
+@pytest.mark.parametrize("text", ["=1+1", "+4", "-x", "@now", "\tTAB", "plain", "'quoted", "'=1+1",
+                                  "''-x", "", "3"])
 def test_a_spreadsheet_cell_reads_back_as_the_text_it_stands_for(text):
     assert gradebook.from_spreadsheet(gradebook.spreadsheet_text(text)) == text
     assert gradebook.spreadsheet_text(-2.5) == -2.5  # numbers stay numbers

@@ -260,12 +260,13 @@ def spreadsheet_text(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     text = printable(value)
-    return TEXT_MARK + text if text.startswith(FORMULA_STARTS) else text
+    # a text that starts with the mark is marked too, so that reading back removes only ours
+    return TEXT_MARK + text if text.startswith((*FORMULA_STARTS, TEXT_MARK)) else text
 
 
 def from_spreadsheet(text: str) -> str:
     """Undo ``spreadsheet_text``'s apostrophe: the text a cell read back from a CSV stands for."""
-    marked = text.startswith(TEXT_MARK) and text[len(TEXT_MARK):].startswith(FORMULA_STARTS)
+    marked = text.startswith(TEXT_MARK) and text[len(TEXT_MARK):].startswith((*FORMULA_STARTS, TEXT_MARK))
     return text[len(TEXT_MARK):] if marked else text
 
 
