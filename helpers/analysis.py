@@ -375,9 +375,13 @@ def fold_explainer(doc_id: str, name: str = "svm-bow") -> Explainer:
     predictions = systems.predictions(name, progress=False)
     C = predictions.loc[predictions.doc_id == doc_id, "C"].iloc[0]
     system = systems.system(name)
-    if isinstance(system, FeatureChoice) or np.isnan(C):
-        return Explainer(system).fit(reviews[reviews.fold != fold])
-    return Explainer(system, C=float(C)).fit(reviews[reviews.fold != fold])
+    if not isinstance(system, FeatureChoice):
+        return Explainer(system, C=None if np.isnan(C) else float(C)).fit(reviews[reviews.fold != fold])
+    explainer = Explainer(system).fit(reviews[reviews.fold != fold])
+    if explainer.C_ != C:  # the choice made again must be the fold's, or this explains another model
+        raise KitError(f"The inner CV chose C = {explainer.C_:g} on {doc_id}'s training folds, but the "
+                       f"cached {name} predictions used C = {C:g}: delete data/results/ and run again.")
+    return explainer
 
 
 NEIGHBOUR_SNIPPET_WORDS = 25

@@ -19,6 +19,7 @@ from helpers import leakage, settings, storage
 from helpers.errors import KitError
 from helpers.fetch import require
 from helpers.text import HTML_BREAK
+from helpers.validation import check_table, check_texts
 
 IMDB_SAMPLE_SEED = 0
 #: Reviews in the deployment sample of IMDB test reviews (notebooks 05 and 07).
@@ -62,8 +63,20 @@ def fold_of_copies(reviews: pd.DataFrame) -> np.ndarray:
     ----------
     reviews : DataFrame
         With ``fold`` (before grouping) and ``text``.
+
+    Returns
+    -------
+    ndarray of int
+        One fold per review, in the table's order.
+
+    Raises
+    ------
+    InputError
+        ``reviews`` not a table with ``fold`` and ``text`` columns, or a text not a string.
     """
-    return leakage.grouped_folds(reviews.fold.to_numpy(), _groups(tuple(reviews.text)))
+    check_table(reviews, "reviews", ("fold", "text"))
+    texts = tuple(check_texts(reviews.text, "reviews.text"))
+    return leakage.grouped_folds(reviews.fold.to_numpy(), _groups(texts))
 
 
 @cache

@@ -12,7 +12,7 @@ Two profiles (``KIT_PROFILE`` or a ``profile`` argument):
 
 - ``reference``: all 98,950 of those reviews, 10 epochs, one worker: the handout's model,
   deterministic (with ``PYTHONHASHSEED=0``; bit for bit on one CPU). The checked notebook
-  outputs come from it; it trains once, in about 6 minutes, and is cached.
+  outputs come from it; it trains once (308 s on one core here) and is cached.
 - ``full``: the same reviews, gensim's 20 epochs, all cores (faster per epoch, not reproducible).
 
 ``sample_config`` sizes a model for a seeded 10,000-review sample (``SAMPLE_DOCS``): the
@@ -62,9 +62,9 @@ class Doc2VecConfig:
     """One Doc2Vec model: gensim's settings plus what it is trained on.
 
     Defaults follow gensim's IMDB tutorial (vector_size 100, min_count 2, negative 5,
-    sample 0) except ``epochs``: 10 instead of 20, the reference profile's (one worker trains
-    it in half the time; 89 % in notebook 04 against 90 % for 20); ``config_for("full")``
-    trains the tutorial's 20.
+    sample 0) except ``epochs``: 10 instead of 20, the reference profile's (half the training
+    time; notebook 04's full-profile table: 89.2 % against 89.6 % for 20, within the folds'
+    spread); ``config_for("full")`` trains the tutorial's 20.
 
     Parameters
     ----------

@@ -3,7 +3,9 @@
 Every system is evaluated with the same 10-fold round-robin scheme: a review's fold is
 ``cv % 10`` (``helpers.data.load_movie_reviews``), so reviews by the same critic, which
 are numbered close together, are spread evenly across folds; the 8 near-duplicate pairs each
-share one fold, so no review is tested by a model trained on its copy. Within each outer fold:
+share one outer fold, so no review is tested by a model trained on its copy (the inner CV's
+round-robin groups may still split a pair, which can only sway a choice of C or features,
+never reach the test fold). Within each outer fold:
 
 - the vocabulary is built from the nine training folds only (the corpus is counted once, and
   each fold keeps the columns its training folds contain at least ``min_df`` times: the
@@ -162,10 +164,6 @@ class _Candidates:
     built: tuple[Any, ...]
     raw: tuple[Any, ...] = ()
 
-    @property
-    def shape(self) -> tuple[int, int]:
-        return self.built[0].shape
-
 
 @dataclass
 class _Chosen:
@@ -204,9 +202,12 @@ class FeatureChoice:
     inner_folds: int = 3
 
     def __post_init__(self) -> None:
-        if not self.candidates or not all(isinstance(c, BowSystem) and c.classifier == "svm"
-                                          for c in self.candidates):
+        if not (isinstance(self.candidates, tuple) and self.candidates and all(
+                isinstance(c, BowSystem) and c.classifier == "svm" for c in self.candidates)):
             raise InputError("candidates must be a non-empty tuple of SVM BowSystems.")
+        for c in self.candidates:
+            if not c.Cs or not all(check_number(C, "C", low=0, low_open=True) for C in c.Cs):
+                raise InputError("every candidate needs a non-empty grid Cs of numbers > 0.")
         check_int(self.inner_folds, "inner_folds", minimum=2)
 
     def key(self) -> str:
@@ -373,16 +374,19 @@ def cross_validate(system: System, name: str | None = None, reviews: pd.DataFram
         chosen C, NaN for NB).
     """
     name = name or system.key()
-    cache = _cache_path(system, reviews) if use_cache else None
-    predictions = storage.cached(cache, lambda: _cross_validated(system, reviews, name, n_jobs, progress),
+    if reviews is not None:
+        check_table(reviews, "reviews", ("doc_id", "fold", "label", "text"))
+    ours = data.load_movie_reviews()
+    cache = _cache_path(system, reviews, ours) if use_cache else None
+    table = ours if reviews is None else reviews
+    predictions = storage.cached(cache, lambda: _cross_validated(system, table, name, n_jobs, progress),
                                  lambda found, tmp: found.to_csv(tmp, index=False), _read_predictions)
     return predictions.assign(system=name)
 
 
-def _cross_validated(system: System, reviews: pd.DataFrame | None, name: str, n_jobs: int,
+def _cross_validated(system: System, reviews: pd.DataFrame, name: str, n_jobs: int,
                      progress: bool) -> pd.DataFrame:
     """Every review's prediction by the model trained on the other folds (see ``cross_validate``)."""
-    reviews = data.load_movie_reviews() if reviews is None else reviews
     matrix = system.represent(reviews)
     labels, folds = reviews.label.to_numpy(), reviews.fold.to_numpy()
     jobs = (delayed(_fold)(system, matrix, labels, folds, fold) for fold in sorted(set(folds)))
@@ -436,10 +440,12 @@ def fit_predict(system: System, train: pd.DataFrame | None = None, test: pd.Data
                          "C": C})
 
 
-def _cache_path(system: System, reviews: pd.DataFrame | None = None) -> Path | None:
+def _cache_path(system: System, reviews: pd.DataFrame | None = None,
+                ours: pd.DataFrame | None = None) -> Path | None:
     """Where ``system``'s predictions on ``reviews`` (default: the 2,000 reviews and their
-    folds) are cached: None for a table that is not the 2,000 reviews in their order."""
-    ours = data.load_movie_reviews()
+    folds, ``ours`` if loaded already) are cached: None for a table that is not the 2,000
+    reviews in their order."""
+    ours = data.load_movie_reviews() if ours is None else ours
     if reviews is not None and not _same_reviews(reviews, ours):
         return None
     folds = (ours if reviews is None else reviews).fold.to_numpy()  # part of what was evaluated

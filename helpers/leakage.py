@@ -74,9 +74,9 @@ EQUAL_BINS = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: Test rows per product: a buffer of CHUNK_SIZE × n_train float32 (25 MB for IMDB's 25,000).
 CHUNK_SIZE = 250
 #: Two texts are near-duplicates when the cosine of their unigram counts (English stop words
-#: removed, as in ``train_test_overlap``) is at least this: the same review filed twice, with
-#: a few characters changed at most. In the 2,000 reviews it finds 8 pairs (cosine 0.977 to
-#: 1.000); the next most similar pair of distinct reviews is far below (notebook 08).
+#: removed, as in ``train_test_overlap``) is at least this: the same review filed twice, lightly
+#: edited. In the 2,000 reviews it finds 8 pairs (cosine 0.977 to 1.000; 3 to 69 tokens
+#: differ); the next most similar pair of distinct reviews has 0.751 (notebook 08).
 NEAR_DUPLICATE = 0.9
 #: Cross-validation folds, as in ``helpers.evaluation``.
 N_FOLDS = 10
@@ -356,14 +356,27 @@ def similarity_groups(texts, threshold: float = NEAR_DUPLICATE, ngram: int = 1,
                       stop_words: str | list | None = "english") -> np.ndarray:
     """Group texts linked by a chain of pairs at least ``threshold`` similar (``similar_pairs``).
 
+    Parameters
+    ----------
+    texts : sequence of str
+    threshold : float
+        In (0, 1].
+    ngram : {1, 2, 3}
+    stop_words : "english", a list, or None
+
     Returns
     -------
     ndarray of int, one per text
         A group number per text: texts share one when a chain of similar pairs links them
         (connected components); a text similar to no other has a group of its own.
+
+    Raises
+    ------
+    InputError
+        As ``similar_pairs``.
     """
-    pairs = similar_pairs(texts, threshold, ngram, stop_words)
-    return _components(pairs, len(check_texts(texts, "texts")))
+    texts = check_texts(texts, "texts")
+    return _components(similar_pairs(texts, threshold, ngram, stop_words), len(texts))
 
 
 def _components(pairs: pd.DataFrame, n: int) -> np.ndarray:

@@ -56,7 +56,7 @@ PERCENT = 100  # the paper prints scores in percent and tau_var as 100 x the coe
 SPLIT_NEGATION = "n't"
 #: A clitic split off the word before it ("does n't", "it 's", "i 've", "can 't"): whitespace
 #: after a word character, then the clitic as a whole token (not the start of a quotation).
-_SPLIT_CLITIC = re.compile(r"(?<=\w)\s+(n't|'(?:s|m|d|ll|re|ve|t))(?!\w)", re.IGNORECASE)
+_SPLIT_CLITIC = re.compile(r"(?<=\w)\s+(n't|'(?:s|m|d|ll|re|ve|t))(?![\w'])", re.IGNORECASE)
 
 #: Marshall et al. (2021), "Switching Contexts: Transportability Measures for NLP" (IWCS),
 #: as printed. Table 2: NER F1 of models trained on the CoNLL-2003 training split; Table 3:
@@ -451,7 +451,7 @@ def rejoin_contractions(text: str) -> str:
     reviews keep them whole ("doesn't", "can't", "it's"), so without this every product
     negation would be a word the classifiers never saw in training. Only a clitic right after
     a word is joined ("n't", "'s", "'m", "'d", "'ll", "'re", "'ve", and "'t" as in "can 't");
-    a quotation mark before a word ("the 'zen") is left alone.
+    a quotation mark before a word ("the 'zen", "the 's' key") is left alone.
 
     Parameters
     ----------

@@ -300,3 +300,25 @@ def test_the_reviews_under_other_folds_are_cached_under_those_folds(nb_results):
     again = evaluation.cross_validate(BowSystem("nb"), "nb", reviews=refolded, progress=False)
     pd.testing.assert_frame_equal(first, again)
     assert (first.fold.to_numpy() == refolded.fold.to_numpy()).all()
+
+
+def test_feature_choice_breaks_ties_by_the_first_candidate_then_the_smallest_c(small_reviews, monkeypatch):
+    choice = evaluation.FeatureChoice((BowSystem("svm", binary=True, Cs=(1.0, 0.1)), BowSystem("svm")))
+    X_train, _ = choice.features(choice.represent(small_reviews), np.arange(0, 50), np.arange(50, 60))
+    tied = pd.DataFrame({"candidate": [0, 0, 1], "C": [1.0, 0.1, 0.01], "accuracy": [0.8, 0.8, 0.8]})
+    monkeypatch.setattr(evaluation.FeatureChoice, "inner_scores", lambda self, X, y: tied)
+    model, C = choice.fit_tuned(X_train, small_reviews.label.to_numpy()[:50])
+    assert (model.candidate, C) == (0, 0.1)
+    best = tied.assign(accuracy=[0.8, 0.7, 0.9])
+    monkeypatch.setattr(evaluation.FeatureChoice, "inner_scores", lambda self, X, y: best)
+    assert choice.fit_tuned(X_train, small_reviews.label.to_numpy()[:50])[0].candidate == 1
+
+
+@pytest.mark.parametrize("candidates, message", [
+    ([BowSystem("svm")], "non-empty tuple"),
+    ((BowSystem("svm", Cs=()),), "non-empty grid"),
+    ((BowSystem("svm", Cs=(0.0,)),), "C must be"),
+])
+def test_feature_choice_refuses_bad_candidates(candidates, message):
+    with pytest.raises(InputError, match=message):
+        evaluation.FeatureChoice(candidates)
