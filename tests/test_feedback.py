@@ -8,7 +8,8 @@ import pytest
 from test_gradebook import make_exercise, make_record, missing_notebook
 
 from helpers.course import feedback, gradebook, layout
-from helpers.course.feedback import EXPECTED_LABEL, GOT_LABEL, HIDDEN_NOTE
+from helpers.course.compare import EXPECTED, GOT
+from helpers.course.feedback import HIDDEN_NOTE
 from helpers.errors import KitError
 
 SECRET = "SECRET-ANSWER 0.8731"
@@ -60,10 +61,10 @@ def test_feedback_names_the_file_and_tells_each_exercise():
 def test_a_visible_check_shows_expected_beside_got_labelled():
     page, markdown = both(record())
     pair = re.search(r'<div class="pair">(.*?)</div></div>', page, re.S).group(1)
-    assert re.search(rf"<h4>{re.escape(EXPECTED_LABEL)}</h4><pre>0\.8125</pre>.*"
-                     rf"<h4>{re.escape(GOT_LABEL)}</h4><pre>0\.5</pre>", pair, re.S)
-    assert re.search(rf"\*\*{re.escape(EXPECTED_LABEL)}\*\*\n\n```text\n0\.8125\n```\n\n"
-                     rf"\*\*{re.escape(GOT_LABEL)}\*\*\n\n```text\n0\.5\n```", markdown)
+    assert re.search(rf"<h4>{re.escape(EXPECTED)}</h4><pre>0\.8125</pre>.*"
+                     rf"<h4>{re.escape(GOT)}</h4><pre>0\.5</pre>", pair, re.S)
+    assert re.search(rf"\*\*{re.escape(EXPECTED)}\*\*\n\n```text\n0\.8125\n```\n\n"
+                     rf"\*\*{re.escape(GOT)}\*\*\n\n```text\n0\.5\n```", markdown)
     for text in (page, markdown):
         assert "accuracy on the dev set" in text
         assert "ValueError: shapes" in text
@@ -75,7 +76,7 @@ def test_a_hidden_check_never_shows_its_expected_output():
         assert "0.8731" not in text
         assert text.count(HIDDEN_NOTE) == 1
         assert "0.1234" in text  # what the student's code printed is still shown
-        assert text.count(EXPECTED_LABEL) == 1  # only exercise 1.2's
+        assert text.count(EXPECTED) == 1  # only exercise 1.2's
 
 
 def test_html_escapes_everything_a_student_wrote():

@@ -42,8 +42,11 @@ class Token:
     glued: bool
 
 
-#: How a difference labels the line expected (the reference's) and the line printed.
-EXPECTED_LABEL, GOT_LABEL = "expected (reference):", "got (your output):   "
+#: What every reader calls the line expected (the reference's) and the line printed.
+EXPECTED, GOT = "expected (reference)", "got (your output)"
+#: The two as a difference labels its lines, the values aligned.
+EXPECTED_LABEL = f"{EXPECTED}:"
+GOT_LABEL = f"{GOT}:".ljust(len(EXPECTED_LABEL))
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from helpers.course import gradebook, layout
+from helpers.course.compare import EXPECTED, GOT
 from helpers.course.verdict import Verdict, printable
 from helpers.owned import write_owned
 
-EXPECTED_LABEL = "expected (reference)"
-GOT_LABEL = "got (your output)"
 TRACEBACK_LABEL = "traceback"
 HIDDEN_NOTE = "a hidden check failed (its expected output is not shown)"
 FLAGGED = "flagged for review"
@@ -144,9 +143,9 @@ def render_markdown(record: Record) -> str:
         if v.hidden:
             lines += [f"*{HIDDEN_NOTE}*", ""]
         elif v.expected:
-            lines += [f"**{EXPECTED_LABEL}**", "", _fence(v.expected), ""]
+            lines += [f"**{EXPECTED}**", "", _fence(v.expected), ""]
         if _shows_got(v):
-            lines += [f"**{GOT_LABEL}**", "", _fence(v.got or NOTHING_PRINTED), ""]
+            lines += [f"**{GOT}**", "", _fence(v.got or NOTHING_PRINTED), ""]
         if v.traceback:
             lines += [f"**{TRACEBACK_LABEL}**", "", _fence(v.traceback), ""]
     lines += ["---", "", _md(_run(record)), ""]
@@ -174,9 +173,9 @@ def _html_exercise(v: Verdict) -> str:
         parts.append(f"<p><em>{_e(HIDDEN_NOTE)}</em></p>")
     pair = []
     if not v.hidden and v.expected:
-        pair.append(_pre(EXPECTED_LABEL, v.expected))
+        pair.append(_pre(EXPECTED, v.expected))
     if _shows_got(v):
-        pair.append(_pre(GOT_LABEL, v.got or NOTHING_PRINTED))
+        pair.append(_pre(GOT, v.got or NOTHING_PRINTED))
     if pair:
         parts.append(f'<div class="pair">{"".join(pair)}</div>')
     if v.traceback:

@@ -38,6 +38,9 @@ RECORD_VERSION = 1
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 #: What makes such a cell plain text in every spreadsheet: a leading apostrophe.
 TEXT_MARK = "'"
+#: Texts the kit marks: those a spreadsheet would run, and those that start with the mark
+#: already, so that reading back removes only the kit's own.
+_MARKED_STARTS = (*FORMULA_STARTS, TEXT_MARK)
 
 #: The statuses a record's exercise may have (``verdict.Status``), in the class table's order.
 STATUSES = tuple(str(status) for status in (Status.PASSED, Status.FAILED, Status.BLOCKED, Status.NOT_DONE))
@@ -260,13 +263,12 @@ def spreadsheet_text(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     text = printable(value)
-    # a text that starts with the mark is marked too, so that reading back removes only ours
-    return TEXT_MARK + text if text.startswith((*FORMULA_STARTS, TEXT_MARK)) else text
+    return TEXT_MARK + text if text.startswith(_MARKED_STARTS) else text
 
 
 def from_spreadsheet(text: str) -> str:
     """Undo ``spreadsheet_text``'s apostrophe: the text a cell read back from a CSV stands for."""
-    marked = text.startswith(TEXT_MARK) and text[len(TEXT_MARK):].startswith((*FORMULA_STARTS, TEXT_MARK))
+    marked = text.startswith(TEXT_MARK) and text[len(TEXT_MARK):].startswith(_MARKED_STARTS)
     return text[len(TEXT_MARK):] if marked else text
 
 
