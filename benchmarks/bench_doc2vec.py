@@ -1,8 +1,9 @@
 """Doc2Vec's input: ``corpus_file`` (what the kit trains from) against an iterable corpus.
 
 The same model (the kit's settings, ``embeddings.doc2vec_arguments``: PV-DBOW, 100-d,
-10 epochs), the same corpus (the reference profile's 10,000 IMDB reviews, the LineSentence
-file the kit writes) and the same threads (``--workers``, 2 by default: what a student's
+10 epochs), the same corpus (by default the seeded 10,000-review sample of notebook 04's
+comparison of settings, ``embeddings.SAMPLE_DOCS``; ``--docs 0`` for the whole corpus; the
+LineSentence file the kit writes) and the same threads (``--workers``, 2 by default: what a student's
 full profile gets on Binder's 2 cores), trained
 
 - ``corpus_file``: ``Doc2Vec(corpus_file=...)``, gensim's reader in C, each worker reading its
@@ -23,7 +24,7 @@ round and ``--repeats`` alternated rounds (``benchmarks/cost.py``).
 
     python benchmarks/bench_doc2vec.py [--workers 2] [--profile reference] [--repeats 5] [--docs N]
 
-``--docs N`` trains on a seeded sample of N reviews instead (a quick check of the script).
+``--docs N`` trains on a seeded sample of N reviews instead (a small N: a quick check of the script).
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ def child(mode: str, args: argparse.Namespace) -> None:
 
     from helpers import embeddings
 
-    config = embeddings.config_for(args.profile, **({"n_docs": args.docs} if args.docs else {}))
+    n_docs = embeddings.SAMPLE_DOCS if args.docs is None else args.docs
+    config = embeddings.config_for(args.profile, n_docs=n_docs or None)
     path, ids = embeddings.corpus_file(config, progress=False)  # written once, before any timing
     arguments = embeddings.doc2vec_arguments(config, args.workers)
 
@@ -102,7 +104,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--profile", choices=["reference", "full"], default="reference")
-    parser.add_argument("--docs", type=int, default=None, help="a seeded sample of this many reviews instead")
+    parser.add_argument("--docs", type=int, default=None,
+                        help="a seeded sample of this many reviews (default: embeddings.SAMPLE_DOCS; 0: all)")
     parser.add_argument("--repeats", type=int, default=cost.MIN_REPEATS)
     parser.add_argument("--child", choices=CONTENDERS, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -112,8 +115,9 @@ def main() -> None:
 
     print(f"PV-DBOW 100-d, {args.workers} workers, the {args.profile} profile's corpus", flush=True)
     child_args = ["--workers", str(args.workers), "--profile", args.profile]
-    runs = cost.compare(__file__, CONTENDERS, child_args + (["--docs", str(args.docs)] if args.docs else []),
-                        repeats=args.repeats)
+    if args.docs is not None:
+        child_args += ["--docs", str(args.docs)]
+    runs = cost.compare(__file__, CONTENDERS, child_args, repeats=args.repeats)
     inputs = {(r["vocabulary"], r["documents"], r["words"]) for found in runs.values() for r in found.runs}
     accuracy = {mode: found.median("accuracy") for mode, found in runs.items()}
     close = abs(accuracy["corpus_file"] - accuracy["iterable"]) <= ACCURACY_TOLERANCE

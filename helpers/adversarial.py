@@ -5,6 +5,9 @@ is shown the pair in random order and says which one is fake. Claude's score is 
 of pairs it gets right, S = mean 1{z_n = y_n}: 0.5 is chance, and better models of
 language should score higher, with no human labels needed.
 
+- ``verbatim_in``: whether sentences occur word for word in a training text;
+  ``held_out_sentences``: the lab's real sentences, sampled from IMDB's test reviews, without
+  any that the language model's training text holds verbatim.
 - ``Zellig`` and ``Claude``: what a corrupter and a model of language provide (Protocols:
   any object with these members takes part, e.g. a Zellig of your own).
 - Zelligs (seeded, deterministic): ``SwapAdjacent``, ``ShuffleWindow``,
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
@@ -31,11 +35,14 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from helpers import data
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 from helpers.significance import accuracy_interval
 from helpers.text import tokenize
+from helpers.validation import check_int
 
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
+TEST_SENTENCES = 3000  # the lab's sample of real sentences, before any found in training are removed
+SENTENCE_TOKENS = (8, 30)  # the lab's real sentences: from 8 to 30 tokens
 _SENTENCE_END = re.compile(r"^(?:[.!?]|\.{2,})$")
 
 
@@ -69,6 +76,115 @@ def imdb_sentences(split: str, min_tokens: int = 8, max_tokens: int = 30) -> pd.
             for sentence in split_sentences(tokenize(text))
             if min_tokens <= len(sentence) <= max_tokens]
     return pd.DataFrame(rows, columns=["doc_id", "label", "tokens"])
+
+
+def _token_lists(sentences, name: str) -> list[list[str]]:
+    """``sentences`` as a list of token lists, each a non-empty list of strings, or an InputError."""
+    if isinstance(sentences, (str, bytes)) or not isinstance(sentences, (Sequence, pd.Series, np.ndarray)):
+        raise InputError(f"{name} must be a list of sentences, each a list of tokens, "
+                         f"not {type(sentences).__name__}.")
+    checked = []
+    for i, tokens in enumerate(sentences):
+        listed = isinstance(tokens, (Sequence, np.ndarray)) and not isinstance(tokens, (str, bytes))
+        if not listed or not len(tokens):
+            raise InputError(f"{name}[{i}] must be a non-empty list of tokens, not {tokens!r:.60}.")
+        tokens = list(tokens)
+        if not all(isinstance(token, str) for token in tokens):
+            raise InputError(f"{name}[{i}] holds a token that is not a string: {tokens!r:.60}.")
+        checked.append(tokens)
+    return checked
+
+
+def verbatim_in(sentences, text, whole: bool = False) -> np.ndarray:
+    """Whether each sentence occurs word for word in ``text``.
+
+    A sentence occurs in ``text`` when its tokens appear, in order and next to each other,
+    inside one of ``text``'s sentences (``whole=False``), or when it *is* one of them
+    (``whole=True``). A language model trained on ``text`` has seen every n-gram of such a
+    sentence, so it is no test of the model.
+
+    Every run of k tokens of ``text`` (k: the shortest sentence's length) is looked up
+    among the sentences' first k tokens, and each hit is compared in full: one pass over
+    ``text``.
+
+    Parameters
+    ----------
+    sentences : list of list of str
+        The sentences to look for, each a non-empty list of tokens.
+    text : list of list of str
+        The text to look in, as sentences of tokens (e.g. a language model's training
+        sentences); it may be empty.
+    whole : bool
+        Count only a sentence of ``text`` equal to the sentence, not one that contains it.
+
+    Returns
+    -------
+    ndarray of bool, shape (len(sentences),)
+
+    Raises
+    ------
+    InputError
+        ``sentences`` or ``text`` not a list of token lists, a sentence empty or holding a
+        token that is not a string, ``sentences`` empty, ``whole`` not a bool.
+    """
+    sentences = _token_lists(sentences, "sentences")
+    if not sentences:
+        raise InputError("sentences is empty: give at least one sentence to look for.")
+    if not isinstance(whole, bool):
+        raise InputError(f"whole must be True or False, not {whole!r}.")
+    text = _token_lists(text, "text")
+    if whole:
+        seen = {tuple(tokens) for tokens in text}
+        return np.array([tuple(tokens) in seen for tokens in sentences], dtype=bool)
+    k = min(len(tokens) for tokens in sentences)
+    by_start: dict[tuple[str, ...], list[int]] = {}
+    for i, tokens in enumerate(sentences):
+        by_start.setdefault(tuple(tokens[:k]), []).append(i)
+    found = np.zeros(len(sentences), dtype=bool)
+    for line in text:
+        for start in range(len(line) - k + 1):
+            for i in by_start.get(tuple(line[start:start + k]), ()):
+                found[i] |= line[start:start + len(sentences[i])] == sentences[i]
+    return found
+
+
+def held_out_sentences(training, n: int = TEST_SENTENCES, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The lab's real sentences: a seeded sample of IMDB test sentences that the language
+    model's training text does not hold verbatim.
+
+    ``n`` sentences of 8–30 tokens are sampled from IMDB's test reviews (``imdb_sentences``);
+    those that occur word for word in ``training`` (``verbatim_in``: a review line quoted
+    in another review, a stock phrase such as "i give this movie 1 star out of 10 .") are
+    removed, since a model that has seen a sentence is not tested by it.
+
+    Parameters
+    ----------
+    training : list of list of str
+        The language model's training sentences.
+    n : int
+        How many sentences to sample before removing.
+    seed : int
+        The sample's ``random_state``.
+
+    Returns
+    -------
+    (DataFrame, DataFrame)
+        The sentences kept and those removed (doc_id, label, tokens; each indexed from 0).
+
+    Raises
+    ------
+    InputError
+        ``training`` not a list of token lists; ``n`` not a whole number from 1 to the
+        number of test sentences; ``seed`` not a whole number >= 0.
+    """
+    check_int(n, "n")
+    check_int(seed, "seed", minimum=0)
+    training = _token_lists(training, "training")
+    pool = imdb_sentences("test", *SENTENCE_TOKENS)
+    check_int(n, "n", maximum=len(pool))
+    sample = pool.sample(n, random_state=seed).reset_index(drop=True)
+    seen = verbatim_in(sample.tokens, training)
+    return sample[~seen].reset_index(drop=True), sample[seen].reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------- language model

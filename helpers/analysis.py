@@ -4,7 +4,10 @@
   boundary they fall (SVM margin, NB log-odds), from cached CV predictions.
 - ``Explainer``: a bag-of-words model refitted as in one CV fold, with each feature's
   contribution to a review's decision (NB log-probability ratios, SVM weight × feature
-  value) and the text highlighted word by word (``highlight``).
+  value) and the text highlighted word by word (``highlight``); for the headline SVM-BOW,
+  whose features are chosen by inner CV (``evaluation.FeatureChoice``), the setting that
+  choice makes (``chosen_setting``).
+- ``changed``: a system with one setting changed, in every candidate of a feature choice.
 - ``nearest_reviews``: a review's most similar training reviews (tf-idf or Doc2Vec vectors).
 - Error cues and a rule-based first guess at an error's category (``error_cues``,
   ``suggest_categories``); the sheet a student annotates is ``helpers.annotation``.
@@ -14,6 +17,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 from dataclasses import dataclass
@@ -27,8 +31,8 @@ from sklearn.svm import LinearSVC
 
 from helpers import data, systems
 from helpers.errors import InputError, KitError
-from helpers.evaluation import BowSystem, make_svm
-from helpers.features import make_vectorizer
+from helpers.evaluation import BowSystem, FeatureChoice, make_svm
+from helpers.features import make_vectorizer, mark_negation
 from helpers.naive_bayes import NaiveBayes
 from helpers.text import snippet, token_spans, tokenize, tokenized
 from helpers.validation import (
@@ -102,6 +106,81 @@ def ranked_errors(predictions: pd.DataFrame, reviews: pd.DataFrame | None = None
 # --------------------------------------------------------------------------- explanations
 
 
+def _check_reviews(reviews: pd.DataFrame) -> None:
+    check_table(reviews, "reviews", ("label", "text"))
+    check_texts(reviews.text, "reviews.text")
+    if reviews.label.nunique() != 2:
+        found = sorted(map(str, reviews.label.unique()))
+        raise InputError(f"reviews must have two labels (pos and neg), got {found}.")
+
+
+def chosen_setting(system: BowSystem | FeatureChoice, reviews: pd.DataFrame) -> tuple[BowSystem, float]:
+    """The bag-of-words setting, and its C, that ``system`` trains when trained on ``reviews``.
+
+    A ``FeatureChoice`` (the headline ``svm-bow``) scores every candidate setting with every C
+    of its grid by inner CV on ``reviews`` alone and keeps the best, exactly as
+    ``evaluation.cross_validate`` does in each outer fold and ``evaluation.fit_predict`` on
+    its training reviews. A ``BowSystem`` is its own setting, with the C its inner CV chooses
+    (NaN for NB).
+
+    Parameters
+    ----------
+    system : BowSystem or FeatureChoice
+    reviews : DataFrame
+        Training reviews with ``label`` and ``text``, in the order the system trains on them
+        (the inner CV's round-robin groups follow it).
+
+    Returns
+    -------
+    (BowSystem, float)
+        The setting (one of ``system.candidates`` for a feature choice) and its C.
+
+    Raises
+    ------
+    InputError
+        ``system`` is neither; ``reviews`` lacks the label or text column, a text is not a
+        string, or the labels are not two classes.
+    """
+    if not isinstance(system, BowSystem | FeatureChoice):
+        raise InputError(f"system must be a BowSystem or a FeatureChoice, not {type(system).__name__}.")
+    _check_reviews(reviews)
+    rows = np.arange(len(reviews))
+    # features() cuts a test part too: one training row, as tf-idf refuses an empty one
+    X, _ = system.features(system.represent(reviews), rows, rows[:1])
+    model, C = system.fit_tuned(X, reviews.label.to_numpy())
+    return (system.candidates[model.candidate] if isinstance(system, FeatureChoice) else system), float(C)
+
+
+def changed(system: BowSystem | FeatureChoice, **changes) -> BowSystem | FeatureChoice:
+    """``system`` with some of its settings changed; in a ``FeatureChoice``, in every candidate.
+
+    So a change to SVM-BOW (``changed(systems.system("svm-bow"), negation=True)``) keeps its
+    procedure: the features and C are still chosen by inner CV, now among changed candidates.
+
+    Parameters
+    ----------
+    system : BowSystem or FeatureChoice
+    **changes
+        ``BowSystem`` fields and their new values (``negation=True``, ``min_df=2``, ...).
+
+    Raises
+    ------
+    InputError
+        ``system`` is neither, no change is given, or a change names no ``BowSystem`` field.
+    """
+    fields = {f.name for f in dataclasses.fields(BowSystem)}
+    unknown = sorted(set(changes) - fields)
+    if not isinstance(system, BowSystem | FeatureChoice):
+        raise InputError(f"system must be a BowSystem or a FeatureChoice, not {type(system).__name__}.")
+    if not changes or unknown:
+        raise InputError(f"Give one or more BowSystem settings to change ({', '.join(sorted(fields))})"
+                         + (f"; unknown: {', '.join(unknown)}." if unknown else "."))
+    if isinstance(system, FeatureChoice):
+        return dataclasses.replace(system, candidates=tuple(dataclasses.replace(c, **changes)
+                                                            for c in system.candidates))
+    return dataclasses.replace(system, **changes)
+
+
 class Explainer:
     """A bag-of-words system refitted on given reviews, whose decisions can be taken apart.
 
@@ -111,14 +190,18 @@ class Explainer:
 
     Parameters
     ----------
-    system : BowSystem
-        The features and classifier (tf-idf weighting is not supported).
+    system : BowSystem or FeatureChoice
+        The features and classifier (tf-idf weighting is not supported). A feature choice
+        (the headline ``svm-bow``) first chooses its setting and C by inner CV on the reviews
+        given to ``fit`` (``chosen_setting``), as its cross-validation and ``fit_predict`` do.
     C : float, optional
-        The SVM's C; default: chosen by inner CV on the reviews given to ``fit``, as
-        ``system.fit_tuned`` does.
+        The SVM's C (a ``BowSystem`` only); default: chosen by inner CV on the reviews given
+        to ``fit``, as ``system.fit_tuned`` does.
 
     Attributes
     ----------
+    setting_ : BowSystem
+        The setting fitted: ``system``, or the candidate a feature choice chose.
     C_ : float
         The C the SVM was fitted with: ``C``, or the one inner CV chose; NaN for NB.
     vectorizer_ : CountVectorizer
@@ -130,8 +213,12 @@ class Explainer:
     intercept_ : float
     """
 
-    def __init__(self, system: BowSystem, C: float | None = None) -> None:
-        if not isinstance(system, BowSystem) or system.tfidf:
+    def __init__(self, system: BowSystem | FeatureChoice, C: float | None = None) -> None:
+        if isinstance(system, FeatureChoice):
+            if C is not None:
+                raise InputError("A feature choice chooses its setting and C together: give C "
+                                 "only with a BowSystem.")
+        elif not isinstance(system, BowSystem) or system.tfidf:
             raise KitError("Explanations need a bag-of-words system without tf-idf "
                            "(nb, nb-presence, svm-bow).")
         self.system, self.C = system, C
@@ -144,16 +231,21 @@ class Explainer:
         InputError
             ``reviews`` lacks the label or text column, a text is not a string, or the
             labels are not two classes.
+        KitError
+            A feature choice chose a tf-idf setting, which cannot be taken apart.
         """
-        check_table(reviews, "reviews", ("label", "text"))
-        check_texts(reviews.text, "reviews.text")
-        if reviews.label.nunique() != 2:
-            found = sorted(map(str, reviews.label.unique()))
-            raise InputError(f"reviews must have two labels (pos and neg), got {found}.")
+        _check_reviews(reviews)
+        C = self.C
         s = self.system
+        if isinstance(s, FeatureChoice):
+            s, C = chosen_setting(s, reviews)
+            if s.tfidf:
+                raise KitError("The feature choice chose tf-idf features on these reviews, which an "
+                               "explanation cannot take apart.")
+        self.setting_ = s
         self.vectorizer_ = make_vectorizer(s.ngram, binary=s.binary, stemming=s.stemming, min_df=s.min_df)
-        X = self.vectorizer_.fit_transform(tokenized(reviews.text))
-        model, self.C_ = self._fit_classifier(X, reviews.label.to_numpy())
+        X = self.vectorizer_.fit_transform([self._tokens(tokens) for tokens in tokenized(reviews.text)])
+        model, self.C_ = self._fit_classifier(X, reviews.label.to_numpy(), C)
         if s.classifier == "nb":
             self.weights_ = model.feature_log_prob_[1] - model.feature_log_prob_[0]
             self.intercept_ = float(model.class_log_prior_[1] - model.class_log_prior_[0])
@@ -162,10 +254,15 @@ class Explainer:
         self.features_ = self.vectorizer_.get_feature_names_out()
         return self
 
-    def _fit_classifier(self, X: sp.csr_matrix, y: np.ndarray) -> tuple[NaiveBayes | LinearSVC, float]:
-        if self.system.classifier == "svm" and self.C is not None:
-            return make_svm(self.C).fit(X, y), float(self.C)
-        return self.system.fit_tuned(X, y)
+    def _tokens(self, tokens: list[str]) -> list[str]:
+        """A document's tokens as the setting counts them: negation marked if it marks it."""
+        return mark_negation(list(tokens)) if self.setting_.negation else list(tokens)
+
+    def _fit_classifier(self, X: sp.csr_matrix, y: np.ndarray,
+                        C: float | None) -> tuple[NaiveBayes | LinearSVC, float]:
+        if self.setting_.classifier == "svm" and C is not None:
+            return make_svm(C).fit(X, y), float(C)
+        return self.setting_.fit_tuned(X, y)
 
     def contributions(self, text: str) -> pd.DataFrame:
         """Each feature of ``text`` with its value, weight and contribution (value × weight).
@@ -176,7 +273,7 @@ class Explainer:
             feature, value, weight, contribution; strongest (by |contribution|) first.
             ``intercept_ + contribution.sum()`` is the model's score for the text.
         """
-        x = self.vectorizer_.transform([tokenize(text)]).tocsr()
+        x = self.vectorizer_.transform([self._tokens(tokenize(text))]).tocsr()
         columns = x.indices
         frame = pd.DataFrame({"feature": self.features_[columns], "value": x.data,
                               "weight": self.weights_[columns]})
@@ -196,7 +293,7 @@ class Explainer:
         training weigh 0.
         """
         spans = token_spans(text)
-        words = self.vectorizer_.build_tokenizer()([t for *_, t in spans])
+        words = self._tokens(self.vectorizer_.build_tokenizer()([t for *_, t in spans]))
         vocabulary = self.vectorizer_.vocabulary_
 
         def weight(feature: str) -> float:
@@ -265,7 +362,11 @@ class Highlighted:
 
 def fold_explainer(doc_id: str, name: str = "svm-bow") -> Explainer:
     """The model that made the CV prediction for ``doc_id``: refitted on that review's
-    training folds, with the C its fold chose (a headline bag-of-words system)."""
+    training folds, with the C its fold chose (a headline bag-of-words system).
+
+    For ``svm-bow``, whose features are chosen by inner CV too, the choice is made again on
+    the training folds (``chosen_setting``): the same setting and C as in the fold.
+    """
     reviews = data.load_movie_reviews()
     row = reviews.loc[reviews.doc_id == doc_id]
     if row.empty:
@@ -273,8 +374,14 @@ def fold_explainer(doc_id: str, name: str = "svm-bow") -> Explainer:
     fold = int(row.fold.iloc[0])
     predictions = systems.predictions(name, progress=False)
     C = predictions.loc[predictions.doc_id == doc_id, "C"].iloc[0]
-    return Explainer(systems.system(name), C=None if np.isnan(C) else float(C)).fit(
-        reviews[reviews.fold != fold])
+    system = systems.system(name)
+    if not isinstance(system, FeatureChoice):
+        return Explainer(system, C=None if np.isnan(C) else float(C)).fit(reviews[reviews.fold != fold])
+    explainer = Explainer(system).fit(reviews[reviews.fold != fold])
+    if explainer.C_ != C:  # the choice made again must be the fold's, or this explains another model
+        raise KitError(f"The inner CV chose C = {explainer.C_:g} on {doc_id}'s training folds, but the "
+                       f"cached {name} predictions used C = {C:g}: delete data/results/ and run again.")
+    return explainer
 
 
 NEIGHBOUR_SNIPPET_WORDS = 25

@@ -170,7 +170,7 @@ def cmd_export_projector(args: argparse.Namespace) -> None:
 
     if args.docs < 0 or args.words < 0:
         raise KitError("--docs and --words must not be negative.")
-    config = embeddings.config_for(dm=1) if args.model == "dm" else embeddings.config_for()
+    config = embeddings.sample_config(dm=1) if args.model == "dm" else embeddings.config_for()
     exported = projector.export_kit_embeddings(config, args.docs, args.words, args.out)
     for kind, paths in exported.items():
         print(f"{kind}: {paths['vectors']}\n{' ' * len(kind)}  {paths['metadata']}")
@@ -416,8 +416,8 @@ def build_parser() -> argparse.ArgumentParser:
     export = sub.add_parser("export-projector",
                             help="write document and word vectors for the Embedding Projector")
     export.add_argument("--model", choices=("dm", "dbow"), default="dm",
-                        help="PV-DM (has word vectors; default) or the PV-DBOW of svm-doc2vec "
-                        "(sized by KIT_PROFILE)")
+                        help="PV-DM on the 10,000-review sample (has word vectors; default) or the "
+                        "PV-DBOW of svm-doc2vec (sized by KIT_PROFILE)")
     export.add_argument("--docs", type=int, default=2000, metavar="N",
                         help="IMDB reviews added to the 2,000 movie reviews (default 2000)")
     export.add_argument("--words", type=int, default=5000, metavar="N",

@@ -8,15 +8,18 @@ lexicon and NLTK's stop words.
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from helpers import settings, storage
+from helpers import leakage, settings, storage
 from helpers.errors import KitError
 from helpers.fetch import require
 from helpers.text import HTML_BREAK
+from helpers.validation import check_table, check_texts
 
 IMDB_SAMPLE_SEED = 0
 #: Reviews in the deployment sample of IMDB test reviews (notebooks 05 and 07).
@@ -33,8 +36,9 @@ def load_movie_reviews() -> pd.DataFrame:
     DataFrame
         One row per review in NLTK's order (all neg, then all pos, by file name), with
         columns ``doc_id`` (e.g. ``cv123_12345``), ``cv`` (int 0–999), ``fold`` (the
-        round-robin fold ``cv % 10``), ``label`` (``pos``/``neg``) and ``text`` (the corpus's
-        own tokenisation, space-joined).
+        round-robin fold ``cv % 10``, except that a near-duplicate review takes the fold of
+        its first copy: ``fold_of_copies``), ``label`` (``pos``/``neg``) and ``text`` (the
+        corpus's own tokenisation, space-joined).
     """
     root = require("movie_reviews")
     rows = []
@@ -43,7 +47,42 @@ def load_movie_reviews() -> pd.DataFrame:
             cv = int(path.stem[2:5])
             text = " ".join(path.read_text(encoding="utf-8").split())
             rows.append((path.stem, cv, cv % 10, label, text))
-    return pd.DataFrame(rows, columns=["doc_id", "cv", "fold", "label", "text"])
+    reviews = pd.DataFrame(rows, columns=["doc_id", "cv", "fold", "label", "text"])
+    return reviews.assign(fold=fold_of_copies(reviews))
+
+
+def fold_of_copies(reviews: pd.DataFrame) -> np.ndarray:
+    """The reviews' round-robin folds with every group of near-duplicates in one fold.
+
+    The 2,000 reviews hold 8 pairs of near-duplicates (``helpers.leakage.NEAR_DUPLICATE``):
+    the same review under two file names, whose ``cv % 10`` folds differ. Left apart, each
+    copy would be tested by a model trained on the other. The later copy moves to the fold
+    of the first (``helpers.leakage.grouped_folds``), so folds hold 198 to 202 reviews.
+
+    Parameters
+    ----------
+    reviews : DataFrame
+        With ``fold`` (before grouping) and ``text``.
+
+    Returns
+    -------
+    ndarray of int
+        One fold per review, in the table's order.
+
+    Raises
+    ------
+    InputError
+        ``reviews`` not a table with ``fold`` and ``text`` columns, or a text not a string.
+    """
+    check_table(reviews, "reviews", ("fold", "text"))
+    texts = tuple(check_texts(reviews.text, "reviews.text"))
+    return leakage.grouped_folds(reviews.fold.to_numpy(), _groups(texts))
+
+
+@cache
+def _groups(texts: tuple[str, ...]) -> np.ndarray:
+    """``similarity_groups`` once per process: notebooks load the reviews many times."""
+    return leakage.similarity_groups(list(texts))
 
 
 IMDB_SPLITS = ("train", "test", "unsup")

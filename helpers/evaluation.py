@@ -2,22 +2,27 @@
 
 Every system is evaluated with the same 10-fold round-robin scheme: a review's fold is
 ``cv % 10`` (``helpers.data.load_movie_reviews``), so reviews by the same critic, which
-are numbered close together, are spread evenly across folds. Within each outer fold:
+are numbered close together, are spread evenly across folds; the 8 near-duplicate pairs each
+share one outer fold, so no review is tested by a model trained on its copy (the inner CV's
+round-robin groups may still split a pair, which can only sway a choice of C or features,
+never reach the test fold). Within each outer fold:
 
 - the vocabulary is built from the nine training folds only (the corpus is counted once, and
   each fold keeps the columns its training folds contain at least ``min_df`` times: the
   same matrix a vectorizer fitted on the training folds would give; tf-idf weights are
   fitted on the training rows);
 - an SVM's C is chosen by an inner cross-validation on those training folds (grouped into
-  ``inner_folds`` round-robin groups); the test fold is never looked at until predicting.
+  ``inner_folds`` round-robin groups), and so are its features in a ``FeatureChoice``
+  (nested cross-validation); the test fold is never looked at until predicting.
 
 Per-review predictions (doc_id, fold, system, prediction, score, correct, C) are cached in
-``data/results/<key>.csv``, where the key is a hash of the system's parameters and the
-data's checksum, so notebooks 03 onwards reuse them without retraining.
+``data/results/<key>.csv``, where the key is a hash of the system's parameters, the folds and
+the data's checksum, so notebooks 03 onwards reuse them without retraining.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -150,6 +155,113 @@ class BowSystem:
         return fit_svm(X, y, self.Cs, self.inner_folds)
 
 
+@dataclass(frozen=True)
+class _Candidates:
+    """One split's matrices for every candidate of a ``FeatureChoice``: the candidates'
+    features of the split's rows, and (for training rows) the rows' raw counts, from which
+    the inner CV builds each candidate's features again on the inner training rows alone."""
+
+    built: tuple[Any, ...]
+    raw: tuple[Any, ...] = ()
+
+
+@dataclass
+class _Chosen:
+    """The SVM of the candidate the inner CV chose, predicting from that candidate's features."""
+
+    model: LinearSVC
+    candidate: int
+
+    def predict(self, X: _Candidates) -> np.ndarray:
+        return self.model.predict(X.built[self.candidate])
+
+    def decision_function(self, X: _Candidates) -> np.ndarray:
+        return self.model.decision_function(X.built[self.candidate])
+
+
+@dataclass(frozen=True)
+class FeatureChoice:
+    """A linear SVM whose features *and* C are chosen by inner CV on the training folds.
+
+    Nested cross-validation: in each outer fold, every candidate feature setting with every C
+    of its grid is scored by ``inner_folds``-fold round-robin CV on the training folds alone,
+    each inner split's features (vocabulary, tf-idf weights) built from its inner training rows
+    only; the best pair (the first candidate, then the smallest C, on a tie) is refitted on all
+    the training folds. The test fold plays no part in any choice, so the CV accuracy is an
+    honest estimate of the whole procedure, choice included (notebook 02).
+
+    Parameters
+    ----------
+    candidates : tuple of BowSystem
+        SVM settings to choose from, each with its own grid ``Cs``.
+    inner_folds : int
+        Round-robin groups of the training rows for the inner CV.
+    """
+
+    candidates: tuple[BowSystem, ...]
+    inner_folds: int = 3
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.candidates, tuple) and self.candidates and all(
+                isinstance(c, BowSystem) and c.classifier == "svm" for c in self.candidates)):
+            raise InputError("candidates must be a non-empty tuple of SVM BowSystems.")
+        for c in self.candidates:
+            if not c.Cs or not all(check_number(C, "C", low=0, low_open=True) for C in c.Cs):
+                raise InputError("every candidate needs a non-empty grid Cs of numbers > 0.")
+        check_int(self.inner_folds, "inner_folds", minimum=2)
+
+    def key(self) -> str:
+        """A short hash of every candidate's key and the inner CV."""
+        return storage.key({"system": "feature choice", "candidates": [c.key() for c in self.candidates],
+                            "inner": self.inner_folds})
+
+    def represent(self, reviews: pd.DataFrame) -> tuple[sp.csr_matrix, ...]:
+        """Every candidate's n-gram counts (counted once per distinct tokenisation)."""
+        counted: dict[tuple, sp.csr_matrix] = {}
+        for c in self.candidates:
+            setting = (c.ngram, c.stemming, c.negation)
+            if setting not in counted:
+                counted[setting] = c.represent(reviews)
+        return tuple(counted[(c.ngram, c.stemming, c.negation)] for c in self.candidates)
+
+    def features(self, matrices: tuple[sp.csr_matrix, ...], train: np.ndarray,
+                 test: np.ndarray) -> tuple[_Candidates, _Candidates]:
+        """Every candidate's training and test matrices, and the training rows' raw counts."""
+        built = [c.features(m, train, test) for c, m in zip(self.candidates, matrices, strict=True)]
+        return (_Candidates(tuple(b[0] for b in built), tuple(m[train] for m in matrices)),
+                _Candidates(tuple(b[1] for b in built)))
+
+    def inner_scores(self, X: _Candidates, y: np.ndarray) -> pd.DataFrame:
+        """The inner-CV accuracy of every (candidate, C) on one split's training rows.
+
+        Returns
+        -------
+        DataFrame
+            One row per candidate and C, in order: ``candidate`` (position), ``C``, ``accuracy``.
+        """
+        y = np.asarray(y)
+        group = np.arange(len(y)) % self.inner_folds
+        splits = [(np.flatnonzero(group != g), np.flatnonzero(group == g)) for g in range(self.inner_folds)]
+        rows = []
+        for i, (candidate, raw) in enumerate(zip(self.candidates, X.raw, strict=True)):
+            built = [candidate.features(raw, inner_train, inner_test) for inner_train, inner_test in splits]
+            for C in candidate.Cs:
+                scores = [np.mean(make_svm(C).fit(X_in, y[inner_train]).predict(X_out) == y[inner_test])
+                          for (X_in, X_out), (inner_train, inner_test) in zip(built, splits, strict=True)]
+                rows.append({"candidate": i, "C": float(C), "accuracy": float(np.mean(scores))})
+        return pd.DataFrame(rows)
+
+    def fit_tuned(self, X: _Candidates, y: np.ndarray) -> tuple[Classifier, float]:
+        """The best candidate's SVM, with its C, refitted on all training rows; and that C.
+
+        The fitted model's ``candidate`` is the chosen candidate's position.
+        """
+        scores = self.inner_scores(X, y)
+        best = scores.sort_values(["accuracy", "candidate", "C"], ascending=[False, True, True]).iloc[0]
+        chosen = int(best.candidate)
+        return _Chosen(make_svm(best.C).fit(X.built[chosen], y), chosen), float(best.C)
+
+
 def make_svm(C: float = 1.0) -> LinearSVC:
     """The kit's linear SVM with penalty ``C`` (seeded, iterations enough to converge)."""
     return LinearSVC(C=C, random_state=0, max_iter=SVM_MAX_ITER)
@@ -245,9 +357,10 @@ def cross_validate(system: System, name: str | None = None, reviews: pd.DataFram
         The ``system`` column's value (default: the system's key).
     reviews : DataFrame, optional
         Default ``helpers.data.load_movie_reviews()``; must have doc_id, fold, label, text.
-        Passing your own table bypasses the cache.
+        The 2,000 reviews with other folds (notebook 08's overlap-free split) are cached under
+        those folds; any other table bypasses the cache.
     use_cache : bool
-        Read and write ``data/results/<key>.csv``.
+        Read and write ``data/results/<key>.csv`` (keyed by the system and the folds).
     progress : bool
         Show a progress bar over folds.
     n_jobs : int
@@ -261,16 +374,19 @@ def cross_validate(system: System, name: str | None = None, reviews: pd.DataFram
         chosen C, NaN for NB).
     """
     name = name or system.key()
-    cache = _cache_path(system) if (use_cache and reviews is None) else None
-    predictions = storage.cached(cache, lambda: _cross_validated(system, reviews, name, n_jobs, progress),
+    if reviews is not None:
+        check_table(reviews, "reviews", ("doc_id", "fold", "label", "text"))
+    ours = data.load_movie_reviews()
+    cache = _cache_path(system, reviews, ours) if use_cache else None
+    table = ours if reviews is None else reviews
+    predictions = storage.cached(cache, lambda: _cross_validated(system, table, name, n_jobs, progress),
                                  lambda found, tmp: found.to_csv(tmp, index=False), _read_predictions)
     return predictions.assign(system=name)
 
 
-def _cross_validated(system: System, reviews: pd.DataFrame | None, name: str, n_jobs: int,
+def _cross_validated(system: System, reviews: pd.DataFrame, name: str, n_jobs: int,
                      progress: bool) -> pd.DataFrame:
     """Every review's prediction by the model trained on the other folds (see ``cross_validate``)."""
-    reviews = data.load_movie_reviews() if reviews is None else reviews
     matrix = system.represent(reviews)
     labels, folds = reviews.label.to_numpy(), reviews.fold.to_numpy()
     jobs = (delayed(_fold)(system, matrix, labels, folds, fold) for fold in sorted(set(folds)))
@@ -324,10 +440,27 @@ def fit_predict(system: System, train: pd.DataFrame | None = None, test: pd.Data
                          "C": C})
 
 
-def _cache_path(system: System) -> Path:
-    key = storage.key({"artefact": "cv predictions", "system": system.key()}, datasets=["movie_reviews"],
-                      libraries=["numpy", "scipy", "scikit-learn"])
+def _cache_path(system: System, reviews: pd.DataFrame | None = None,
+                ours: pd.DataFrame | None = None) -> Path | None:
+    """Where ``system``'s predictions on ``reviews`` (default: the 2,000 reviews and their
+    folds, ``ours`` if loaded already) are cached: None for a table that is not the 2,000
+    reviews in their order."""
+    ours = data.load_movie_reviews() if ours is None else ours
+    if reviews is not None and not _same_reviews(reviews, ours):
+        return None
+    folds = (ours if reviews is None else reviews).fold.to_numpy()  # part of what was evaluated
+    key = storage.key({"artefact": "cv predictions", "system": system.key(),
+                       "folds": hashlib.sha256(folds.astype(np.int64).tobytes()).hexdigest()},
+                      datasets=["movie_reviews"], libraries=["numpy", "scipy", "scikit-learn"])
     return settings.data_dir() / "results" / f"{key}.csv"
+
+
+def _same_reviews(reviews: pd.DataFrame, ours: pd.DataFrame) -> bool:
+    """Whether ``reviews`` holds the 2,000 reviews, in order, with their labels and texts."""
+    columns = ["doc_id", "label", "text"]
+    return (len(reviews) == len(ours) and set(columns) <= set(reviews.columns)
+            and all(np.array_equal(reviews[c].to_numpy(), ours[c].to_numpy()) for c in columns)
+            and pd.api.types.is_integer_dtype(reviews.fold))
 
 
 def _read_predictions(path: Path) -> pd.DataFrame | None:

@@ -19,12 +19,19 @@ built); columns are numbered by first appearance, the order in which ``CountVect
 stores each row's counts. That order is the order in which the product adds up each cosine
 in float32, so the similarities are scikit-learn's to the last bit (the benchmark asserts it
 on IMDB, the tests on real reviews).
+
+Near-duplicates and overlap-free folds: ``similar_pairs`` finds every pair of texts at least a
+threshold similar, ``similarity_groups`` joins chains of them, and ``overlap_free_folds`` puts
+each group whole into one fold, so that no test text has a training text that similar (the
+paper's Table 3 compares such folds with random ones). ``overlap_effect`` asks whether overlap
+still predicts correctness once text length, which drives both, is held fixed.
 """
 
 from __future__ import annotations
 
 import array
 import hashlib
+import math
 import numbers
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -36,7 +43,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+from scipy.stats import norm
 from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedGroupKFold
 from sklearn.preprocessing import normalize
 from sklearn.utils.sparsefuncs import sparse_matmul_to_dense
 from tqdm import tqdm
@@ -45,9 +56,13 @@ from helpers import settings, storage
 from helpers.errors import InputError
 from helpers.validation import (
     SIMILARITY_ROUNDING,
+    check_array,
     check_binary,
     check_choice,
+    check_in_range,
     check_int,
+    check_labels,
+    check_number,
     check_same_length,
     check_similarities,
     check_table,
@@ -58,6 +73,17 @@ NGRAMS = {1: (1, 1), 2: (2, 2), 3: (3, 3)}
 EQUAL_BINS = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: Test rows per product: a buffer of CHUNK_SIZE × n_train float32 (25 MB for IMDB's 25,000).
 CHUNK_SIZE = 250
+#: Two texts are near-duplicates when the cosine of their unigram counts (English stop words
+#: removed, as in ``train_test_overlap``) is at least this: the same review filed twice, lightly
+#: edited. In the 2,000 reviews it finds 8 pairs (cosine 0.977 to 1.000; 3 to 69 tokens
+#: differ); the next most similar pair of distinct reviews has 0.751 (notebook 08).
+NEAR_DUPLICATE = 0.9
+#: Cross-validation folds, as in ``helpers.evaluation``.
+N_FOLDS = 10
+#: The unpenalised logistic fit of ``overlap_effect``: tight enough for every printed digit.
+FIT_TOLERANCE = 1e-10
+FIT_ITERATIONS = 1000
+OVERLAP_EFFECT_TERMS = ("intercept", "overlap", "log length")
 
 
 @dataclass(frozen=True)
@@ -287,6 +313,205 @@ def _nearest_in_order(words: Callable[[], _Words], order: np.ndarray, n_train: i
     return _nearest(words().texts(order), n_train, ngram, chunk_size, progress=False)
 
 
+def similar_pairs(texts, threshold: float = NEAR_DUPLICATE, ngram: int = 1,
+                  stop_words: str | list | None = "english") -> pd.DataFrame:
+    """Every pair of texts whose n-gram cosine similarity is at least ``threshold``.
+
+    The similarity is ``train_test_overlap``'s (L2-normalised n-gram counts), taken between
+    every two texts of one collection.
+
+    Parameters
+    ----------
+    texts : sequence of str
+    threshold : float
+        In (0, 1]; ``NEAR_DUPLICATE`` finds the same text filed twice.
+    ngram : {1, 2, 3}
+    stop_words : "english", a list, or None
+
+    Returns
+    -------
+    DataFrame
+        One row per pair, ``first`` < ``second`` (positions in ``texts``) and ``similarity``,
+        most similar first.
+
+    Raises
+    ------
+    InputError
+        As ``train_test_overlap``; ``threshold`` not a number in (0, 1].
+    """
+    texts = check_texts(texts, "texts")
+    threshold = check_number(threshold, "threshold", low=0, high=1, low_open=True)
+    _check_overlap_arguments(ngram, stop_words, CHUNK_SIZE)
+    vectors, _ = _count_vectors(_Words.of(texts, stop_words), len(texts), ngram)
+    product = sp.triu(vectors @ vectors.T, k=1).tocoo()
+    # float32 sums may put a pair just under 1.0 or a threshold it equals: round as the checks do
+    keep = product.data >= threshold - SIMILARITY_ROUNDING
+    pairs = pd.DataFrame({"first": product.row[keep], "second": product.col[keep],
+                          "similarity": np.minimum(product.data[keep].astype(float), 1.0)})
+    return pairs.sort_values(["similarity", "first", "second"], ascending=[False, True, True],
+                             ignore_index=True)
+
+
+def similarity_groups(texts, threshold: float = NEAR_DUPLICATE, ngram: int = 1,
+                      stop_words: str | list | None = "english") -> np.ndarray:
+    """Group texts linked by a chain of pairs at least ``threshold`` similar (``similar_pairs``).
+
+    Parameters
+    ----------
+    texts : sequence of str
+    threshold : float
+        In (0, 1].
+    ngram : {1, 2, 3}
+    stop_words : "english", a list, or None
+
+    Returns
+    -------
+    ndarray of int, one per text
+        A group number per text: texts share one when a chain of similar pairs links them
+        (connected components); a text similar to no other has a group of its own.
+
+    Raises
+    ------
+    InputError
+        As ``similar_pairs``.
+    """
+    texts = check_texts(texts, "texts")
+    return _components(similar_pairs(texts, threshold, ngram, stop_words), len(texts))
+
+
+def _components(pairs: pd.DataFrame, n: int) -> np.ndarray:
+    """The group number of each of ``n`` texts, linked by ``pairs`` (``similar_pairs``)."""
+    links = sp.coo_matrix((np.ones(len(pairs)), (pairs["first"], pairs["second"])), shape=(n, n))
+    return connected_components(links, directed=False)[1]
+
+
+def grouped_folds(folds, groups) -> np.ndarray:
+    """Move every member of a group into the fold of the group's first member.
+
+    So that near-duplicates (``similarity_groups``) are never split between a training and a
+    test fold: no test text is classified by a model trained on its own copy.
+
+    Parameters
+    ----------
+    folds : array-like of int
+        Each item's fold before grouping.
+    groups : array-like of int
+        Each item's group (``similarity_groups``).
+
+    Returns
+    -------
+    ndarray of int
+        The folds, each group's members in one fold.
+
+    Raises
+    ------
+    InputError
+        ``folds`` or ``groups`` empty, of other lengths, or not whole numbers.
+    """
+    folds, groups = np.asarray(folds), np.asarray(groups)
+    if not all(a.ndim == 1 and len(a) and np.issubdtype(a.dtype, np.integer) for a in (folds, groups)):
+        raise InputError("folds and groups must be non-empty 1-D arrays of whole numbers, one per item.")
+    check_same_length(folds=folds, groups=groups)
+    first = pd.Series(np.arange(len(groups))).groupby(groups).transform("min").to_numpy()
+    return folds[first]
+
+
+def threshold_groups(texts, thresholds, n_folds: int = N_FOLDS, ngram: int = 1,
+                     stop_words: str | list | None = "english") -> pd.DataFrame:
+    """How texts group (``similarity_groups``) at each threshold, and whether folds can keep them whole.
+
+    The lower the threshold, the more pairs link texts, until chains of them join most texts
+    into one group (a giant component) larger than a fold: no split into ``n_folds`` folds of
+    equal size can then keep every group in one fold. The pairs are found once, at the lowest
+    threshold.
+
+    Parameters
+    ----------
+    texts : sequence of str
+    thresholds : sequence of float
+        Each in (0, 1].
+    n_folds : int
+        The folds the groups are meant for.
+    ngram : {1, 2, 3}
+    stop_words : "english", a list, or None
+
+    Returns
+    -------
+    DataFrame
+        One row per threshold, in increasing order: ``threshold``, ``pairs`` (pairs of texts
+        at least that similar), ``groups``, ``largest`` (texts in the largest group), ``fits``
+        (whether the largest group fits in a fold of ceil(n / n_folds) texts).
+
+    Raises
+    ------
+    InputError
+        As ``similar_pairs``; ``thresholds`` empty or a threshold not in (0, 1]; ``n_folds``
+        not a whole number from 2 to the number of texts.
+    """
+    texts = check_texts(texts, "texts")
+    thresholds = sorted(check_number(t, "threshold", low=0, high=1, low_open=True)
+                        for t in check_array(thresholds, "thresholds"))
+    fold_size = math.ceil(len(texts) / check_int(n_folds, "n_folds", minimum=2, maximum=len(texts)))
+    pairs = similar_pairs(texts, thresholds[0], ngram, stop_words)
+    rows = []
+    for threshold in thresholds:
+        linked = pairs[pairs.similarity >= threshold - SIMILARITY_ROUNDING]
+        sizes = np.bincount(_components(linked, len(texts)))
+        rows.append({"threshold": threshold, "pairs": len(linked), "groups": len(sizes),
+                     "largest": int(sizes.max()), "fits": bool(sizes.max() <= fold_size)})
+    return pd.DataFrame(rows)
+
+
+def overlap_free_folds(texts, labels, threshold: float, n_folds: int = N_FOLDS, ngram: int = 1,
+                       stop_words: str | list | None = "english") -> np.ndarray:
+    """Folds with no pair of texts at least ``threshold`` similar across them, labels balanced.
+
+    Texts linked by a chain of such pairs (``similarity_groups``) form a group, and each group
+    goes whole into one fold, so every text's highest similarity to the other folds' texts is
+    below ``threshold``: the paper's overlap-free split, against random folds. The groups are
+    assigned by scikit-learn's ``StratifiedGroupKFold``, unshuffled (so deterministic), which
+    spreads each label's texts evenly over the folds as far as the groups allow: with many
+    small groups the folds are also of near-equal size (the 2,000 reviews at 0.45: 199 to
+    201), but a group larger than n / n_folds (``threshold_groups``) makes one fold larger.
+
+    Parameters
+    ----------
+    texts : sequence of str
+    labels : sequence
+        Each text's label (two classes at least).
+    threshold : float
+        In (0, 1].
+    n_folds : int
+    ngram : {1, 2, 3}
+    stop_words : "english", a list, or None
+
+    Returns
+    -------
+    ndarray of int
+        Each text's fold, 0 to n_folds - 1.
+
+    Raises
+    ------
+    InputError
+        As ``similar_pairs``; ``labels`` not one per text or of one class only; ``n_folds``
+        not a whole number from 2 to the number of texts, or more than the texts form groups.
+    """
+    texts, labels = check_texts(texts, "texts"), check_labels(labels, "labels")
+    check_same_length(texts=texts, labels=labels)
+    if len(set(labels)) < 2:
+        raise InputError("labels must hold at least two classes: the folds balance their shares.")
+    n_folds = check_int(n_folds, "n_folds", minimum=2, maximum=len(texts))
+    groups = similarity_groups(texts, threshold, ngram, stop_words)
+    if groups.max() + 1 < n_folds:
+        raise InputError(f"At threshold {threshold} the texts form {groups.max() + 1} groups, fewer than "
+                         f"n_folds = {n_folds}: raise the threshold or use fewer folds.")
+    folds = np.empty(len(texts), dtype=np.int64)
+    splits = StratifiedGroupKFold(n_splits=n_folds).split(np.zeros(len(texts)), labels.astype(str), groups)
+    for fold, (_, test) in enumerate(splits):
+        folds[test] = fold
+    return folds
+
+
 def bin_codes(similarity: np.ndarray, bins: str = "equal") -> tuple[np.ndarray, list[str]]:
     """Assign each item to one of four similarity bins; return the codes (0–3) and bin labels.
 
@@ -348,3 +573,62 @@ def binned_accuracy(similarity, correct, bins="equal") -> pd.DataFrame:
     table.insert(0, "bin", labels)
     table.insert(2, "share", table["count"] / len(similarity))
     return table.reset_index(drop=True)
+
+
+def overlap_effect(similarity, correct, lengths, confidence: float = 0.95) -> pd.DataFrame:
+    """Overlap's effect on correctness at equal length: a logistic regression with Wald tests.
+
+    Longer texts both overlap more with the training texts (they hold more words to share) and
+    are classified more accurately (more evidence), so accuracy by overlap bin mixes the two.
+    The model separates them:
+
+    log-odds(correct) = b0 + b1 · overlap + b2 · log(length),
+
+    fitted by maximum likelihood without a penalty. Each coefficient's standard error is the
+    square root of the diagonal of the inverse Fisher information (X^T W X)^-1, with
+    W = diag(p (1 - p)); its two-sided p-value is the Wald z-test's (z = b / se), its interval
+    b ± z_{(1 + confidence) / 2} · se. b1 is the change in log-odds from overlap 0 to 1 at equal
+    length. The items are treated as independent, which CV predictions only approximate.
+
+    Parameters
+    ----------
+    similarity : array-like of float
+        Each item's overlap with the training data, in [0, 1].
+    correct : array-like of bool
+        Whether a system got each item right (both outcomes must occur).
+    lengths : array-like of int
+        Each item's length in tokens, at least 1.
+    confidence : float
+        Of the intervals, in (0, 1).
+
+    Returns
+    -------
+    DataFrame
+        One row per term (intercept, overlap, log length): ``coef``, ``se``, ``p_value``,
+        ``ci_low``, ``ci_high``.
+
+    Raises
+    ------
+    InputError
+        ``similarity`` not finite numbers in [0, 1]; ``correct`` not True/False or 0/1, or
+        all of one value; ``lengths`` not numbers >= 1; any of them empty or of different
+        lengths; ``confidence`` not in (0, 1).
+    """
+    similarity = check_similarities(similarity)
+    correct = check_binary(correct, "correct")
+    lengths = check_in_range(check_array(lengths, "lengths"), "lengths", 1, np.inf)
+    check_same_length(similarity=similarity, correct=correct, lengths=lengths)
+    confidence = check_number(confidence, "confidence", low=0, high=1, low_open=True, high_open=True)
+    if correct.all() or not correct.any():
+        raise InputError("correct must hold both right and wrong items: with one outcome the "
+                         "coefficients are infinite.")
+    X = np.column_stack([similarity, np.log(lengths)])
+    model = LogisticRegression(C=np.inf, tol=FIT_TOLERANCE, max_iter=FIT_ITERATIONS).fit(X, correct)
+    coef = np.concatenate([model.intercept_, model.coef_[0]])
+    design = np.column_stack([np.ones(len(X)), X])
+    p = model.predict_proba(X)[:, 1]
+    se = np.sqrt(np.diag(np.linalg.inv(design.T @ (design * (p * (1 - p))[:, None]))))
+    z = norm.ppf((1 + confidence) / 2)
+    return pd.DataFrame({"term": OVERLAP_EFFECT_TERMS, "coef": coef, "se": se,
+                         "p_value": 2 * norm.sf(np.abs(coef / se)),
+                         "ci_low": coef - z * se, "ci_high": coef + z * se})

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from helpers import adversarial as adv
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 from helpers.settings import REPO_ROOT
 
 CORPUS = [s.split() for s in [
@@ -196,6 +196,68 @@ def test_imdb_sentences_are_held_out_test_sentences(corpora):
     lengths = sentences.tokens.map(len)
     assert lengths.between(8, 30).all() and len(sentences) > 100_000
     assert set(sentences.label) == {"pos", "neg"} and sentences.doc_id.str.startswith("test_").all()
+
+
+def _joined(text: list[list[str]]) -> str:
+    """The text as one string, a line per sentence, every word between spaces."""
+    return "".join(f" {' '.join(line)} \n" for line in text)
+
+
+def _occurs_by_brute_force(sentence: list[str], joined: str) -> bool:
+    """The plain definition: the sentence, as a string of words, inside a line of the text."""
+    return f" {' '.join(sentence)} " in joined
+
+
+def test_verbatim_in_finds_a_sentence_inside_a_line_or_as_a_line():
+    text = [s.split() for s in ["the film was great .", "* * * / * * * * *", "i give it 1 star out of 10 ."]]
+    sentences = [s.split() for s in ["the film was great .", "* * / * * * * *", "film was great",
+                                     "was great .", "great . i give", "the film", "1 star out of 10 . ok",
+                                     "was"]]
+    found = adv.verbatim_in(sentences, text)
+    assert found.tolist() == [True, True, True, True, False, True, False, True]
+    assert found.tolist() == [_occurs_by_brute_force(s, _joined(text)) for s in sentences]
+    assert adv.verbatim_in(sentences, text, whole=True).tolist() == [True] + [False] * 7
+    assert adv.verbatim_in(sentences, []).tolist() == [False] * 8
+
+
+def test_verbatim_in_agrees_with_the_plain_definition_on_random_text():
+    rng = np.random.default_rng(0)
+    words = ["a", "b", "c", "."]
+    text = [list(rng.choice(words, rng.integers(1, 12))) for _ in range(40)]
+    sentences = [list(rng.choice(words, rng.integers(1, 6))) for _ in range(200)]
+    found = adv.verbatim_in(sentences, text)
+    assert found.tolist() == [_occurs_by_brute_force(s, _joined(text)) for s in sentences]
+    assert found.any() and not found.all()
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: adv.verbatim_in("the film", [["the"]]), "list of sentences"),
+    (lambda: adv.verbatim_in([], [["the"]]), "sentences is empty"),
+    (lambda: adv.verbatim_in([[]], [["the"]]), r"sentences\[0\] must be a non-empty list"),
+    (lambda: adv.verbatim_in([["the", 1]], [["the"]]), "not a string"),
+    (lambda: adv.verbatim_in([["the"]], [["the"], "film"]), r"text\[1\] must be a non-empty list"),
+    (lambda: adv.verbatim_in([["the"]], None), "list of sentences"),
+    (lambda: adv.verbatim_in([["the"]], [["the"]], whole=1), "True or False"),
+    (lambda: adv.held_out_sentences([["the"]], n=0), "n must be at least 1"),
+    (lambda: adv.held_out_sentences([["the"]], seed=-1), "seed must be at least 0"),
+    (lambda: adv.held_out_sentences("the film"), "list of sentences"),
+])
+def test_bad_arguments_are_one_clear_input_error(call, message):
+    with pytest.raises(InputError, match=message):
+        call()
+
+
+def test_no_real_test_sentence_occurs_in_the_language_model_s_training_text(corpora):
+    """Notebook 09's real sentences: none is a training sentence or inside one."""
+    training = adv.imdb_sentences("train", min_tokens=1, max_tokens=10**6).tokens
+    kept, removed = adv.held_out_sentences(training)
+    assert len(kept) + len(removed) == adv.TEST_SENTENCES and 0 < len(removed) < 50
+    assert not adv.verbatim_in(kept.tokens, training).any()
+    lines = {tuple(tokens) for tokens in training}
+    assert not any(tuple(tokens) in lines for tokens in kept.tokens)  # independently: no whole sentence
+    joined = _joined(training)
+    assert all(_occurs_by_brute_force(tokens, joined) for tokens in removed.tokens)
+    assert kept.tokens.map(len).between(*adv.SENTENCE_TOKENS).all()
 
 
 def test_importing_adversarial_does_not_load_gensim():

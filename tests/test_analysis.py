@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 from sklearn.svm import LinearSVC
 
-from helpers import analysis, systems
+from helpers import analysis, evaluation, systems
 from helpers.errors import InputError, KitError
-from helpers.evaluation import SVM_MAX_ITER, BowSystem
-from helpers.features import make_vectorizer
+from helpers.evaluation import SVM_MAX_ITER, BowSystem, FeatureChoice
+from helpers.features import make_vectorizer, mark_negation
 from helpers.naive_bayes import NaiveBayes
 from helpers.text import tokenized
 
@@ -102,6 +102,73 @@ def test_explainer_chooses_c_again_on_other_data():
 def test_explainer_refuses_what_it_cannot_take_apart():
     with pytest.raises(KitError, match="bag-of-words system without tf-idf"):
         analysis.Explainer(BowSystem("svm", tfidf=True))
+
+
+def _by_frequency() -> pd.DataFrame:
+    # Both classes use the same words, so presence cannot tell them apart; how often is all.
+    rows = [(f"d{i}", i % 3, "pos" if i % 2 else "neg", "film film film film dull" if i % 2 else "film dull")
+            for i in range(30)]
+    return pd.DataFrame(rows, columns=["doc_id", "fold", "label", "text"])
+
+
+PRESENCE, FREQUENCY = BowSystem("svm", binary=True, Cs=(0.1,)), BowSystem("svm", Cs=(0.1, 1.0))
+
+
+def test_chosen_setting_is_the_candidate_the_inner_cv_prefers():
+    reviews = _by_frequency()
+    setting, C = analysis.chosen_setting(FeatureChoice((PRESENCE, FREQUENCY)), reviews)
+    assert setting == FREQUENCY and C in FREQUENCY.Cs
+    # what fit_predict trains: the same candidate's predictions
+    choice = evaluation.fit_predict(FeatureChoice((PRESENCE, FREQUENCY)), train=reviews, test=reviews)
+    assert (choice.C == C).all() and choice.correct.all()
+    # a BowSystem is its own setting, with the C its inner CV chooses
+    assert analysis.chosen_setting(PRESENCE, reviews) == (PRESENCE, 0.1)
+    with pytest.raises(InputError, match="BowSystem or a FeatureChoice"):
+        analysis.chosen_setting("svm-bow", reviews)
+
+
+def test_explainer_of_a_feature_choice_fits_the_chosen_setting():
+    reviews = _by_frequency()
+    explainer = analysis.Explainer(FeatureChoice((PRESENCE, FREQUENCY))).fit(reviews)
+    assert explainer.setting_ == FREQUENCY
+    vectorizer = make_vectorizer("unigram")
+    model = LinearSVC(C=explainer.C_, random_state=0, max_iter=SVM_MAX_ITER).fit(
+        vectorizer.fit_transform(tokenized(reviews.text)), reviews.label)
+    text = "film film film dull"
+    expected = model.decision_function(vectorizer.transform([text.split()]))[0]
+    assert explainer.score(text) == pytest.approx(expected)
+    with pytest.raises(InputError, match="give C only with a BowSystem"):
+        analysis.Explainer(FeatureChoice((PRESENCE,)), C=0.1)
+    with pytest.raises(KitError, match="chose tf-idf"):
+        analysis.Explainer(FeatureChoice((BowSystem("svm", tfidf=True),))).fit(reviews)
+
+
+def test_explainer_marks_negation_as_its_setting_counts(reviews):
+    system = BowSystem("svm", negation=True)
+    explainer = analysis.Explainer(system, C=0.1).fit(reviews)
+    vectorizer = make_vectorizer("unigram")
+    model = LinearSVC(C=0.1, random_state=0, max_iter=SVM_MAX_ITER).fit(
+        vectorizer.fit_transform([mark_negation(t) for t in tokenized(reviews.text)]), reviews.label)
+    text = "great fun , not plot bad ."
+    expected = model.decision_function(vectorizer.transform([mark_negation(text.split())]))[0]
+    assert explainer.score(text) == pytest.approx(expected)
+    assert "plot_NEG" in set(explainer.contributions(text).feature)  # bad_NEG: never seen in training
+    weights = dict(zip(explainer.features_, explainer.weights_, strict=True))
+    assert explainer.token_weights(text)[4][2] == pytest.approx(weights["plot_NEG"])
+
+
+def test_changed_changes_every_candidate_of_a_feature_choice():
+    choice = FeatureChoice((PRESENCE, FREQUENCY), inner_folds=4)
+    negated = analysis.changed(choice, negation=True)
+    assert negated == FeatureChoice((BowSystem("svm", binary=True, Cs=(0.1,), negation=True),
+                                     BowSystem("svm", Cs=(0.1, 1.0), negation=True)), inner_folds=4)
+    assert analysis.changed(PRESENCE, min_df=2) == BowSystem("svm", binary=True, Cs=(0.1,), min_df=2)
+    assert not choice.candidates[0].negation  # the original is left as it was
+    for call, message in [(lambda: analysis.changed(choice), "Give one or more"),
+                          (lambda: analysis.changed(choice, colour="red"), "unknown: colour"),
+                          (lambda: analysis.changed("svm-bow", min_df=2), "BowSystem or a FeatureChoice")]:
+        with pytest.raises(InputError, match=message):
+            call()
 
 
 def test_fold_explainer_reproduces_the_cached_cv_score(corpora):

@@ -14,9 +14,10 @@ def test_movie_reviews_counts_and_folds(corpora):
     assert reviews.label.value_counts().to_dict() == {"neg": 1000, "pos": 1000}
     assert list(reviews.columns) == ["doc_id", "cv", "fold", "label", "text"]
     assert reviews.doc_id.is_unique
-    assert (reviews.fold == reviews.cv % 10).all()
+    # round-robin, but for one copy of each of the 8 near-duplicate pairs (tests/test_folds.py)
+    assert (reviews.fold != reviews.cv % 10).sum() == 8
     per_fold = reviews.groupby(["fold", "label"]).size()
-    assert set(per_fold) == {100}
+    assert per_fold.between(98, 102).all() and per_fold.sum() == 2000
     assert len(per_fold) == 20
     first = reviews.iloc[0]
     assert (first.doc_id, first.cv, first.label) == ("cv000_29416", 0, "neg")

@@ -92,7 +92,7 @@ def test_headline_nb_on_the_real_reviews_and_cache(corpora):
     summary = evaluation.summarize(predictions)
     assert 0.75 <= summary["accuracy"] <= 0.85
     assert summary["n"] == 2000
-    assert predictions.groupby("fold").size().eq(200).all()
+    assert predictions.groupby("fold").size().between(198, 202).all()  # near-duplicates share a fold
     again = systems.predictions("nb", progress=False)
     pd.testing.assert_frame_equal(predictions, again)
 
@@ -121,7 +121,7 @@ def test_damaged_cached_predictions_are_set_aside_and_rebuilt(nb_results, capsys
     capsys.readouterr()
     assert main(["results", "--systems", "nb"]) == 0
     captured = capsys.readouterr()
-    assert captured.out.splitlines()[1].split() == ["nb", "81.3", "3.0", "2000"]
+    assert captured.out.splitlines()[1].split() == ["nb", "81.0", "2.7", "2000"]
     assert "set aside as" in captured.err
     assert len(list(nb_results.parent.glob("*.corrupt-*"))) == 1
     assert nb_results.read_text() == text
@@ -139,7 +139,7 @@ def test_kit_results_table(corpora, capsys):
     assert main(["results", "--systems", "nb"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["system", "accuracy", "%", "std", "%", "n"]
-    assert lines[1].split() == ["nb", "81.3", "3.0", "2000"]
+    assert lines[1].split() == ["nb", "81.0", "2.7", "2000"]
 
 
 def test_fit_predict_trains_once_on_all_training_reviews(small_reviews):
@@ -235,3 +235,90 @@ def test_inner_cv_accuracy_refuses_bad_input(change, message):
     arguments = {"X": np.eye(6), "y": ["pos", "neg"] * 3, "Cs": (0.1, 1.0), "inner_folds": 2, **change}
     with pytest.raises(InputError, match=message):
         evaluation.inner_cv_accuracy(**arguments)
+
+
+def test_feature_choice_scores_every_setting_on_the_training_rows_alone(small_reviews):
+    # The inner CV of a FeatureChoice is fit_svm's for each candidate, each inner split's features
+    # built from its own inner training rows: the same scores as a candidate's own inner CV.
+    presence, frequency = BowSystem("svm", binary=True, Cs=(0.01, 1.0)), BowSystem("svm", Cs=(0.1,))
+    choice = evaluation.FeatureChoice((presence, frequency))
+    matrices = choice.represent(small_reviews)
+    train, test = np.arange(0, 50), np.arange(50, 60)
+    X_train, X_test = choice.features(matrices, train, test)
+    y = small_reviews.label.to_numpy()[train]
+    scores = choice.inner_scores(X_train, y)
+    assert list(zip(scores.candidate, scores.C, strict=True)) == [(0, 0.01), (0, 1.0), (1, 0.1)]
+    # min_df 1 and no tf-idf: an inner split's vocabulary only drops columns that are all zero
+    presence_X, _ = presence.features(matrices[0], train, test)
+    assert np.allclose(scores.accuracy[:2], evaluation.inner_cv_accuracy(presence_X, y, presence.Cs))
+    model, C = choice.fit_tuned(X_train, y)
+    best = scores.sort_values(["accuracy", "candidate", "C"], ascending=[False, True, True]).iloc[0]
+    assert (model.candidate, C) == (int(best.candidate), best.C)
+    alone = evaluation.make_svm(C).fit(X_train.built[model.candidate], y)
+    assert (model.predict(X_test) == alone.predict(X_test.built[model.candidate])).all()
+
+
+def test_feature_choice_never_sees_the_test_fold(small_reviews):
+    # Flipped test-fold labels change nothing the nested CV chooses or predicts.
+    choice = evaluation.FeatureChoice((BowSystem("svm", binary=True), BowSystem("svm", tfidf=True)))
+    options = {"use_cache": False, "progress": False, "n_jobs": 1}
+    first = evaluation.cross_validate(choice, reviews=small_reviews, **options)
+    flipped = small_reviews.copy()
+    test = flipped.fold == 0
+    flipped.loc[test, "label"] = flipped.loc[test, "label"].map({"pos": "neg", "neg": "pos"})
+    second = evaluation.cross_validate(choice, reviews=flipped, **options)
+    in_test = (small_reviews.fold == 0).to_numpy()
+    assert (first.prediction[in_test].to_numpy() == second.prediction[in_test].to_numpy()).all()
+    assert first.C[in_test].tolist() == second.C[in_test].tolist()
+
+
+def test_feature_choice_refuses_what_it_cannot_choose_from():
+    with pytest.raises(InputError, match="non-empty tuple of SVM BowSystems"):
+        evaluation.FeatureChoice(())
+    with pytest.raises(InputError, match="non-empty tuple of SVM BowSystems"):
+        evaluation.FeatureChoice((BowSystem("nb"),))
+    with pytest.raises(InputError, match="inner_folds"):
+        evaluation.FeatureChoice((BowSystem("svm"),), inner_folds=1)
+
+
+def test_headline_svm_bow_chooses_among_the_notebook_s_settings():
+    chosen = systems.system("svm-bow")
+    assert isinstance(chosen, evaluation.FeatureChoice)
+    assert chosen.candidates == tuple(systems.SVM_FEATURES.values())
+
+
+def test_the_reviews_under_other_folds_are_cached_under_those_folds(nb_results):
+    reviews = evaluation.data.load_movie_reviews()
+    refolded = reviews.assign(fold=(reviews.fold + 1) % 10)
+    default = evaluation._cache_path(BowSystem("nb"))
+    assert evaluation._cache_path(BowSystem("nb"), refolded) not in (None, default)
+    assert evaluation._cache_path(BowSystem("nb"), reviews) == evaluation._cache_path(BowSystem("nb"))
+    assert evaluation._cache_path(BowSystem("nb"), reviews.iloc[::-1]) is None  # not the reviews in order
+    assert evaluation._cache_path(BowSystem("nb"), reviews.assign(text="x")) is None
+    first = evaluation.cross_validate(BowSystem("nb"), "nb", reviews=refolded, progress=False)
+    assert len(list(nb_results.parent.glob("*.csv"))) == 2  # the default folds' and these
+    again = evaluation.cross_validate(BowSystem("nb"), "nb", reviews=refolded, progress=False)
+    pd.testing.assert_frame_equal(first, again)
+    assert (first.fold.to_numpy() == refolded.fold.to_numpy()).all()
+
+
+def test_feature_choice_breaks_ties_by_the_first_candidate_then_the_smallest_c(small_reviews, monkeypatch):
+    choice = evaluation.FeatureChoice((BowSystem("svm", binary=True, Cs=(1.0, 0.1)), BowSystem("svm")))
+    X_train, _ = choice.features(choice.represent(small_reviews), np.arange(0, 50), np.arange(50, 60))
+    tied = pd.DataFrame({"candidate": [0, 0, 1], "C": [1.0, 0.1, 0.01], "accuracy": [0.8, 0.8, 0.8]})
+    monkeypatch.setattr(evaluation.FeatureChoice, "inner_scores", lambda self, X, y: tied)
+    model, C = choice.fit_tuned(X_train, small_reviews.label.to_numpy()[:50])
+    assert (model.candidate, C) == (0, 0.1)
+    best = tied.assign(accuracy=[0.8, 0.7, 0.9])
+    monkeypatch.setattr(evaluation.FeatureChoice, "inner_scores", lambda self, X, y: best)
+    assert choice.fit_tuned(X_train, small_reviews.label.to_numpy()[:50])[0].candidate == 1
+
+
+@pytest.mark.parametrize("candidates, message", [
+    ([BowSystem("svm")], "non-empty tuple"),
+    ((BowSystem("svm", Cs=()),), "non-empty grid"),
+    ((BowSystem("svm", Cs=(0.0,)),), "C must be"),
+])
+def test_feature_choice_refuses_bad_candidates(candidates, message):
+    with pytest.raises(InputError, match=message):
+        evaluation.FeatureChoice(candidates)

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from scipy.stats import norm
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.metrics.pairwise import cosine_similarity
 from sklearn.preprocessing import normalize
@@ -18,6 +19,9 @@ from helpers.leakage import (
     bin_codes,
     binned_accuracy,
     fold_overlap,
+    overlap_effect,
+    overlap_free_folds,
+    threshold_groups,
     train_test_overlap,
 )
 
@@ -216,3 +220,86 @@ def test_stop_words_in_any_collection(stop_words):
     found = train_test_overlap(["the good film"], ["the film"], stop_words=stop_words, progress=False,
                                use_cache=False)
     assert found.similarity.iloc[0] > 0.7
+
+
+# --- Similarity groups at several thresholds, and overlap-free folds -------------------------------
+
+# Two near-copies (0 ~ 2), a chain at a lower threshold (3 ~ 4 ~ 5) and texts alike in nothing
+# (near-duplicates themselves: tests/test_folds.py).
+CHAINED = ["red apples and green pears", "blue skies over calm seas", "red apples and green pears !",
+           "cold winter night frost", "cold winter night snow", "winter night snow storm",
+           "loud music bright lights", "quiet library old books"]
+
+
+def test_threshold_groups_count_pairs_groups_and_whether_the_largest_fits_a_fold():
+    table = threshold_groups(CHAINED, [0.9, 0.5], n_folds=4)
+    assert table.threshold.tolist() == [0.5, 0.9]  # in increasing order
+    assert table.pairs.tolist() == [4, 1]
+    assert table.groups.tolist() == [5, 7]
+    assert table.largest.tolist() == [3, 2]
+    assert table.fits.tolist() == [False, True]  # folds of 8 / 4 = 2 texts
+
+
+def test_overlap_free_folds_keep_similar_texts_together_and_labels_balanced():
+    texts = CHAINED + [f"alpha{i} beta{i}" for i in range(12)]  # and 12 texts alike in nothing
+    labels = np.array(["pos", "neg", "neg", "pos", "neg", "pos", "pos", "neg"] + ["pos", "neg"] * 6)
+    folds = overlap_free_folds(texts, labels, 0.5, n_folds=4)
+    assert folds[0] == folds[2] and folds[3] == folds[4] == folds[5]
+    counts = pd.crosstab(folds, labels)
+    assert len(counts) == 4 and (counts.max() - counts.min()).max() <= 1  # each label spread evenly
+    assert overlap_free_folds(texts, labels, 0.5, n_folds=4).tolist() == folds.tolist()  # deterministic
+    reviews = pd.DataFrame({"doc_id": [str(i) for i in range(20)], "fold": folds, "text": texts})
+    assert fold_overlap(reviews, use_cache=False).similarity.max() < 0.5
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: overlap_free_folds(CHAINED, ["pos"] * 7, 0.5, n_folds=2), "equal length"),
+    (lambda: overlap_free_folds(CHAINED, ["pos"] * 8, 0.5, n_folds=2), "two classes"),
+    (lambda: overlap_free_folds(CHAINED, ["pos", "neg"] * 4, 1.5, n_folds=2), r"threshold must be in \(0"),
+    (lambda: overlap_free_folds(CHAINED, ["pos", "neg"] * 4, 0.5, n_folds=1), "n_folds must be at least 2"),
+    (lambda: overlap_free_folds(CHAINED, ["pos", "neg"] * 4, 0.1, n_folds=6), "fewer than n_folds"),
+    (lambda: threshold_groups(CHAINED, []), "at least 1"),
+    (lambda: threshold_groups(CHAINED, [0.5, 0.0]), r"threshold must be in \(0"),
+    (lambda: threshold_groups(CHAINED, [0.5], n_folds=9), "n_folds must be at most 8"),
+])
+def test_fold_arguments_are_checked(call, message):
+    with pytest.raises(InputError, match=message):
+        call()
+
+
+def newton_logistic(X, y, steps=50):
+    """Unpenalised logistic regression by Newton's method, straight from the likelihood."""
+    design = np.column_stack([np.ones(len(X)), X])
+    beta = np.zeros(design.shape[1])
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-design @ beta))
+        information = design.T @ (design * (p * (1 - p))[:, None])
+        beta = beta + np.linalg.solve(information, design.T @ (y - p))
+    return beta, np.sqrt(np.diag(np.linalg.inv(information)))
+
+
+def test_overlap_effect_is_the_maximum_likelihood_fit_with_wald_tests():
+    rng = np.random.default_rng(0)
+    similarity, lengths = rng.uniform(0.1, 0.7, 400), rng.integers(50, 1500, 400)
+    log_odds = -1 + 2 * similarity + 0.3 * np.log(lengths)
+    correct = rng.uniform(size=400) < 1 / (1 + np.exp(-log_odds))
+    table = overlap_effect(similarity, correct, lengths)
+    beta, se = newton_logistic(np.column_stack([similarity, np.log(lengths)]), correct)
+    assert table.term.tolist() == ["intercept", "overlap", "log length"]
+    np.testing.assert_allclose(table.coef, beta, rtol=1e-5)
+    np.testing.assert_allclose(table.se, se, rtol=1e-5)
+    z = beta / se
+    np.testing.assert_allclose(table.p_value, 2 * (1 - norm.cdf(np.abs(z))), rtol=1e-5)
+    np.testing.assert_allclose(table.ci_high - table.coef, 1.959964 * se, rtol=1e-5)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"correct": [1, 1, 1]}, "both right and wrong"),
+    ({"lengths": [10, 0, 5]}, r"lengths must lie in \[1"),
+    ({"similarity": [0.1, 0.2]}, "equal length"),
+    ({"confidence": 1.0}, r"confidence must be in \(0"),
+])
+def test_overlap_effect_arguments_are_checked(kwargs, message):
+    arguments = {"similarity": [0.1, 0.2, 0.3], "correct": [1, 0, 1], "lengths": [10, 20, 30]} | kwargs
+    with pytest.raises(InputError, match=message):
+        overlap_effect(**arguments)

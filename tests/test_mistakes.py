@@ -81,9 +81,10 @@ def _grade(number: str, work: Path) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def graded(corpora, tmp_path_factory) -> pd.DataFrame:
-    # The slices of 04-07 read the two reference models from the shared cache: train them
-    # first, side by side, so that two grading kernels never train the same model at once.
-    embeddings.prepare([embeddings.config_for("reference"), embeddings.config_for("reference", dm=1)],
+    # The slices of 04-07 read the reference model and the sample's PV-DBOW and PV-DM from the shared
+    # cache: train them first, side by side, so that two grading kernels never train one model at once.
+    embeddings.prepare([embeddings.config_for("reference"), embeddings.sample_config(),
+                        embeddings.sample_config(dm=1)],
                        profile="reference", progress=False)
     work = tmp_path_factory.mktemp("mistakes")
     numbers = sorted({_notebook(ex) for ex in MISTAKES})

@@ -131,7 +131,7 @@ def test_kit_export_projector_says_where_the_config_went(monkeypatch, tmp_path, 
 def test_kit_export_projector(corpora, tmp_path, capsys):
     assert main(["export-projector", "--docs", "50", "--words", "30", "--out", str(tmp_path)]) == 0
     assert "projector.tensorflow.org" in capsys.readouterr().out
-    config = embeddings.config_for(dm=1)
+    config = embeddings.sample_config(dm=1)
     slug = config.name.replace(" ", "_")
     vectors, documents = projector.read_projector(tmp_path, f"{slug}_documents")
     assert vectors.shape == (2050, config.vector_size)

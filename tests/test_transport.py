@@ -153,6 +153,11 @@ def test_loo_mae_clips_a_runaway_prediction_to_the_scores_range():
     (lambda: transport.paired_tests({"A": correctness_table(["t"], [1])}, [("A", "A")], n_resamples=0),
      "n_resamples must be at least 1"),
     (lambda: transport.paired_tests({"A": correctness_table(["t"], [1])}, "AB"), "pairs must be"),
+    (lambda: transport.rejoin_contractions(None), "text must be a string"),
+    (lambda: transport.rejoin_contractions(["does n't"]), "text must be a string"),
+    (lambda: transport.split_negations("does n't"), "list of texts"),
+    (lambda: transport.split_negations([]), "empty"),
+    (lambda: transport.split_negations(["fine", None]), r"texts\[1\] is None"),
 ])
 def test_bad_arguments_are_one_clear_input_error(call, message):
     with pytest.raises(InputError, match=message):
@@ -174,6 +179,43 @@ def test_targets_are_the_real_domains(corpora):
     assert per_product and all(sizes[t] >= 300 for t in per_product)
     assert set(table.label) == {"pos", "neg"}
     assert not table.drop_duplicates(["target", "doc_id"]).duplicated(["target", "doc_id"]).any()
+
+
+@pytest.mark.parametrize("split, joined", [
+    ("it does n't work", "it doesn't work"),
+    ("i ca n't , i wo n't", "i can't , i won't"),  # the Penn Treebank's splits of can't, won't
+    ("it 's loud , i 've tried , i 'm sure , we 'd go , you 'll see , they 're fine",
+     "it's loud , i've tried , i'm sure , we'd go , you'll see , they're fine"),
+    ("i can 't say", "i can't say"),
+    ("the ipod 's battery", "the ipod's battery"),
+    ("DOES N'T", "DOESN'T"),
+    ("the 'zen' player , ' g ' is fine", "the 'zen' player , ' g ' is fine"),  # quotation marks stay
+    ("press the 's' key", "press the 's' key"),  # a quoted letter is no clitic
+    ("n't at the start , and 'sup", "n't at the start , and 'sup"),  # no word before, or no clitic
+    ("already doesn't", "already doesn't"),
+])
+def test_rejoin_contractions_joins_split_clitics_only(split, joined):
+    assert transport.rejoin_contractions(split) == joined
+
+
+def test_rejoined_negations_tokenise_as_the_movie_reviews_do():
+    from helpers.text import tokenize
+
+    assert tokenize(transport.rejoin_contractions("it does n't work")) == tokenize("it doesn't work")
+    assert transport.split_negations(["it does n't work", "it doesn't", "no"]) == 1
+    assert transport.split_negations([transport.rejoin_contractions("it does n't , is n't it")]) == 0
+
+
+def test_the_product_targets_have_no_split_off_negation(corpora):
+    from helpers import data
+
+    raw = data.load_product_reviews().text
+    assert transport.split_negations(raw) > 100  # the corpus splits them: the fix has work to do
+    table = transport.targets(imdb_n=100, rt_n=200, min_product=300)
+    products = table[table.target.str.startswith("product")]
+    assert transport.split_negations(products.text) == 0
+    assert "n't" not in transport.vocabulary(products.text)
+    assert set(products.text[products.target == "products"]) == set(raw.map(transport.rejoin_contractions))
 
 
 TINY_TARGETS = pd.DataFrame({"target": ["a", "a", "b", "b"], "doc_id": ["x1", "x2", "x1", "x3"],
