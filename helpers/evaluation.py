@@ -356,7 +356,8 @@ def cross_validate(system: System, name: str | None = None, reviews: pd.DataFram
     name : str, optional
         The ``system`` column's value (default: the system's key).
     reviews : DataFrame, optional
-        Default ``helpers.data.load_movie_reviews()``; must have doc_id, fold, label, text.
+        Default ``helpers.data.load_movie_reviews()``; must have doc_id, fold and label, and
+        whatever the system represents (text, for the kit's systems).
         The 2,000 reviews with other folds (notebook 08's overlap-free split) are cached under
         those folds; any other table bypasses the cache.
     use_cache : bool
@@ -374,9 +375,9 @@ def cross_validate(system: System, name: str | None = None, reviews: pd.DataFram
         chosen C, NaN for NB).
     """
     name = name or system.key()
-    if reviews is not None:
-        check_table(reviews, "reviews", ("doc_id", "fold", "label", "text"))
-    ours = data.load_movie_reviews()
+    if reviews is not None:  # the text is the system's to need: a system may represent reviews without it
+        check_table(reviews, "reviews", ("doc_id", "fold", "label"))
+    ours = data.load_movie_reviews() if (use_cache or reviews is None) else None
     cache = _cache_path(system, reviews, ours) if use_cache else None
     table = ours if reviews is None else reviews
     predictions = storage.cached(cache, lambda: _cross_validated(system, table, name, n_jobs, progress),
