@@ -16,7 +16,7 @@ import pytest
 
 from helpers import settings, storage
 from helpers.cli import main
-from helpers.course import classgrade, gradebook, layout, merge, release, sandbox
+from helpers.course import classgrade, gradebook, grading, layout, merge, nbval_run, release, sandbox
 from helpers.course.verdict import Status
 from helpers.errors import KitError
 
@@ -98,6 +98,10 @@ def add(a, b):
     return a + b
 """
 LIMITS = sandbox.Limits(disk_mb=64, memory_mb=1200)
+#: Four children that each hold 400 MB of their own: 1600 MB in all, past ``LIMITS``.
+HOARDERS = ("import os, time\nfor _ in range(4):\n    if os.fork() == 0:\n        try:\n"
+            "            held = b'x' * (400 * 2**20)\n            time.sleep(60)\n        finally:\n"
+            "            os._exit(0)\nfor _ in range(4):\n    os.wait()\n")
 SOLUTIONS: dict[Path, Path] = {}  # the fixture's solutions folder, by its submissions folder
 SOLVED_ADD = "def add(a, b):\n    return a + b\n"
 
@@ -143,6 +147,16 @@ def _grade_class(tmp_path_factory, data: Path, host_socket: Path) -> tuple[Path,
     killer = nbformat.from_dict(stub)
     killer.cells[1].source = "import os\nos._exit(1)"
     _write(subs / "killer", killer)
+
+    deaf = nbformat.from_dict(stub)  # a loop that ignores the interrupt: nbval stops the kernel
+    deaf.cells[1].source = ("import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                           "while True:\n    pass")
+    _write(subs / "deaf", deaf)
+
+    stopper = nbformat.from_dict(stub)  # 0.1 passes, then 0.2 takes the job past its memory
+    stopper.cells[1].source = SOLVED_ADD
+    stopper.cells[3].source = HOARDERS + solution.cells[4].source
+    _write(subs / "stopper", stopper)
 
     cheater = nbformat.from_dict(stub)  # edits a check cell and its output, not the exercise
     cheater.cells[2].source = "# NBVAL_CHECK_OUTPUT\nprint(5)"
@@ -319,6 +333,17 @@ def test_corrupt_missing_loop_and_dead_kernel_are_recorded(graded):
     assert by.loc[("loop", "0.2"), "passed"]  # the kernel was interrupted; the rest ran
     assert by.loc[("killer", "0.1"), "error"] == "the kernel died (exit code 1)"
     assert by.loc[("killer", "0.2"), "error"] == "not run: the kernel died in an earlier cell"
+    assert by.loc[("deaf", "0.1"), "error"].startswith(f"Timeout of {LOOP_SECONDS:g} seconds exceeded")
+    assert by.loc[("deaf", "0.2"), "error"] == "not run: an earlier cell timed out"
+
+
+def test_a_run_stopped_midway_keeps_the_exercises_that_passed_before(graded):
+    subs, grades = graded
+    by = grades.set_index(["student", "exercise"])
+    assert by.loc[("stopper", "0.1"), "passed"]
+    stopped = f"grading stopped: it used more than {LIMITS.memory_mb} MB of memory in all"
+    assert by.loc[("stopper", "0.2"), "error"] == stopped
+    assert gradebook.read_record(subs, "stopper", "00_fixture")["problem"] == stopped
     # said as a dead kernel (the plugin saw it die), not as nbval's timeout after the cell's limit
     assert "Timeout" not in by.loc[("killer", "0.1"), "error"]
 
@@ -555,3 +580,17 @@ def test_each_variant_starts_from_the_state_before_its_exercise(tmp_path):
     assert status is Status.FAILED and reason.startswith("NameError") and position == 1
     assert first[1]["0.2"] == solved  # a wrong 0.1 is not charged to 0.2
     assert second[1]["0.2"][0] is Status.FAILED and second[1]["0.2"][2] == 1
+
+
+def test_no_cell_may_outlast_the_whole_run_and_what_ended_before_a_stop_is_kept(tmp_path):
+    solution = nbformat.read(FIXTURES / NAME, as_version=4)
+    looping = release.release_notebook(solution)
+    looping.cells[1].source = SOLVED_ADD
+    looping.cells[3].source = "def mean(values):\n    while True:\n        pass"
+    reference = release.release_notebook(solution, NAME, hidden=True)
+    run, verdicts = grading.grade_notebook(solution, reference, looping, tmp_path, timeout=1200,
+                                           budget=nbval_run.RUN_OVERHEAD + 5)
+    # the loop is stopped as its cell's timeout (cut to what the run may take), not by the run's
+    assert run.problem == ""
+    assert [(v.exercise, v.passed) for v in verdicts] == [("0.1", True), ("0.2", False)]
+    assert verdicts[1].reason.startswith("Timeout of 5 seconds exceeded")

@@ -128,6 +128,36 @@ def test_a_job_past_its_time_is_killed_with_everything_it_started(tmp_path):
     assert left == []
 
 
+#: Holds 300 MB, then forks four children that keep it (shared with the parent) for 2 s.
+FORKS_HOLDING = ("import os, time\nheld = b'x' * (300 * 2**20)\nfor _ in range(4):\n"
+                 "    if os.fork() == 0:\n        time.sleep(2)\n        os._exit(0)\n"
+                 "for _ in range(4):\n    os.wait()\n")
+
+
+@pytest.mark.parametrize("bubblewrap", [True, False])
+def test_forked_children_count_their_shared_pages_once(tmp_path, monkeypatch, bubblewrap):
+    if bubblewrap:
+        _needs_bubblewrap()
+    else:
+        monkeypatch.setattr(sandbox, "bwrap", lambda: None)
+    outcome = sandbox.run([sys.executable, "-c", FORKS_HOLDING], {}, sandbox.Limits(memory_mb=1000),
+                          60, tmp_path)
+    # five processes each showing 300 MB resident hold 300 MB between them
+    assert (outcome.returncode, outcome.stopped_for) == (0, ""), outcome.output
+    assert 300 <= outcome.peak_memory_mb < 600
+
+
+def test_what_a_job_writes_to_its_in_memory_tmp_counts_as_its_memory(tmp_path):
+    _needs_bubblewrap()
+    writes = ("import time\nfor name in ('/tmp/a', '/dev/shm/b'):\n"
+              "    open(name, 'wb').write(bytes(150 * 2**20))\ntime.sleep(1)\n")
+    outcome = sandbox.run([sys.executable, "-c", writes], {}, sandbox.Limits(), 60, tmp_path)
+    assert outcome.returncode == 0, outcome.output
+    assert outcome.peak_memory_mb >= 300
+    stopped = sandbox.run([sys.executable, "-c", writes], {}, sandbox.Limits(memory_mb=250), 60, tmp_path)
+    assert stopped.stopped_for == "it used more than 250 MB of memory in all"
+
+
 def test_the_sandbox_runs_the_kit_here(corpora):
     sandbox.self_test(corpora)
 

@@ -179,6 +179,16 @@ def test_a_run_that_reported_nothing_fails_every_exercise_with_its_problem():
     assert (unreported.status, unreported.reason, unreported.position) == (Status.FAILED, "not run", 1)
 
 
+def test_a_stopped_run_keeps_the_exercises_that_ended_before_it():
+    stopped = "grading stopped: it used more than 6144 MB of memory in all"
+    verdicts = decide(notebook(), passed(0, 1, 2), stopped)  # 1.2's check (cell 3) never ended
+    assert [(v.exercise, v.status, v.reason) for v in verdicts] == [
+        ("1.1", Status.PASSED, ""), ("1.2", Status.FAILED, stopped),
+        ("1.3", Status.FAILED, "not run: grading stopped in 1.2")]
+    after_the_last = decide(notebook(), passed(*range(7)), stopped)  # a fork bomb in the added cell
+    assert all(v.passed for v in after_the_last)
+
+
 def test_a_record_reads_back_as_the_same_verdict():
     verdict = by_exercise(passed(*range(8)) | raised(3, "ValueError: x", where="line 1: f2()"),
                           flags={"1.2": ["a", "b"]})["1.2"]
@@ -206,12 +216,15 @@ def test_the_plugin_reads_an_exception_where_the_notebook_raised_it():
     assert own.stub == ""  # a student's own NotImplementedError is no stub
 
 
-def test_a_report_is_read_as_data_and_anything_else_as_no_report():
+def test_a_report_is_read_as_data_line_by_line_until_a_line_is_not_a_result():
     result = CellResult(3, Ending.DIFFERS, difference=Difference(2, "a", "b", "why", "stdout"),
                         environments=("x", "y"))
-    report = json.dumps({"cells": [result.to_json(), CellResult(4, Ending.PASSED).to_json()]}).encode()
+    lines = [json.dumps(r.to_json()).encode() for r in (CellResult(3, Ending.PASSED), result,
+                                                         CellResult(4, Ending.PASSED))]
+    report = b"\n".join(lines) + b"\n"
     assert nbval_run.read_report(report) == {3: result, 4: CellResult(4, Ending.PASSED)}
-    for junk in (b"", b"<testsuites/>", b'{"cells": [{"number": 1, "ending": "won"}]}', b"[]"):
+    assert nbval_run.read_report(report[:-9]) == {3: result}  # killed while writing cell 4
+    for junk in (b"", b"<testsuites/>", b'{"number": 1, "ending": "won"}', b"[]", b'{"cells": []}'):
         assert nbval_run.read_report(junk) == {}
 
 

@@ -23,8 +23,9 @@ students' self-check; ``kit grade`` passes it too), so all three check outputs t
 - ``--kit-progress-fd N`` writes one byte to file descriptor N as each cell finishes, for
   ``kit check NN``'s progress bar.
 - ``--kit-report PATH`` writes how each cell ended, as data (``verdict.CellResult``: the
-  exception, the output difference, the traceback), to PATH as JSON when the run ends: the
-  grading engine decides from it and parses no text.
+  exception, the output difference, the traceback), to PATH as one JSON line per cell as it
+  ends: the grading engine decides from it and parses no text, and a run stopped by time,
+  memory or a signal keeps the cells it finished.
 """
 
 from __future__ import annotations
@@ -54,8 +55,8 @@ KERNEL_DIED = "the kernel died"
 PR_SET_DUMPABLE = 4
 #: Where each finished cell is announced (``--kit-progress-fd``), under "fd".
 _progress: dict[str, int] = {}
-#: How each cell ended, by nbval's cell number, for ``--kit-report``.
-_results: dict[int, CellResult] = {}
+#: Where each cell's ending is written as it ends (``--kit-report``), under "file".
+_report: dict[str, Any] = {}
 #: What nbval says when a cell raised, and when its outputs differ.
 _RAISED, _DIFFERS = "Cell execution caused an exception", "Cell outputs differ"
 #: A frame of an IPython traceback in the notebook's code, and the line it points at.
@@ -76,7 +77,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="write one byte to file descriptor N as each cell finishes (a progress bar's feed)")
     parser.getgroup("nbval").addoption(
         "--kit-report", default=None, metavar="PATH",
-        help="write how each cell ended to PATH, as JSON, when the run ends")
+        help="write how each cell ended to PATH, one JSON line per cell as it ends")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -98,6 +99,8 @@ def pytest_configure(config: pytest.Config) -> None:
     apply_reference_env()
     if config.getoption("kit_progress_fd") is not None:
         _progress["fd"] = config.getoption("kit_progress_fd")
+    if config.getoption("kit_report") is not None:
+        _report["file"] = open(config.getoption("kit_report"), "w", encoding="utf-8")  # noqa: SIM115
 
 
 def pytest_runtest_logfinish(nodeid: str, location: tuple) -> None:
@@ -111,8 +114,11 @@ def pytest_runtest_logfinish(nodeid: str, location: tuple) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
     report = yield
-    if isinstance(item, KitCell) and (report.when == "call" or not report.passed):
-        _results[item.cell_num] = _result(item, report, call)
+    if isinstance(item, KitCell) and (report.when == "call" or not report.passed) and "file" in _report:
+        # one line per ending, flushed at once: a later line for the same cell (a failed
+        # teardown) replaces the earlier one when read
+        _report["file"].write(json.dumps(_result(item, report, call).to_json()) + "\n")
+        _report["file"].flush()
     return report
 
 
@@ -127,11 +133,9 @@ def _result(cell: KitCell, report: pytest.TestReport, call: pytest.CallInfo) -> 
     return getattr(cell, "kit_result", None) or CellResult(cell.cell_num, Ending.STOPPED, said)
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    path = session.config.getoption("kit_report")
-    if path is not None:
-        with open(path, "w", encoding="utf-8") as report:
-            json.dump({"cells": [_results[number].to_json() for number in sorted(_results)]}, report)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if "file" in _report:
+        _report.pop("file").close()
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
@@ -139,9 +143,20 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.__class__ = KitCell
 
 
+def _stopped_by_nbval(kernel: RunningKernel) -> bool:
+    """Whether nbval stopped the kernel itself (it deletes ``km`` when a cell that timed out
+    would not be interrupted)."""
+    return not hasattr(kernel, "km")
+
+
+def _alive(kernel: RunningKernel) -> bool:
+    """nbval's ``is_alive``, False (not an AttributeError) once nbval stopped the kernel."""
+    return not _stopped_by_nbval(kernel) and RunningKernel.is_alive(kernel)
+
+
 def _exit_code(kernel: RunningKernel) -> str:
     """`` (exit code N)`` for a kernel process that ended, else ``""``."""
-    process = getattr(getattr(kernel.km, "provisioner", None), "process", None)
+    process = getattr(getattr(getattr(kernel, "km", None), "provisioner", None), "process", None)
     code = process.poll() if process is not None else None
     return f" (exit code {code})" if code is not None else ""
 
@@ -187,13 +202,16 @@ class KitCell(IPyNbCell):
         if stopped:
             raise NbCellError(self.cell_num, f"not run: {stopped}", self.cell.source)
         kernel = notebook.kernel
+        if kernel is not None:  # nbval's own calls (its teardown too) see a stopped kernel as dead
+            kernel.is_alive = lambda: _alive(kernel)
         if kernel is not None and kernel.is_alive():
             kernel.await_reply = lambda msg_id, timeout=None: self._await_reply(msg_id, timeout)
             notebook.get_kernel_message = self._counted_message
         try:
             super().runtest()
         except BaseException:
-            if kernel is not None and not kernel.is_alive() and not getattr(notebook, "kit_stopped", None):
+            if kernel is not None and not _stopped_by_nbval(kernel) and not kernel.is_alive() \
+                    and not getattr(notebook, "kit_stopped", None):
                 notebook.kit_stopped = f"{KERNEL_DIED} in an earlier cell"
                 raise NbCellError(self.cell_num, f"{KERNEL_DIED}{_exit_code(kernel)}",
                                   self.cell.source) from None

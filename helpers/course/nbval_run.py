@@ -1,7 +1,9 @@
 """Run a graded notebook under nbval in its own process, and read how each cell ended.
 
 nbval runs the notebook (``--nbval-lax``, a fresh kernel, a per-cell timeout) with the kit's
-plugin, which writes each cell's ``verdict.CellResult`` as JSON (``--kit-report``). When
+plugin, which writes each cell's ``verdict.CellResult`` as a JSON line as soon as the cell
+ends (``--kit-report``): a run stopped by time, memory or a signal keeps the cells it
+finished, and says what stopped it (``NotebookRun.problem``). When
 grading a class the run is sandboxed (``sandbox``): the notebook is copied into the job's
 private folder and deleted once nbval has read it, and the report comes back through a pipe,
 so student code can neither read the hidden checks nor forge the report.
@@ -68,6 +70,8 @@ def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = Non
     """
     n_code = sum(c.cell_type == "code" for c in nbformat.read(path, as_version=4).cells)
     total = min(budget or float("inf"), timeout * (n_code + 2) + RUN_OVERHEAD)
+    # a cell may not outlast the whole run: nbval then stops it and says so in that cell
+    timeout = min(timeout, max(1.0, total - RUN_OVERHEAD))
     if limits is not None:
         # -P: the job's folder, which student code can write, is not on pytest's import path;
         # no plugin is loaded unless named (a module planted there could not run in pytest)
@@ -78,29 +82,36 @@ def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = Non
         outcome = sandbox.run(command, files, limits, total, settings.data_dir(), slot,
                               env={**config.REFERENCE_ENV, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
         results = read_report(outcome.report)
-        problem = _run_problem(results, outcome, total)
-        if outcome.returncode not in PYTEST_FINISHED and not outcome.timed_out and not outcome.stopped_for:
-            results = {}  # a run that did not finish gives no verdict on any cell
-        return NotebookRun(results, problem, outcome)
+        return NotebookRun(results, _run_problem(results, outcome, total), outcome)
     report = path.with_suffix(".json")
     ini = path.parent / "pytest.ini"
     ini.write_text("[pytest]\n")
     command = [sys.executable, "-m", "pytest", str(path), "-c", str(ini), "--rootdir", str(path.parent),
                *_nbval_options(timeout), f"--kit-report={report}"]
-    if not _ran_within(command, path.parent, total, n_code if progress else 0, progress):
-        return NotebookRun({}, problem=f"grading stopped: the notebook ran out of time ({total:.0f} s)")
+    finished = _ran_within(command, path.parent, total, n_code if progress else 0, progress)
     results = read_report(report.read_bytes() if report.is_file() else b"")
+    if not finished:
+        return NotebookRun(results, problem=out_of_time(total))
     return NotebookRun(results, _run_problem(results, None, total))
 
 
+def out_of_time(total: float) -> str:
+    """What stopped a run that took all of its ``total`` seconds."""
+    return f"grading stopped: the notebook ran out of time ({total:.0f} s in all)"
+
+
 def read_report(report: bytes) -> dict[int, CellResult]:
-    """The plugin's report (``--kit-report``) as ``{cell number: CellResult}``; ``{}`` when
-    there is none or it is not one (a run that did not get to write it)."""
-    try:
-        cells = [CellResult.from_json(cell) for cell in json.loads(report)["cells"]]
-    except (ValueError, TypeError, KeyError):
-        return {}
-    return {cell.number: cell for cell in cells}
+    """The plugin's report (``--kit-report``: one JSON line per cell ending) as ``{cell
+    number: CellResult}``, a later line for a cell replacing an earlier one. A line that is
+    not a result (cut short when the run was killed) ends the reading."""
+    results = {}
+    for line in report.splitlines():
+        try:
+            cell = CellResult.from_json(json.loads(line))
+        except (ValueError, TypeError, KeyError, AttributeError):
+            break
+        results[cell.number] = cell
+    return results
 
 
 def _ran_within(command: list[str], cwd: Path, total: float, cells: int, name: str) -> bool:
@@ -141,7 +152,7 @@ def _nbval_options(timeout: float) -> list[str]:
 def _run_problem(results: dict[int, CellResult], outcome: sandbox.Outcome | None, total: float) -> str:
     """One line on what stopped a whole run, or "" when nbval reported every cell it ran."""
     if outcome is not None and outcome.timed_out:
-        return f"grading stopped: the notebook ran out of time ({total:.0f} s)"
+        return out_of_time(total)
     if outcome is not None and outcome.stopped_for:
         return f"grading stopped: {outcome.stopped_for}"
     if outcome is not None and outcome.returncode not in PYTEST_FINISHED:

@@ -81,6 +81,11 @@ CODE_COPIED = ("helpers", "nbval_sanitize.cfg")
 #: The job's own file systems (bubblewrap), mounted before anything of the machine is shown,
 #: so what is shown under them (a clone or a venv under /tmp) lands on top of them.
 JOB_MOUNTS = (Path("/dev"), Path("/proc"), Path("/tmp"), Path("/dev/shm"))
+#: The job's file systems held in memory (bubblewrap): what is written there counts as memory.
+JOB_TMPFS = ("/tmp", "/dev/shm")
+#: The lines of ``/proc/PID/smaps_rollup`` that count a process's unique memory: its share of
+#: each page (PSS) not in shared memory, which is counted once by file (tmpfs, memory files).
+UNIQUE_MEMORY = (b"Pss_Anon:", b"Pss_File:")
 #: Prints (JSON) where a Python started like a job's imports from: its path without the
 #: current folder, and the source folders of editable installs (setuptools' finders).
 IMPORT_PATHS_SCRIPT = """
@@ -102,7 +107,8 @@ class Limits:
     ----------
     memory_mb : int
         Memory in MB: the address space of each process (``RLIMIT_AS``; numpy raises
-        ``MemoryError`` past it) and the resident memory of the whole job.
+        ``MemoryError`` past it) and the memory of the whole job: its processes' pages, each
+        counted once, and what it wrote to its in-memory ``/tmp`` and ``/dev/shm``.
     cpu_seconds : int
         CPU seconds per process (``RLIMIT_CPU``); the process is killed past it.
     processes : int
@@ -430,7 +436,8 @@ def run(argv: Sequence[str], files: Mapping[str, bytes], limits: Limits, timeout
                     (job / name).write_bytes(data)
                 command, inside_data, code = list(argv), data_dir, _private_code(scratch)
             return _supervised(command, limits, timeout, cores, uid, passed, report_read,
-                               environment(job, inside_data, cores, code, env), scratch)
+                               environment(job, inside_data, cores, code, env), scratch,
+                               JOB_TMPFS if scratch is None else ())
         finally:
             for fd in passed:
                 _close(fd)
@@ -475,7 +482,7 @@ def _close(fd: int) -> None:
 
 def _supervised(command: list[str], limits: Limits, timeout: float, cores: frozenset[int],
                 uid: int | None, passed: list[int], report_read: int, env: dict[str, str],
-                cwd: Path | None) -> Outcome:
+                cwd: Path | None, tmpfs: Sequence[str]) -> Outcome:
     """Start ``command`` under the limits, read its report and output, wait, account."""
     started = time.monotonic()
     # taskset and prlimit apply the limits before bwrap starts (preexec_fn is unsafe with the
@@ -495,12 +502,12 @@ def _supervised(command: list[str], limits: Limits, timeout: float, cores: froze
     report = _Reader(os.fdopen(report_read, "rb", closefd=False), REPORT_CAP, keep="head")
     output = _Reader(process.stdout, OUTPUT_TAIL * 4, keep="tail")
     try:
-        timed_out, status, watch = _wait(process, timeout, limits)
+        timed_out, status, watch = _wait(process, timeout, limits, tmpfs)
     finally:
         with _RUNNING_LOCK:
             _RUNNING.discard(process.pid)
     return Outcome(returncode=os.waitstatus_to_exitcode(status), seconds=time.monotonic() - started,
-                   cpu_seconds=watch.cpu_seconds(), peak_memory_mb=watch.peak_rss / 2**20,
+                   cpu_seconds=watch.cpu_seconds(), peak_memory_mb=watch.peak_bytes / 2**20,
                    timed_out=timed_out, stopped_for=watch.stopped_for,
                    output=output.result().decode(errors="replace")[-OUTPUT_TAIL:],
                    report=report.result())
@@ -528,10 +535,12 @@ class _Reader:
         return bytes(self.data)
 
 
-def _wait(process: subprocess.Popen, timeout: float, limits: Limits) -> tuple[bool, int, _Watch]:
+def _wait(process: subprocess.Popen, timeout: float, limits: Limits,
+          tmpfs: Sequence[str]) -> tuple[bool, int, _Watch]:
     """Wait for ``process``, killing all of it at ``timeout``; return (timed out, status, watch).
 
-    The watch kills the job past ``limits.processes`` or ``limits.memory_mb`` in all.
+    The watch kills the job past ``limits.processes`` or ``limits.memory_mb`` in all (its
+    in-memory file systems ``tmpfs`` included).
     """
     expired = threading.Event()
 
@@ -541,7 +550,7 @@ def _wait(process: subprocess.Popen, timeout: float, limits: Limits) -> tuple[bo
 
     killer = threading.Timer(timeout, expire)
     killer.start()
-    watch = _Watch(process.pid, limits)
+    watch = _Watch(process.pid, limits, tmpfs)
     try:
         _, status, _ = os.wait4(process.pid, 0)
     finally:
@@ -556,14 +565,14 @@ class _Watch:
     """Samples a job's processes and threads, CPU time and memory every WATCH_SECONDS.
 
     ``os.wait4`` cannot see inside bubblewrap's process tree, so the job's use is sampled:
-    CPU seconds summed over every process seen, peak memory as the largest total resident
-    set. Past a limit it kills the job and says why.
+    CPU seconds summed over every process seen, peak memory as the largest total of what the
+    job holds (``_sample``). Past a limit it kills the job and says why.
     """
 
-    def __init__(self, pid: int, limits: Limits) -> None:
-        self.pid, self.limits = pid, limits
+    def __init__(self, pid: int, limits: Limits, tmpfs: Sequence[str] = ()) -> None:
+        self.pid, self.limits, self.tmpfs = pid, limits, tmpfs
         self.cpu: dict[tuple[int, float], float] = {}
-        self.peak_rss = 0
+        self.peak_bytes = 0
         self.stopped_for = ""
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -590,9 +599,11 @@ class _Watch:
         self.done.set()
 
     def _sample(self, tree: list[psutil.Process]) -> int:
-        """Record CPU times; return the tree's memory: each process's own pages, the largest
-        shared part once (forked processes share most of their pages), and memory files."""
-        own, shared = 0, 0
+        """Record CPU times; return the job's memory as the kernel holds it: each page once
+        (a forked child's pages shared with its parent are not counted twice), what is written
+        to its in-memory file systems and memory files (``memfd_create``), which no resident
+        set shows."""
+        total = 0
         for proc in tree:
             try:
                 with proc.oneshot():
@@ -600,10 +611,10 @@ class _Watch:
             except psutil.Error:
                 continue
             self.cpu[(proc.pid, born)] = times.user + times.system
-            own += memory.rss - memory.shared
-            shared = max(shared, memory.shared)
-        total = own + shared + _memory_files(tree)
-        self.peak_rss = max(self.peak_rss, total)
+            unique = _unique_memory(proc.pid)
+            total += memory.rss if unique is None else unique
+        total += _memory_files(tree) + _tmpfs_used(tree, self.tmpfs)
+        self.peak_bytes = max(self.peak_bytes, total)
         return total
 
     def stop(self) -> None:
@@ -614,6 +625,39 @@ class _Watch:
     def cpu_seconds(self) -> float:
         """CPU seconds of every process seen."""
         return sum(self.cpu.values())
+
+
+def _unique_memory(pid: int) -> int | None:
+    """Bytes of a process's proportional share of its pages outside shared memory (PSS), or
+    None where the kernel does not say (no ``smaps_rollup``, or the process is not readable)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
+            fields = [line for line in rollup if line.startswith(UNIQUE_MEMORY)]
+    except OSError:
+        return None
+    return sum(int(line.split()[1]) for line in fields) * 1024 if fields else None
+
+
+def _tmpfs_used(tree: list[psutil.Process], mounts: Sequence[str]) -> int:
+    """Bytes written to the job's in-memory file systems ``mounts``, seen through a process
+    of the job (``/proc/PID/root``) whose mount is not the machine's own."""
+    used = 0
+    for mount in mounts:
+        try:
+            machines = os.stat(mount).st_dev
+        except OSError:
+            machines = None
+        for proc in reversed(tree):
+            path = f"/proc/{proc.pid}/root{mount}"
+            try:
+                if os.stat(path).st_dev == machines:
+                    continue
+                info = os.statvfs(path)
+            except OSError:
+                continue
+            used += (info.f_blocks - info.f_bfree) * info.f_frsize
+            break
+    return used
 
 
 def _memory_files(tree: list[psutil.Process]) -> int:

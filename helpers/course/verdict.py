@@ -252,7 +252,9 @@ def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str
         How each cell ended, by nbval's cell number; cells missing did not run. Empty when the
         run stopped before reporting any.
     problem : str
-        What stopped the whole run ("" when nothing did).
+        What stopped the whole run ("" when nothing did). The exercises whose cells all ended
+        before it keep their verdicts; the one it stopped in fails with it, and later ones as
+        not run.
     items : sequence of Exercise, optional
         The exercises to decide (default every exercise of ``graded``).
     points, flags : mapping, optional
@@ -271,7 +273,7 @@ def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str
         return [replace(verdict, status=Status.FAILED, reason=problem or OUT_OF_TIME) for verdict in first]
     raised = sorted((numbers[i], by_id[i], results[numbers[i]]) for i in added
                     if numbers.get(i) in results and results[numbers[i]].ending is not Ending.PASSED)
-    decided = []
+    decided, stopped_in = [], ""
     for ex, passed in zip(items, first, strict=True):
         failed = _first_failure(ex, numbers, results)
         if failed is None:
@@ -280,6 +282,11 @@ def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str
         position, cell = failed
         verdict = replace(passed, where=heading_above(graded, ex.cell_ids[position]), position=position,
                           **_status_and_reason(ex.id, cell))
+        if problem and cell.number not in results:  # the run stopped before this cell ended
+            reason = f"not run: grading stopped in {stopped_in}" if stopped_in else problem
+            stopped_in = stopped_in or ex.id
+            decided.append(replace(verdict, status=Status.FAILED, reason=reason))
+            continue
         if verdict.status is Status.FAILED:
             verdict = _explained(verdict, cell, is_hidden(by_id[ex.cell_ids[position]]),
                                  [(c, r) for number, c, r in raised if number < cell.number])
