@@ -60,6 +60,25 @@ def test_the_lab_s_kernel_imports_the_kit_before_a_student_s_helpers_py(tmp_path
     assert second == {"stdout": "again\n", "stderr": ""}, "the notice comes once"
 
 
+def test_in_the_lab_s_kernel_an_unfinished_exercise_is_one_line(tmp_path, monkeypatch):
+    for name, value in lab_environment(os.environ).items():
+        monkeypatch.setenv(name, value)
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path),
+                                       startup_timeout=KERNEL_START_SECONDS)
+    try:
+        stub = _run(client, "def nb_fit():\n    raise NotImplementedError('exercise 1.1')\n"
+                            "model = nb_fit()")
+        waiting = _run(client, "print(model)")
+        typo = _run(client, "print(modle)")
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert stub["stderr"] == "NotImplementedError: exercise 1.1 not done yet"
+    assert waiting["stderr"].startswith("NameError: name 'model' is not defined: the cell that "
+                                        "defines it stopped on exercise 1.1")
+    assert "Traceback" in typo["stderr"] or "---" in typo["stderr"]  # any other error as usual
+
+
 def test_without_the_kit_s_kernel_the_student_s_file_would_win(tmp_path):
     """What the kit's kernel prevents (so the test above can fail)."""
     (tmp_path / "helpers.py").write_text("WHO = 'student'\n")

@@ -1,5 +1,8 @@
 """The kit's Jupyter kernel: ipykernel, with the kit imported before the notebook's folder.
 
+It also installs, once IPython's shell exists, the one-line display of unfinished exercises
+(``helpers.exercises``) that importing ``helpers`` installs in any other kernel.
+
 IPython puts the notebook's folder on ``sys.path``, so a student's own ``helpers.py`` (or
 ``helpers/``) beside their notebooks would be imported instead of the kit, and every
 ``from helpers... import`` would fail. ``kit lab`` and Binder's ``start`` put this kernel
@@ -16,6 +19,7 @@ import sys
 from pathlib import Path
 
 import helpers
+from helpers.exercises import show_unfinished_briefly
 
 #: The kit's own package folder.
 KIT_PACKAGE = Path(helpers.__file__).resolve().parent
@@ -64,6 +68,8 @@ def main() -> None:
     app.initialize(sys.argv[1:])
     sys.path.append("")  # -P left it out (IPython too, under -P)
     warn_on_first_cell(app.shell)
+    # importing helpers above came before the shell existed, so its own call found none
+    show_unfinished_briefly()
     app.start()
 
 
