@@ -88,6 +88,8 @@ def cmd_grade(args: argparse.Namespace) -> None:
 
     student_copy.require_course_repository("grade")
     submissions = Path(args.submissions)
+    if not (args.feedback_only or args.summary):
+        require_linux("grade")
     if args.prepare:
         done = classgrade.prepare(notebooks=_graded_names(args.notebook), force=args.force)
         print(f"prepared: {', '.join(done) or 'nothing (every solution was prepared already)'}")
@@ -117,6 +119,16 @@ def cmd_grade(args: argparse.Namespace) -> None:
         print("\n" + gradebook.pass_rates(grades).to_string(index=False))
         path = gradebook.write_summary(submissions, grades, written)
         print("\n" + owned.where_written("class table", layout.summary_path(submissions), path))
+
+
+def require_linux(command: str) -> None:
+    """Raise one clear ``KitError`` where ``kit COMMAND`` cannot run: it grades in a Linux
+    sandbox (bubblewrap, taskset, prlimit, /proc)."""
+    if not sys.platform.startswith("linux"):
+        raise KitError(f"`kit {command}` needs Linux: it grades each notebook in a Linux sandbox "
+                       f"(bubblewrap, taskset, prlimit), which {platform.system() or sys.platform} "
+                       "does not have. Grade on a Linux machine (WSL works); `--summary` and "
+                       "`--feedback-only` work here.")
 
 
 def _graded_names(number: str | None) -> list[str] | None:

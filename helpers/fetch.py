@@ -19,7 +19,6 @@ folder again from its verified archive; ``kit fetch --verify`` hashes every file
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 import tarfile
@@ -35,7 +34,7 @@ from tqdm import tqdm
 
 from helpers import settings
 from helpers.errors import KitError
-from helpers.files import CHUNK, say, set_aside, sha256sum
+from helpers.files import CHUNK, file_lock, say, set_aside, sha256sum
 
 STAMP = ".kit-verified"
 #: The extracted files, one per line: path (relative, "/"), size, mtime in ns, sha256.
@@ -195,14 +194,8 @@ def fetch(
 @contextlib.contextmanager
 def _fetch_lock(root: Path) -> Iterator[None]:
     root.mkdir(parents=True, exist_ok=True)
-    try:
-        lock = open(root / FETCH_LOCK, "w")
-    except OSError:  # a read-only data folder: checking it needs no lock; a repair fails clearly
-        yield
-        return
-    with lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
+    with file_lock(root / FETCH_LOCK):
+        yield  # unlocked only in a read-only data folder: checking it needs none; a repair fails clearly
 
 
 def _fetch_checked(ds: Dataset, root: Path, source: Path | None, progress: bool, verify: bool) -> str:

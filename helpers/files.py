@@ -6,15 +6,21 @@ The primitives under the data folder's two keepers, ``fetch`` (the downloaded da
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 
 from tqdm import tqdm
+
+try:
+    import fcntl
+except ImportError:  # not POSIX (native Windows): filelock's exclusive lock instead
+    fcntl = None
 
 #: Bytes read at a time when hashing a file.
 CHUNK = 1 << 20
@@ -29,6 +35,41 @@ def sha256sum(path: Path) -> str:
         for chunk in iter(lambda: f.read(CHUNK), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, shared: bool = False) -> Iterator[bool]:
+    """Hold the lock file ``path`` (created if missing) while the block runs; yield whether
+    it is held.
+
+    Shared (``shared=True``, many readers) or exclusive (one writer) where the system has
+    ``flock`` (POSIX); elsewhere always exclusive (``filelock``). Where the lock file cannot
+    be created (a read-only folder, where nobody writes) the block runs without it.
+    """
+    if fcntl is None:
+        import filelock
+
+        lock = filelock.FileLock(str(path))
+        try:
+            lock.acquire()
+        except OSError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            lock.release()
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield False
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        yield True
+    finally:
+        os.close(fd)
 
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> None:

@@ -27,7 +27,6 @@ value, is loaded and stored with :func:`load` and :func:`store` themselves.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -37,7 +36,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from helpers import fetch
-from helpers.files import atomic_write, say, set_aside, sha256sum
+from helpers.files import atomic_write, file_lock, say, set_aside, sha256sum
 
 T = TypeVar("T")
 
@@ -82,19 +81,10 @@ def _sidecar(path: Path) -> Path:
 @contextlib.contextmanager
 def _locked(path: Path, exclusive: bool) -> Iterator[None]:
     """Hold the artefact's lock file (``.<name>.lock``); without one in a read-only folder."""
-    lock = path.with_name(f".{path.name}.lock")
-    try:
-        if exclusive:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError:  # a folder nobody may write to: no writer to wait for
-        yield
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-        yield
-    finally:
-        os.close(fd)
+    if exclusive:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(path.with_name(f".{path.name}.lock"), shared=not exclusive):
+        yield  # unlocked only in a folder nobody may write to: no writer to wait for
 
 
 def is_stored(path: Path) -> bool:

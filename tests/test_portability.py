@@ -28,6 +28,10 @@ from helpers.course import classgrade
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
 from helpers.course.tolerances import Setting
 
+#: Imports what a student's commands import, with the POSIX-only modules hidden (as on
+#: native Windows), and asks for ``kit --help``.
+WITHOUT_POSIX = ("import sys\nsys.modules.update(fcntl=None, pwd=None)\n"
+                 "import helpers.data, helpers.storage\nfrom helpers.cli import main\nmain(['--help'])\n")
 #: The notebooks whose checked numbers depend on floating-point kernels (Doc2Vec).
 KERNEL_DEPENDENT = ["04", "05", "06", "07", "08"]
 #: Sandybridge (AVX without FMA) moved the most in solutions/tolerances.csv: under it one
@@ -75,3 +79,19 @@ def test_kernel_dependent_solutions_get_full_marks_under_other_kernels(other_ker
     assert run.wait() == 0, run.log.read_text()[-3000:]
     prepared = json.loads((run.folder / "data" / classgrade.PREPARED_FILE).read_text())
     assert sorted(prepared) == [path.stem for path in notebooks_in(SOLUTIONS_DIR, KERNEL_DEPENDENT)]
+
+
+def test_the_kit_imports_and_answers_help_without_posix_only_modules():
+    shown = subprocess.run([sys.executable, "-c", WITHOUT_POSIX], capture_output=True, text=True,
+                           timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("usage: kit")
+
+
+def test_grading_elsewhere_than_linux_says_so_in_one_line(tmp_path, monkeypatch, capsys):
+    from helpers.cli import main
+
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert main(["grade", str(tmp_path)]) == 1
+    said = capsys.readouterr().err
+    assert said.startswith("kit: `kit grade` needs Linux") and said.count("\n") == 1

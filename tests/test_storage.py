@@ -115,7 +115,10 @@ def test_a_bad_artefact_in_a_read_only_folder_is_left_unused(tmp_path, capsys, m
     assert path.read_text() == "bad" and "it is not used" in capsys.readouterr().err
 
 
-def test_concurrent_writers_never_pair_one_file_with_the_others_checksum(tmp_path):
+@pytest.mark.parametrize("flock", [True, False], ids=["flock", "without fcntl (filelock)"])
+def test_concurrent_writers_never_pair_one_file_with_the_others_checksum(tmp_path, monkeypatch, flock):
+    if not flock:  # as on native Windows
+        monkeypatch.setattr(files, "fcntl", None)
     path = tmp_path / "shared.txt"
     errors = []
 
@@ -133,6 +136,18 @@ def test_concurrent_writers_never_pair_one_file_with_the_others_checksum(tmp_pat
         thread.join()
     assert not errors and storage.is_stored(path)
     assert storage.load(path, _read_text).startswith(("one 39", "two 39", "three 39"))
+    assert (tmp_path / ".shared.txt.lock").exists()
+
+
+def test_a_lock_file_that_cannot_be_created_runs_the_block_unlocked(tmp_path, monkeypatch):
+    (tmp_path / "a file").write_text("")
+    for hidden in (False, True):
+        if hidden:
+            monkeypatch.setattr(files, "fcntl", None)
+        with files.file_lock(tmp_path / "a file" / "x.lock") as held:
+            assert held is False
+        with files.file_lock(tmp_path / "x.lock", shared=True) as held:
+            assert held is True
 
 
 def test_keys_follow_parameters_data_libraries_and_the_cache_version(corpora, monkeypatch):
