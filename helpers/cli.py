@@ -1,7 +1,8 @@
 """The ``kit`` command: fetch data, inspect the set-up, release, grade and run notebooks.
 
 Every sub-command prints a clear one-line message (no traceback) and exits with status 1
-when the user has something to fix (a ``KitError``). Each imports what it needs when it
+when the user has something to fix (a ``KitError``); Ctrl-C ends it with "interrupted" and
+status 130. Each imports what it needs when it
 runs, so ``kit --help`` answers at once.
 """
 
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from helpers.course import cluster, sandbox
 
 DISTRIBUTION = "sentiment-practical-kit"
+#: The exit status after Ctrl-C (128 + SIGINT), as shells report it.
+INTERRUPTED = 130
 
 INFO_PACKAGES = ("nltk", "gensim", "scikit-learn", "scipy", "numpy", "pandas", "matplotlib",
                  "tqdm", "nbval", "jupyterlab", "pytest")
@@ -223,7 +226,13 @@ def cmd_check(args: argparse.Namespace) -> None:
     copies = config.notebooks_in(settings.work_dir())
     if not copies:
         raise KitError(f"Your workspace {settings.work_dir()} has no notebooks yet; run `kit work`.")
-    found = check.check_workspace(copies, timeout=args.timeout, report=True)
+    found: dict = {}
+    try:
+        check.check_workspace(copies, timeout=args.timeout, report=True, found=found)
+    except KeyboardInterrupt:
+        if found:  # what was checked before the interrupt
+            print("\n" + check.progress(found).to_string())
+        raise
     print("\n" + check.progress(found).to_string())
     print("\n`kit check NN` says, per exercise, what fails and why.")
     _all_pass([verdict for verdicts in found.values() for verdict in verdicts])
@@ -463,6 +472,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader stopped early (`kit work | head`): not an error of ours
         _silence_stdout()
         return 1
+    except KeyboardInterrupt:  # Ctrl-C: the user's choice, said in a word, not a traceback
+        print("\nkit: interrupted", file=sys.stderr)
+        return INTERRUPTED
     return 0
 
 

@@ -4,8 +4,9 @@ A released exercise is a stub that raises ``NotImplementedError("exercise N.M")`
 notebook (an IPython kernel) importing ``helpers`` shows that error as the single line
 ``NotImplementedError: exercise N.M not done yet``, and a later cell that misses a name the
 stopped cell was to define says so (``NameError: name 'x' is not defined: the cell that
-defines it stopped on exercise N.M, not done yet when it ran; ...``). Every other error keeps
-its usual traceback, and so does any error if working this out fails.
+defines it stopped on exercise N.M, not done yet when it ran; ...``). The kit's own errors
+(``KitError``, ``InputError``), whose message says what to fix, are one line too. Every
+other error keeps its usual traceback, and so does any error if working this out fails.
 
 The released notebooks tag the cells from the first exercise on ``raises-exception``, so
 JupyterLab's Run All goes on past these errors to the end; grading removes that tag, so a
@@ -20,6 +21,8 @@ import re
 import sys
 from types import TracebackType
 from typing import Any
+
+from helpers.errors import KitError
 
 NOT_DONE = "not done yet"
 STUB_MESSAGE = re.compile(r"exercise (?P<exercise>\d+\.\d+)")
@@ -114,7 +117,10 @@ def _show(shell: Any, etype: type, value: BaseException, tb: TracebackType | Non
 
 def _lines(shell: Any, etype: type, value: BaseException, tb: TracebackType | None,
            tb_offset: int | None) -> list[str] | None:
-    """What to show for an error: one line for an unfinished exercise, else None (the usual)."""
+    """What to show for an error: one line for an unfinished exercise or a kit error, else
+    None (the usual)."""
+    if isinstance(value, KitError):
+        return [f"{type(value).__name__}: {value}"]
     exercise = unfinished(value)
     line = not_done(exercise) if exercise else missing_because(value, _needs)
     if line is None:
@@ -136,5 +142,5 @@ def show_unfinished_briefly() -> bool:
     shell = ipython_shell()
     if shell is None:
         return False
-    shell.set_custom_exc((NotImplementedError, NameError), _show)
+    shell.set_custom_exc((NotImplementedError, NameError, KitError), _show)
     return True

@@ -149,20 +149,23 @@ def test_check_in_a_notebook_runs_one_exercise_s_checks_on_the_live_names(tmp_pa
     stub = {}
     exec(release.stub_source(solution.cells[1].source, "0.1"), stub)
 
-    assert check.check("0.1", right, notebooks) is True
+    assert check.check("0.1", right, notebooks) is None  # nothing for a notebook to show as Out[...]
     assert capsys.readouterr().out == "✓ 0.1\n"
-    assert check.check("0.1", wrong, notebooks) is False
+    check.check("0.1", wrong, notebooks)
     assert capsys.readouterr().out == (
         "✗ 0.1  Fixture practical\n    output differs from the reference: stdout, line 1: -1 where 5 was "
         "expected (must match exactly)\n    expected (reference): 5\n    got (your output):    -1\n")
-    assert check.check("0.1", stub, notebooks) is False
+    check.check("0.1", stub, notebooks)
     assert capsys.readouterr().out == "✗ 0.1  not done yet\n"
-    with pytest.raises(KitError, match="Exercise 0.9 is not in"):
+    with pytest.raises(KitError, match="Exercise 0.9 is not in 00_fixture.ipynb, whose exercises are 0.1"):
         check.check("0.9", right, notebooks)
-    with pytest.raises(KitError, match="No released notebook has exercise 'x'"):
+    with pytest.raises(KitError, match=r"No released notebook has exercise 'x'.*notebook's number \(00\)"):
         check.check("x", right, notebooks)
     with pytest.raises(KitError, match="as a string"):
         check.check(0.1, right, notebooks)
+    with pytest.raises(KitError, match=r"Exercise 0.1 is in 00_fixture.ipynb and defines add, which is "
+                       r"not defined here: run check\("):
+        check.check("0.1", {}, notebooks)  # another notebook's kernel, or the exercise cell not run
 
 
 def test_check_in_a_notebook_compares_a_last_line_s_value_as_grading_does(tmp_path, capsys):
@@ -174,10 +177,32 @@ def test_check_in_a_notebook_compares_a_last_line_s_value_as_grading_does(tmp_pa
     check_cell.outputs = [nbformat.v4.new_output("execute_result", {"text/plain": "5"}, execution_count=1)]
     notebooks = _released(solution, tmp_path)
     right, wrong = _kernels()
-    assert check.check("0.1", right, notebooks) is True
-    assert check.check("0.1", wrong, notebooks) is False
+    assert check.check_exercise("0.1", right, notebooks).passed
+    assert not check.check_exercise("0.1", wrong, notebooks).passed
+    check.check("0.1", wrong, notebooks)
     said = capsys.readouterr().out
     assert "output differs from the reference: text/plain, line 1: -1 where 5 was expected" in said
     check_cell.source, check_cell.outputs = "# NBVAL_CHECK_OUTPUT\nadd(2, 3);", []  # ";" shows nothing
     _released(solution, tmp_path)
-    assert check.check("0.1", right, notebooks) is True
+    assert check.check_exercise("0.1", right, notebooks).passed
+
+
+def test_ctrl_c_in_kit_check_shows_what_was_checked_says_interrupted_and_exits_130(tmp_path, monkeypatch,
+                                                                                   capsys):
+    work = tmp_path / "work"
+    workspace.seed(work)
+    monkeypatch.setenv("KIT_WORK_DIR", str(work))
+    done = [Verdict("1.1", Status.PASSED), Verdict("1.2", Status.NOT_DONE)]
+
+    def interrupted(copies, timeout, report, found):
+        found["01_naive_bayes.ipynb"] = done
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(check, "check_workspace", interrupted)
+    assert main(["check"]) == 130
+    said = capsys.readouterr()
+    assert said.err.endswith("kit: interrupted\n") and "Traceback" not in said.err
+    assert "01_naive_bayes.ipynb" in said.out and "not done" in said.out
+    monkeypatch.setattr(check, "check_notebook", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
+    assert main(["check", "01"]) == 130
+    assert capsys.readouterr().err.endswith("kit: interrupted\n")

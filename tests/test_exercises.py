@@ -56,6 +56,19 @@ def test_in_a_kernel_a_stub_error_is_one_line(monkeypatch):
     assert shell.shown == ["NotImplementedError: exercise 2.1 not done yet"]
 
 
+def test_in_a_kernel_a_kit_error_is_one_line_and_other_errors_keep_their_traceback(monkeypatch):
+    from helpers.errors import InputError, KitError
+
+    shell = FakeShell()
+    monkeypatch.setattr(pytest.importorskip("IPython"), "get_ipython", lambda: shell)
+    exercises.show_unfinished_briefly()
+    assert KitError in shell.kinds and ValueError not in shell.kinds
+    for error, shown in ((KitError("Write it as a string"), "KitError: Write it as a string"),
+                         (InputError("alpha must be > 0"), "InputError: alpha must be > 0")):
+        shell.handler(shell, type(error), error, None)
+        assert shell.shown == [shown]
+
+
 def test_an_error_in_the_handler_still_shows_the_error(monkeypatch):
     shell = FakeShell()
     monkeypatch.setattr(pytest.importorskip("IPython"), "get_ipython", lambda: shell)

@@ -33,7 +33,7 @@ from helpers.course.merge import code_numbers, graded_notebook
 from helpers.course.release import exercises
 from helpers.course.verdict import CellResult, Ending, Status, Verdict, decide, describe
 from helpers.errors import KitError
-from helpers.exercises import ipython_shell, unfinished, waits_for
+from helpers.exercises import defined_names, ipython_shell, unfinished, waits_for
 from helpers.settings import work_dir
 
 
@@ -68,21 +68,28 @@ def check_notebook(submission: Path, reference: Path,
 
 
 def check_workspace(copies: list[Path], timeout: float = config.CELL_TIMEOUT,
-                    notebooks: Path = config.NOTEBOOKS_DIR, report: bool = False) -> dict[str, list[Verdict]]:
+                    notebooks: Path = config.NOTEBOOKS_DIR, report: bool = False,
+                    found: dict[str, list[Verdict]] | None = None) -> dict[str, list[Verdict]]:
     """Check every working copy that has a released notebook with exercises, by file name.
 
     With ``report``, show each notebook's cells as they run and print a line as each is done
-    (a whole workspace takes minutes).
+    (``[k/n] name: m/e pass``; a whole workspace takes minutes). Verdicts go into ``found``
+    (default a new dict) as each notebook is done, so a caller interrupted meanwhile keeps them.
     """
-    found = {}
-    for copy in copies:
-        reference = notebooks / copy.name
-        if not reference.is_file() or not exercises(nbformat.read(reference, as_version=4)):
-            continue  # the student's own notebook, or one with nothing to check
-        found[copy.name] = verdicts = check_notebook(copy, reference, timeout, progress=report)
+    found = {} if found is None else found
+    todo = [copy for copy in copies if _has_exercises(notebooks / copy.name)]
+    for k, copy in enumerate(todo, 1):
+        found[copy.name] = verdicts = check_notebook(copy, notebooks / copy.name, timeout, progress=report)
         if report:
-            print(f"{copy.name}: {sum(v.passed for v in verdicts)}/{len(verdicts)} pass", flush=True)
+            print(f"[{k}/{len(todo)}] {copy.name}: {sum(v.passed for v in verdicts)}/{len(verdicts)} pass",
+                  flush=True)
     return found
+
+
+def _has_exercises(released: Path) -> bool:
+    """Whether a released notebook exists and has exercises (not the student's own notebook,
+    nor one with nothing to check)."""
+    return released.is_file() and bool(exercises(nbformat.read(released, as_version=4)))
 
 
 def progress(verdicts_by_notebook: dict[str, list[Verdict]]) -> pd.DataFrame:
@@ -113,9 +120,11 @@ def released_for(submission: Path, notebooks: Path = config.NOTEBOOKS_DIR) -> Pa
     return reference
 
 
-def check(exercise: str, namespace: dict | None = None,
-          notebooks: Path = config.NOTEBOOKS_DIR) -> bool:
+def check(exercise: str, namespace: dict | None = None, notebooks: Path = config.NOTEBOOKS_DIR) -> None:
     """Run one exercise's visible checks here, on the live kernel, and print what passes.
+
+    It prints one line (``✓ 1.2``, or ``✗`` and why) and returns nothing, so a notebook shows
+    no ``Out[...]`` under it; ``check_exercise`` gives the verdict itself.
 
     Parameters
     ----------
@@ -126,22 +135,38 @@ def check(exercise: str, namespace: dict | None = None,
     notebooks : Path
         The released notebooks, which hold the checks and their reference outputs.
 
-    Returns
-    -------
-    bool
-        True if every visible check printed its reference output.
+    Raises
+    ------
+    KitError
+        If ``exercise`` is not a released exercise, or its exercise cell's names are not
+        defined here (another notebook's exercise, or its cell not run yet). In a notebook
+        the kit shows it as one line (``helpers.exercises``).
+    """
+    print(describe(check_exercise(exercise, namespace, notebooks)))
+
+
+def check_exercise(exercise: str, namespace: dict | None = None,
+                   notebooks: Path = config.NOTEBOOKS_DIR) -> Verdict:
+    """The verdict ``check`` prints: one exercise's visible checks run in ``namespace``.
+
+    Parameters and errors as for ``check``.
     """
     if not isinstance(exercise, str):
         raise KitError(f"Write the exercise as a string, check(\"{exercise}\"): a number like 1.10 "
                        "would read as 1.1.")
-    released = _released_with(exercise, notebooks)
+    released, notebook = _released_with(exercise, notebooks)
     item = next((ex for ex in exercises(released) if ex.id == exercise), None)
     if item is None:
-        raise KitError(f"Exercise {exercise} is not in {notebooks}; exercises are numbered as in "
-                       "the notebooks' headings, like \"1.2\".")
+        known = ", ".join(ex.id for ex in exercises(released))
+        raise KitError(f"Exercise {exercise} is not in {notebook}, whose exercises are {known}.")
     names = _user_names() if namespace is None else namespace
-    numbers = code_numbers(released)
     cells = {cell.id: cell for cell in released.cells}
+    missing = sorted(defined_names(cells[item.cell_ids[0]].source) - set(names))
+    if missing:
+        raise KitError(f"Exercise {exercise} is in {notebook} and defines {', '.join(missing)}, which "
+                       f"{'is' if len(missing) == 1 else 'are'} not defined here: run check(\"{exercise}\") "
+                       "in that notebook, after running its exercise cell.")
+    numbers = code_numbers(released)
     sanitize = compare.sanitizer(config.SANITIZE_FILE)
     environments = environment.mismatch_lines(released.metadata.get("kit", {}).get("reference_env"))
     # the exercise cell ran in the student's kernel; its checks run here, until one fails
@@ -152,15 +177,17 @@ def check(exercise: str, namespace: dict | None = None,
         if result.ending is not Ending.PASSED:
             break
     [verdict] = decide(released, results, items=[item])
-    print(describe(verdict))
-    return verdict.passed
+    return verdict
 
 
-def _released_with(exercise: str, notebooks: Path) -> NotebookNode:
+def _released_with(exercise: str, notebooks: Path) -> tuple[NotebookNode, str]:
+    """The released notebook exercise ``N.M`` belongs to (notebook ``NN``), and its file name."""
     found = config.notebooks_in(notebooks, [exercise.split(".")[0]]) if "." in exercise else []
     if not found:
-        raise KitError(f"No released notebook has exercise {exercise!r}; write it as \"N.M\".")
-    return nbformat.read(found[0], as_version=4)
+        numbers = ", ".join(path.name.split("_")[0] for path in config.notebooks_in(notebooks))
+        raise KitError(f"No released notebook has exercise {exercise!r}: write it as \"N.M\", N a "
+                       f"notebook's number ({numbers}).")
+    return nbformat.read(found[0], as_version=4), found[0].name
 
 
 def _user_names() -> dict:
