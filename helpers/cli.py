@@ -112,7 +112,7 @@ def cmd_grade(args: argparse.Namespace) -> None:
         written = feedback.write_all_feedback(submissions, records)
         print(f"{len(written)} feedback files written under {layout.feedback_root(submissions)}")
         return
-    written = answers.written_points(submissions)
+    written = answers.written_marks(submissions)
     print(gradebook.summary(grades, written).to_string())
     review = gradebook.flagged(grades)
     if not review.empty:

@@ -11,7 +11,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from test_gradebook import make_record
 
 from helpers.cli import main
-from helpers.course import answers, classgrade, gradebook, layout, release
+from helpers.course import answers, classgrade, feedback, gradebook, layout, release
 from helpers.errors import KitError
 
 NOTEBOOK = "01_topic"
@@ -20,12 +20,16 @@ PREDICT = ("**Which model wins, and by how much?**\n\n"
 EXPLAIN = "**Why?**\n\n=== BEGIN ANSWER ===\nBinary <features>.\n=== END ANSWER ===\n\nThen run on."
 
 
-def answer_cell(source: str, question: str):
-    return new_markdown_cell(source, metadata={"kit": {"answer": question}})
+MARKING = ["1: names NB as the winner", "1: gives the margin, 2 points"]
+
+
+def answer_cell(source: str, question: str, **kit):
+    return new_markdown_cell(source, metadata={"kit": {"answer": question, **kit}})
 
 
 def solution_notebook():
-    return new_notebook(cells=[new_markdown_cell("# Topic"), answer_cell(PREDICT, "1.a"),
+    return new_notebook(cells=[new_markdown_cell("# Topic"),
+                               answer_cell(PREDICT, "1.a", points=2, marking=MARKING),
                                new_code_cell("print(1)"), answer_cell(EXPLAIN, "1.b")])
 
 
@@ -53,9 +57,9 @@ def klass(tmp_path):
     return subs, solution, {**found, "dan": None}
 
 
-def test_released_answer_cells_keep_their_id_and_lose_the_model_answer():
+def test_released_answer_cells_keep_their_id_and_points_and_lose_the_model_answer_and_marking():
     cell = release.release_notebook(solution_notebook(), NOTEBOOK).cells[1]
-    assert cell.metadata == {"kit": {"answer": "1.a"}}
+    assert cell.metadata == {"kit": {"answer": "1.a", "points": 2}}
     assert cell.source == "**Which model wins, and by how much?**\n\nYOUR ANSWER HERE"
 
 
@@ -68,10 +72,16 @@ def test_release_refuses_an_answer_without_a_unique_id(cells, message):
         release.release_notebook(new_notebook(cells=cells), NOTEBOOK)
 
 
-def test_questions_give_prompt_and_model_answer():
+def test_questions_give_prompt_model_answer_points_and_marking():
     asked = answers.questions(solution_notebook())
     assert list(asked) == ["1.a", "1.b"]
-    assert asked["1.a"][:2] == ("**Which model wins, and by how much?**", "NB, by 2 points.")
+    assert (asked["1.a"].prompt, asked["1.a"].model) == ("**Which model wins, and by how much?**",
+                                                         "NB, by 2 points.")
+    assert (asked["1.a"].points, asked["1.a"].marking) == (2.0, tuple(MARKING))
+    assert (asked["1.b"].points, asked["1.b"].marking) == (release.ANSWER_POINTS, ())
+    for bad in (0, -1, "2", True):
+        with pytest.raises(KitError, match="answer 1.a: points must be a positive number"):
+            answers.questions(new_notebook(cells=[answer_cell(PREDICT, "1.a", points=bad)]))
 
 
 def test_the_sheet_holds_every_student_and_question_with_empty_points(klass):
@@ -84,16 +94,18 @@ def test_the_sheet_holds_every_student_and_question_with_empty_points(klass):
     assert got == {("ann", "1.a"): "SVM, by <5> points", ("ann", "1.b"): "I think:  binary features",
                    ("bob", "1.a"): "", ("bob", "1.b"): "", ("cat", "1.a"): "", ("cat", "1.b"): "",
                    ("dan", "1.a"): "", ("dan", "1.b"): ""}
-    assert (table.points == "").all()
+    assert (table.points == "").all() and (table.comment == "").all()
+    assert table.set_index(["student", "question"]).max_points[("dan", "1.a")] == "2"
     text = page.read_text()
     assert "SVM, by &lt;5&gt; points" in text and "Binary &lt;features&gt;." in text and "<script" not in text
+    assert "1: gives the margin, 2 points" in text and "1.a (2 points)" in text
 
 
 def test_points_typed_by_the_instructor_survive_a_rerun(klass):
     subs, solution, found = klass
     csv, _ = answers.write_sheets(subs, solution, found)
     marked = answers.read_sheet(csv)
-    marked.loc[(marked.student == "ann") & (marked.question == "1.a"), "points"] = "2"
+    marked.loc[(marked.student == "ann") & (marked.question == "1.a"), ["points", "comment"]] = ["2", "clear"]
     marked.loc[(marked.student == "bob") & (marked.question == "1.b"), "points"] = "0.5"
     marked.to_csv(csv, index=False)
     typed = csv.read_bytes()
@@ -106,6 +118,7 @@ def test_points_typed_by_the_instructor_survive_a_rerun(klass):
     merged = answers.read_sheet(again).set_index(["student", "question"])
     assert again != csv and merged.answer[("bob", "1.a")] == "NB"
     assert merged.points[("ann", "1.a")] == "2" and merged.points[("bob", "1.b")] == "0.5"
+    assert merged.comment[("ann", "1.a")] == "clear"
     assert merged.points[("cat", "1.a")] == ""
 
 
@@ -118,7 +131,7 @@ def test_a_newer_stamped_sheet_is_named_as_not_counted(klass, capsys):
     nbformat.write(late, found["bob"])
     beside, _ = answers.write_sheets(subs, solution, found)
     os.utime(csv, (1, 1))  # the marked sheet is the older one
-    answers.written_points(subs)
+    answers.written_marks(subs)
     assert f"{beside.name} is newer than {csv.name}" in capsys.readouterr().err
 
 
@@ -128,43 +141,66 @@ def test_an_unchanged_sheet_is_rewritten_in_place(klass):
     assert answers.write_sheets(subs, solution, found) == first
 
 
-def _mark_ann(klass, points: list[str]) -> None:
-    """Write the class's sheet and type ``points`` for ann's questions, as an instructor would."""
+def _mark_ann(klass, points: list[str], comments: list[str] | None = None) -> None:
+    """Write the class's sheet and type ``points`` (and comments) for ann's questions, as an
+    instructor would."""
     subs, solution, found = klass
     csv, _ = answers.write_sheets(subs, solution, found)
     marked = answers.read_sheet(csv)
     marked.loc[marked.student == "ann", "points"] = points
+    if comments:
+        marked.loc[marked.student == "ann", "comment"] = comments
     marked.to_csv(csv, index=False)
 
 
-def test_written_points_count_in_the_class_table(klass):
+def test_written_points_and_their_maximum_count_in_the_class_table(klass):
     subs, _, _ = klass
-    _mark_ann(klass, ["2", "1.5"])
-    written = answers.written_points(subs)
-    assert written.to_dict() == {"ann": 3.5, "bob": 0.0, "cat": 0.0, "dan": 0.0}
+    _mark_ann(klass, ["2", "0.5"])
+    written = answers.written_marks(subs)
+    assert written.written.to_dict() == {"ann": 2.5, "bob": 0.0, "cat": 0.0, "dan": 0.0}
+    assert set(written.written_max) == {3.0}  # 1.a is worth 2, 1.b the default 1
     grades = pd.DataFrame({"student": ["ann", "bob"], "notebook": [NOTEBOOK] * 2, "points": [1.0, 0.0],
                            "max_points": [1.0, 1.0]})
     table = gradebook.summary(grades, written)
     assert list(table.columns) == [NOTEBOOK, "written", "total", "max_total"]
-    assert table.loc["ann", "total"] == 4.5 and table.loc["bob", "total"] == 0.0
+    assert table.loc["ann", "total"] == 3.5 and table.loc["bob", "total"] == 0.0
+    assert table.loc["ann", "max_total"] == 4.0  # never fewer points possible than earned
+    assert (table.total <= table.max_total).all()
     assert list(gradebook.summary(grades).columns) == [NOTEBOOK, "total", "max_total"]
 
 
-def test_points_that_are_not_a_number_are_refused(klass):
+@pytest.mark.parametrize("typed", ["good", "-1", "2.5"])
+def test_points_that_are_not_a_number_from_0_to_the_maximum_are_refused(klass, typed):
     subs, solution, found = klass
     csv, _ = answers.write_sheets(subs, solution, found)
     marked = answers.read_sheet(csv)
-    marked.loc[0, "points"] = "good"
+    marked.loc[0, "points"] = typed
     marked.to_csv(csv, index=False)
-    with pytest.raises(KitError, match="ann, question 1.a, must be empty or a number"):
-        answers.written_points(subs)
+    with pytest.raises(KitError, match="ann, question 1.a, must be empty or a number from 0 to 2,"):
+        answers.written_marks(subs)
+
+
+def test_marks_and_comments_reach_the_student_s_feedback(klass):
+    subs, _, _ = klass
+    _mark_ann(klass, ["1.5", ""], ["names NB; margin <wrong>", "not marked: see me"])
+    record = make_record("ann", NOTEBOOK)
+    gradebook.write_record(subs, record)
+    feedback.write_all_feedback(subs)
+    page, text = layout.feedback_paths(subs, "ann", NOTEBOOK)
+    markdown = text.read_text()
+    assert "## Written answers" in markdown and "| 1.a | 1.5 / 2 | names NB; margin \\<wrong\\> |" in markdown
+    assert "| 1.b | not marked yet / 1 | not marked: see me |" in markdown
+    assert "margin &lt;wrong&gt;" in page.read_text()
+    gradebook.write_record(subs, make_record("bob", NOTEBOOK))
+    feedback.write_all_feedback(subs)
+    assert "Written answers" not in layout.feedback_paths(subs, "bob", NOTEBOOK)[1].read_text()
 
 
 def test_a_notebook_without_questions_writes_no_sheet(tmp_path):
     solution = tmp_path / f"{NOTEBOOK}.ipynb"
     nbformat.write(new_notebook(cells=[new_markdown_cell("# Topic")]), solution)
     assert answers.write_sheets(tmp_path, solution, {"ann": None}) == []
-    assert answers.written_points(tmp_path).empty
+    assert answers.written_marks(tmp_path).empty
 
 
 def test_grading_writes_a_sheet_per_notebook_for_the_whole_class(klass, capsys):
@@ -183,6 +219,7 @@ def test_kit_grade_summary_adds_the_marked_points(klass):
     assert main(["grade", str(subs), "--summary"]) == 0
     table = pd.read_csv(subs / layout.SUMMARY_FILE, index_col="student")
     assert table.loc["ann", "written"] == 3.0 and table.loc["ann", "total"] == 4.0
+    assert table.loc["ann", "max_total"] == 1.0 + 3.0  # one exercise worth 1, the answers 3
 
 
 def test_a_sheet_shows_formula_like_names_and_answers_as_text_and_reads_them_back(klass):
@@ -203,4 +240,4 @@ def test_a_sheet_shows_formula_like_names_and_answers_as_text_and_reads_them_bac
     assert table.set_index(["student", "question"]).answer[("=1+1", "1.a")] == "-1 for NB, +2 for SVM"
     raw.loc[(raw.student == "'=1+1") & (raw.question == "1.a"), "points"] = "2"  # marked in a spreadsheet
     raw.to_csv(csv, index=False)
-    assert answers.written_points(subs)["=1+1"] == 2.0
+    assert answers.written_marks(subs).written["=1+1"] == 2.0

@@ -309,8 +309,8 @@ def solution(path: Path) -> NotebookNode:
 
 
 def model_answers() -> list[tuple[Path, str, str]]:
-    return [(path, question, model) for path in sorted(SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
-            for question, (_, model, _) in answers.questions(solution(path), path.stem).items()]
+    return [(path, question, asked.model) for path in sorted(SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
+            for question, asked in answers.questions(solution(path), path.stem).items()]
 
 
 ANSWERS = model_answers()

@@ -3,16 +3,19 @@
 A written answer is a markdown cell whose metadata names the question (``{"kit": {"answer":
 "3.a"}}``; see ``release``). ``kit grade`` reads those cells from the submitted notebooks (no
 run needed) and writes, per notebook with questions, ``SUBMISSIONS_DIR/answers_<notebook>.csv``
-(``SHEET_COLUMNS``: one row per student and question, ``points`` left empty for the
-instructor) and ``answers_<notebook>.html``, the same answers grouped by question beside the
-model answer, to read offline. A student who deleted or emptied an answer cell, or handed in
-no notebook, has an empty answer.
+(``SHEET_COLUMNS``: one row per student and question, with the question's ``max_points``;
+``points`` and ``comment`` left empty for the instructor) and ``answers_<notebook>.html``, the
+same answers grouped by question beside the model answer and its marking scheme, to read
+offline. A student who deleted or emptied an answer cell, or handed in no notebook, has an
+empty answer.
 
-The instructor types points into the CSV. Writing again merges: the points found in the sheet
-are carried over, by student and question, into the new one; and a sheet the instructor has
-changed is never overwritten (``owned.write_owned``): the merged sheet goes beside it under a
-stamped name. ``written_points`` sums each student's points over the sheets, for the class
-table of ``kit grade --summary``.
+The instructor types points (0 to ``max_points``) and a comment into the CSV. Writing again
+merges: the points and comments found in the sheet are carried over, by student and question,
+into the new one; and a sheet the instructor has changed is never overwritten
+(``owned.write_owned``): the merged sheet goes beside it under a stamped name.
+``written_marks`` sums each student's points and maxima over the sheets, for the class table
+of ``kit grade --summary``; ``marked`` gives each student's marks and comments per notebook,
+for their feedback.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import html
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -28,11 +32,20 @@ from nbformat import NotebookNode
 
 from helpers.course import layout
 from helpers.course.gradebook import from_spreadsheet, spreadsheet_csv
-from helpers.course.release import ANSWER_PLACEHOLDER, answer_cells, answer_id, blank_answers
+from helpers.course.release import (
+    ANSWER_PLACEHOLDER,
+    answer_cells,
+    answer_id,
+    answer_points,
+    blank_answers,
+    marking_scheme,
+)
 from helpers.errors import KitError
 from helpers.owned import write_owned
 
-SHEET_COLUMNS = ["student", "question", "prompt", "answer", "points"]
+SHEET_COLUMNS = ["student", "question", "prompt", "answer", "max_points", "points", "comment"]
+#: The columns an instructor fills in, carried over when a sheet is written again.
+MARKED_COLUMNS = ("points", "comment")
 _BEGIN, _END = "=== BEGIN ANSWER ===", "=== END ANSWER ==="
 _CSP = "default-src 'none'; style-src 'unsafe-inline'"  # the page loads and runs nothing
 _CSS = """
@@ -42,19 +55,49 @@ table { border-collapse: collapse; margin: 1rem 0; width: 100%; }
 th, td { border: 1px solid #ccc; padding: 0.3rem 0.6rem; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; } td.answer { white-space: pre-wrap; } .empty { color: #8a5a00; }
 .model { background: #f1f7f1; border-left: 4px solid #17663a; padding: 0.5rem 1rem; white-space: pre-wrap; }
+.marking { background: #f4f4fb; border-left: 4px solid #3a3a8a; padding: 0.5rem 1rem; }
 """
 
 
-def questions(solution: NotebookNode, name: str = "notebook") -> dict[str, tuple[str, str, str]]:
-    """A solution's questions: ``{id: (prompt, model answer, released cell source)}``.
+@dataclass(frozen=True)
+class Question:
+    """One written question of a solution notebook.
 
-    The prompt is the cell's text before the model answer, the released source what the
-    student starts from (the model answer replaced by ``YOUR ANSWER HERE``).
+    Parameters
+    ----------
+    prompt : str
+        The cell's text before the model answer.
+    model : str
+        The model answer.
+    released : str
+        The cell as the student starts from it (the model answer replaced by the placeholder).
+    points : float
+        What the answer is worth (``release.answer_points``).
+    marking : tuple of str
+        What earns the marks (``release.marking_scheme``), for the marker only.
+    """
+
+    prompt: str
+    model: str
+    released: str
+    points: float
+    marking: tuple[str, ...] = ()
+
+
+def questions(solution: NotebookNode, name: str = "notebook") -> dict[str, Question]:
+    """A solution's questions, by id, in order (see ``Question``).
+
+    Raises
+    ------
+    KitError
+        If an answer cell has no unique id or its points are not a positive number.
     """
     found = {}
     for cell in answer_cells(solution, name):
         prompt, _, rest = cell.source.partition(_BEGIN)
-        found[answer_id(cell)] = (prompt.strip(), rest.partition(_END)[0].strip(), blank_answers(cell.source))
+        found[answer_id(cell)] = Question(prompt.strip(), rest.partition(_END)[0].strip(),
+                                          blank_answers(cell.source), answer_points(cell, name),
+                                          marking_scheme(cell))
     return found
 
 
@@ -70,7 +113,7 @@ def written_answer(source: str, released: str) -> str:
     return text.replace(ANSWER_PLACEHOLDER, "").strip()
 
 
-def student_answers(submission: Path | None, asked: Mapping[str, tuple[str, str, str]]) -> dict[str, str]:
+def student_answers(submission: Path | None, asked: Mapping[str, Question]) -> dict[str, str]:
     """``{question id: answer}`` from one submitted notebook ('' for each answer not found).
 
     A missing or unreadable notebook answers nothing; of two cells with one id (a copied
@@ -86,12 +129,13 @@ def student_answers(submission: Path | None, asked: Mapping[str, tuple[str, str,
     for cell in cells:
         question = answer_id(cell) if isinstance(cell, dict) else None
         if question in answers and not answers[question] and isinstance(cell.get("source"), str):
-            answers[question] = written_answer(cell.source, asked[question][2])
+            answers[question] = written_answer(cell.source, asked[question].released)
     return answers
 
 
 def read_sheet(path: Path) -> pd.DataFrame:
-    """An answer sheet as the instructor left it, every value as text (empty table if none)."""
+    """An answer sheet as the instructor left it, every value as text (empty table if none;
+    a sheet written before ``max_points`` and ``comment`` existed gets them empty)."""
     if not Path(path).is_file():
         return pd.DataFrame(columns=SHEET_COLUMNS)
     try:
@@ -101,36 +145,45 @@ def read_sheet(path: Path) -> pd.DataFrame:
     missing = [column for column in ("student", "question", "points") if column not in sheet.columns]
     if missing:
         raise KitError(f"{path} lacks the column(s) {', '.join(missing)} of an answer sheet.")
+    for column in ("max_points", "comment"):
+        if column not in sheet.columns:
+            sheet[column] = ""
     return sheet.map(from_spreadsheet)
 
 
-def sheet(asked: Mapping[str, tuple[str, str, str]], submissions: Mapping[str, Path | None],
+def sheet(asked: Mapping[str, Question], submissions: Mapping[str, Path | None],
           kept: pd.DataFrame) -> pd.DataFrame:
     """The answer sheet of one notebook: each student's answer to each question (``asked``, as
-    from ``questions``), with the points of ``kept`` (an earlier sheet) carried over by
-    student and question."""
-    points = {(row.student, row.question): row.points for row in kept.itertuples()}
-    rows = [{"student": student, "question": question, "prompt": asked[question][0], "answer": answer,
-             "points": points.get((student, question), "")}
+    from ``questions``), with the points and comments of ``kept`` (an earlier sheet) carried
+    over by student and question."""
+    marks = {(row["student"], row["question"]): row for row in kept.to_dict("records")}
+    rows = [{"student": student, "question": question, "prompt": asked[question].prompt, "answer": answer,
+             "max_points": f"{asked[question].points:g}",
+             **{column: marks.get((student, question), {}).get(column, "") for column in MARKED_COLUMNS}}
             for student, path in sorted(submissions.items())
             for question, answer in student_answers(path, asked).items()]
     return pd.DataFrame(rows, columns=SHEET_COLUMNS)
 
 
-def render_html(notebook: str, table: pd.DataFrame, models: Mapping[str, str]) -> str:
-    """The sheet as one offline HTML page: per question, its model answer and every student's
-    answer and points. Every text is escaped."""
+def render_html(notebook: str, table: pd.DataFrame, asked: Mapping[str, Question]) -> str:
+    """The sheet as one offline HTML page: per question, its model answer, marking scheme and
+    maximum, and every student's answer, points and comment. Every text is escaped."""
     body = [f"<h1>Written answers: {html.escape(notebook)}</h1>"]
     for question, group in table.groupby("question", sort=False):
         rows = "".join(
             f"<tr><td>{html.escape(row.student)}</td>"
             + (f'<td class="answer">{html.escape(row.answer)}</td>' if row.answer
                else '<td class="empty">(no answer)</td>')
-            + f"<td>{html.escape(str(row.points))}</td></tr>" for row in group.itertuples())
-        body += [f"<h2>{html.escape(question)}</h2><p>{html.escape(group.prompt.iloc[0])}</p>",
-                 f'<div class="model">{html.escape(models.get(question, ""))}</div>',
-                 f"<table><thead><tr><th>student</th><th>answer</th><th>points</th></tr></thead>"
-                 f"<tbody>{rows}</tbody></table>"]
+            + f"<td>{html.escape(str(row.points))}</td><td>{html.escape(str(row.comment))}</td></tr>"
+            for row in group.itertuples())
+        asking = asked.get(question)
+        marking = "".join(f"<li>{html.escape(line)}</li>" for line in (asking.marking if asking else ()))
+        body += [f"<h2>{html.escape(question)} ({html.escape(str(group.max_points.iloc[0]))} points)</h2>"
+                 f"<p>{html.escape(group.prompt.iloc[0])}</p>",
+                 f'<div class="model">{html.escape(asking.model if asking else "")}</div>',
+                 f'<div class="marking"><strong>Marking</strong><ul>{marking}</ul></div>' if marking else "",
+                 f"<table><thead><tr><th>student</th><th>answer</th><th>points</th><th>comment</th></tr>"
+                 f"</thead><tbody>{rows}</tbody></table>"]
     return "\n".join(["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
                       f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
                       f"<title>Written answers: {html.escape(notebook)}</title><style>{_CSS}</style>"
@@ -162,29 +215,49 @@ def write_sheets(submissions_dir: Path, solution_path: Path,
         return []
     csv_path = layout.sheet_path(submissions_dir, solution_path.stem)
     table = sheet(asked, submissions, read_sheet(csv_path))
-    models = {question: model for question, (_, model, _) in asked.items()}
     return [write_owned(csv_path, spreadsheet_csv(table)),
             write_owned(layout.sheet_path(submissions_dir, solution_path.stem, ".html"),
-                        render_html(solution_path.stem, table, models))]
+                        render_html(solution_path.stem, table, asked))]
 
 
-def written_points(submissions_dir: Path) -> pd.Series:
-    """Each student's points for written answers, summed over every answer sheet.
+def marked(submissions_dir: Path) -> pd.DataFrame:
+    """Every row of the counted answer sheets, with ``notebook``, and ``points`` and
+    ``max_points`` as numbers (``points`` NaN where not marked yet).
+
+    Only the sheets the kit names ``answers_<notebook>.csv`` count: a stamped one written beside
+    a marked sheet is named when it is newer, and not counted.
 
     Raises
     ------
     KitError
-        A ``points`` value that is neither empty nor a number >= 0, naming the sheet, student
-        and question.
+        A ``points`` value that is neither empty nor a number from 0 to the question's
+        ``max_points``, naming the sheet, student and question.
     """
-    totals: dict[str, float] = {}
+    tables = []
     for path in layout.sheet_paths(submissions_dir):
         if path.stem.count("."):  # a stamped sheet written beside one the instructor has marked
             _warn_if_newer(path, path.with_name(f"{path.stem.split('.')[0]}.csv"))
             continue
-        for row in read_sheet(path).itertuples():
-            totals[row.student] = totals.get(row.student, 0.0) + _points(path, row)
-    return pd.Series(totals, name="written", dtype=float).sort_index()
+        table = read_sheet(path)
+        table["max_points"] = [_number(path, row, "max_points") for row in table.itertuples()]
+        table["points"] = [_number(path, row, "points", row.max_points) for row in table.itertuples()]
+        tables.append(table.assign(notebook=path.stem.removeprefix(layout.SHEET_PREFIX)))
+    columns = [*SHEET_COLUMNS, "notebook"]
+    return pd.concat(tables, ignore_index=True)[columns] if tables else pd.DataFrame(columns=columns)
+
+
+def written_marks(submissions_dir: Path) -> pd.DataFrame:
+    """Each student's points for written answers and what those answers are worth, summed over
+    every counted answer sheet: indexed by ``student``, columns ``written`` and ``written_max``.
+
+    Raises
+    ------
+    KitError
+        As ``marked``.
+    """
+    table = marked(submissions_dir)
+    totals = table.groupby("student").agg(written=("points", "sum"), written_max=("max_points", "sum"))
+    return totals.astype(float).sort_index()
 
 
 def _warn_if_newer(stamped: Path, counted: Path) -> None:
@@ -194,12 +267,14 @@ def _warn_if_newer(stamped: Path, counted: Path) -> None:
               f"answers' points into {counted.name} (or replace it with {stamped.name}).", file=sys.stderr)
 
 
-def _points(path: Path, row) -> float:
-    text = str(row.points).strip()
+def _number(path: Path, row, column: str, most: float | None = None) -> float:
+    """A sheet's number in ``column`` (NaN when empty), from 0 up to ``most`` when given."""
+    text = str(getattr(row, column)).strip()
     if not text:
-        return 0.0
+        return float("nan")
     value = pd.to_numeric(text, errors="coerce")
-    if pd.isna(value) or value < 0:
-        raise KitError(f"{path}: the points of {row.student}, question {row.question}, must be empty "
-                       f"or a number >= 0, not {text!r}.")
+    upper = "" if most is None or pd.isna(most) else f" to {most:g}"
+    if pd.isna(value) or value < 0 or (upper and value > most):
+        raise KitError(f"{path}: the {column} of {row.student}, question {row.question}, must be empty "
+                       f"or a number from 0{upper}, not {text!r}.")
     return float(value)

@@ -3,7 +3,8 @@
 ``kit grade`` (and ``kit grade --feedback-only``, from the records alone) writes
 ``SUBMISSIONS_DIR/feedback/<student>/<notebook>.html`` and ``.md``: which file was graded,
 each exercise's status and points, and for each exercise that did not pass the failing check,
-what it expected beside what the student's code printed, the error and the traceback.
+what it expected beside what the student's code printed, the error and the traceback; then the
+written answers the instructor has marked (``answers.marked``): points, maximum and comment.
 
 Everything in a record may come from a student's code, so the HTML escapes every text and
 runs nothing (no JavaScript, no external resources: it reads offline), and the Markdown puts
@@ -19,7 +20,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from helpers.course import gradebook, layout
+import pandas as pd
+
+from helpers.course import answers, gradebook, layout
 from helpers.course.compare import EXPECTED, GOT
 from helpers.course.verdict import Verdict, printable
 from helpers.owned import write_owned
@@ -28,6 +31,7 @@ TRACEBACK_LABEL = "traceback"
 HIDDEN_NOTE = "a hidden check failed (its expected output is not shown)"
 FLAGGED = "flagged for review"
 NOTHING_PRINTED = "(nothing printed)"
+WRITTEN = "Written answers"
 
 Record = Mapping[str, Any]
 
@@ -118,8 +122,22 @@ def _md(text: str) -> str:
     return re.sub(r"([\\`*\[\]<>|&#!])", r"\\\1", " ".join(printable(str(text)).split()))
 
 
-def render_markdown(record: Record) -> str:
-    """The feedback on one record as Markdown (same content as ``render_html``)."""
+def _marks(marks: pd.DataFrame | None, record: Record) -> list[dict]:
+    """This record's marked written answers (points or a comment given), in sheet order."""
+    if marks is None or marks.empty:
+        return []
+    mine = marks[(marks.student == record["student"]) & (marks.notebook == record["notebook"])]
+    return [row for row in mine.to_dict("records") if not pd.isna(row["points"]) or row["comment"]]
+
+
+def _mark(row: dict) -> str:
+    got = "not marked yet" if pd.isna(row["points"]) else _points(row["points"])
+    return f"{got} / {_points(row['max_points'])}" if not pd.isna(row["max_points"]) else got
+
+
+def render_markdown(record: Record, marks: pd.DataFrame | None = None) -> str:
+    """The feedback on one record as Markdown (same content as ``render_html``); ``marks`` are
+    the class's marked written answers (``answers.marked``)."""
     lines = [f"# Feedback: {_md(record['notebook'])}, {_md(record['student'])}", ""]
     graded = f"graded {_code(record['file'])}" if record["file"] else "no notebook was found to grade"
     lines.append(f"- File: {graded}")
@@ -148,6 +166,11 @@ def render_markdown(record: Record) -> str:
             lines += [f"**{GOT}**", "", _fence(v.got or NOTHING_PRINTED), ""]
         if v.traceback:
             lines += [f"**{TRACEBACK_LABEL}**", "", _fence(v.traceback), ""]
+    written = _marks(marks, record)
+    if written:
+        lines += [f"## {WRITTEN}", "", "| question | points | comment |", "|---|---|---|"]
+        lines += [f"| {_md(row['question'])} | {_mark(row)} | {_md(row['comment'])} |" for row in written]
+        lines.append("")
     lines += ["---", "", _md(_run(record)), ""]
     return "\n".join(lines)
 
@@ -184,8 +207,9 @@ def _html_exercise(v: Verdict) -> str:
     return "\n".join(parts)
 
 
-def render_html(record: Record) -> str:
-    """The feedback on one record as a self-contained HTML page.
+def render_html(record: Record, marks: pd.DataFrame | None = None) -> str:
+    """The feedback on one record as a self-contained HTML page (``marks`` as for
+    ``render_markdown``).
 
     Inline CSS only, no JavaScript, no external resource; every text is HTML-escaped.
     """
@@ -210,6 +234,12 @@ def render_html(record: Record) -> str:
         body.append("<table><thead><tr><th>exercise</th><th>title</th><th>status</th>"
                     f"<th>points</th></tr></thead><tbody>{rows}</tbody></table>")
     body += [_html_exercise(v) for v in verdicts if not v.passed]
+    written = _marks(marks, record)
+    if written:
+        rows = "".join(f"<tr><td>{_e(row['question'])}</td><td>{_e(_mark(row))}</td>"
+                       f"<td>{_e(row['comment'])}</td></tr>" for row in written)
+        body.append(f"<section><h2>{_e(WRITTEN)}</h2><table><thead><tr><th>question</th><th>points</th>"
+                    f"<th>comment</th></tr></thead><tbody>{rows}</tbody></table></section>")
     body.append(f"<footer>{_e(_run(record))}</footer>")
     return "\n".join([
         "<!DOCTYPE html>",
@@ -225,8 +255,9 @@ def render_html(record: Record) -> str:
 # --------------------------------------------------------------------------- files
 
 
-def write_feedback(submissions_dir: Path, record: Record) -> list[Path]:
-    """Write the HTML and Markdown feedback on ``record``; return the paths written.
+def write_feedback(submissions_dir: Path, record: Record, marks: pd.DataFrame | None = None) -> list[Path]:
+    """Write the HTML and Markdown feedback on ``record``, with its marked written answers
+    (``marks``, default read from the class's answer sheets); return the paths written.
 
     A feedback file edited since the kit wrote it is kept: the new one goes beside it under a
     stamped name, and that is the path returned (see ``owned.write_owned``).
@@ -237,12 +268,14 @@ def write_feedback(submissions_dir: Path, record: Record) -> list[Path]:
         If ``record`` breaks the record format (``gradebook.check_record``).
     """
     gradebook.check_record(record)
+    marks = answers.marked(submissions_dir) if marks is None else marks
     page, text = layout.feedback_paths(submissions_dir, record["student"], record["notebook"])
-    return [write_owned(page, render_html(record)), write_owned(text, render_markdown(record))]
+    return [write_owned(page, render_html(record, marks)), write_owned(text, render_markdown(record, marks))]
 
 
 def write_all_feedback(submissions_dir: Path, records: Iterable[Record] | None = None) -> list[Path]:
     """Write the feedback on every record (default: every usable record, ``read_records``)."""
     if records is None:
         records = gradebook.read_records(submissions_dir)
-    return [path for record in records for path in write_feedback(submissions_dir, record)]
+    marks = answers.marked(submissions_dir)
+    return [path for record in records for path in write_feedback(submissions_dir, record, marks)]

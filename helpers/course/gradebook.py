@@ -289,24 +289,24 @@ def flagged(grades: pd.DataFrame) -> pd.DataFrame:
     return grades.loc[flags != "", ["student", "notebook", "exercise", "flags"]]
 
 
-def summary(grades: pd.DataFrame, written: pd.Series | None = None) -> pd.DataFrame:
+def summary(grades: pd.DataFrame, written: pd.DataFrame | None = None) -> pd.DataFrame:
     """The class table: points earned per student and notebook.
 
     Parameters
     ----------
     grades : DataFrame
         ``grades_table``'s rows.
-    written : Series, optional
-        Points marked by hand for written answers, per student (``answers.written_points``);
-        they become the ``written`` column and count in ``total``.
+    written : DataFrame, optional
+        Written answers per student (``answers.written_marks``): the points marked by hand
+        (``written``) become the ``written`` column and count in ``total``; what the answers
+        are worth (``written_max``) counts in ``max_total``.
 
     Returns
     -------
     DataFrame
         Indexed by ``student`` (sorted): one float column per notebook (points earned; NaN
         where the student has no grade for it), ``written`` when given, ``total`` (points
-        earned) and ``max_total`` (what the graded notebooks are worth; written answers have
-        no fixed maximum, so it leaves them out).
+        earned) and ``max_total`` (what the graded exercises and the written answers are worth).
     """
     if grades.empty:
         return pd.DataFrame(columns=["total", "max_total"], index=pd.Index([], name="student"),
@@ -317,11 +317,13 @@ def summary(grades: pd.DataFrame, written: pd.Series | None = None) -> pd.DataFr
     table.columns.name = None
     by_student = grades.groupby("student")
     table["total"] = by_student["points"].sum().astype(float)
-    if written is not None and not written.empty:
-        table["written"] = written.reindex(table.index).fillna(0.0).astype(float)
-        table["total"] += table["written"]
-        table = table[[*table.columns[:-2], "written", "total"]]
     table["max_total"] = by_student["max_points"].sum().astype(float)
+    if written is not None and not written.empty:
+        marks = written.reindex(table.index).fillna(0.0).astype(float)
+        table["written"] = marks["written"]
+        table["total"] += marks["written"]
+        table["max_total"] += marks["written_max"]
+        table = table[[*table.columns[:-3], "written", "total", "max_total"]]
     return table.sort_index()
 
 
@@ -345,7 +347,7 @@ def pass_rates(grades: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def write_summary(submissions_dir: Path, grades: pd.DataFrame, written: pd.Series | None = None) -> Path:
+def write_summary(submissions_dir: Path, grades: pd.DataFrame, written: pd.DataFrame | None = None) -> Path:
     """Write ``gradebook.csv`` (``summary``: ``student``, one column per notebook, ``written``
     when given, ``total``, ``max_total``), one row per student, for an LMS gradebook import.
 

@@ -8,7 +8,9 @@ Conventions (nbgrader's, so instructors who know nbgrader feel at home):
   ``BEGIN`` line; what stands around it (signature, docstring) stays.
 - Markdown answers sit between ``=== BEGIN ANSWER ===`` and ``=== END ANSWER ===`` and become
   ``YOUR ANSWER HERE``. The cell's metadata names the question, ``{"kit": {"answer": "1.a"}}``,
-  so ``kit grade`` can collect the students' answers (``helpers.course.answers``).
+  so ``kit grade`` can collect the students' answers (``helpers.course.answers``); it may
+  give the answer's points (``"points": 2``, default ``ANSWER_POINTS``) and its marking scheme
+  (``"marking": ["1: names the winner", ...]``), which the release leaves out.
 - A cell whose first line is ``# NBVAL_CHECK_OUTPUT`` keeps its output as the reference that
   nbval compares against; every other output is cleared.
 - An exercise's own checks are the checked cells that name it, ``{"kit": {"checks": "1.2"}}``.
@@ -54,6 +56,8 @@ _SOLUTION = re.compile(
 )
 _ANSWER = re.compile(r"=== BEGIN ANSWER ===.*?=== END ANSWER ===", re.DOTALL)
 ANSWER_PLACEHOLDER = "YOUR ANSWER HERE"
+#: A written answer's points when its cell's metadata gives none (``kit.points``).
+ANSWER_POINTS = 1.0
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN CHECKS", "### END HIDDEN CHECKS"
 _HIDDEN = re.compile(rf"^[ \t]*{HIDDEN_BEGIN}[^\n]*\n.*?^[ \t]*{HIDDEN_END}[^\n]*(?:\n|$)",
                      re.MULTILINE | re.DOTALL)
@@ -76,6 +80,27 @@ def _text(value: object) -> str | None:
 def exercise_id(cell: NotebookNode) -> str | None:
     """Return the exercise id stored in a cell's metadata (``kit.exercise``), if it is a string."""
     return _text(kit_metadata(cell).get("exercise"))
+
+
+def answer_points(cell: NotebookNode, name: str = "notebook") -> float:
+    """What a written answer is worth: its cell's ``kit.points`` (default ``ANSWER_POINTS``).
+
+    Raises
+    ------
+    KitError
+        If the points are not a positive number.
+    """
+    value = kit_metadata(cell).get("points", ANSWER_POINTS)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise KitError(f"{name}, answer {answer_id(cell)}: points must be a positive number, not {value!r}.")
+    return float(value)
+
+
+def marking_scheme(cell: NotebookNode) -> tuple[str, ...]:
+    """What earns an answer's marks, one line each (``kit.marking``: a list of text, kept out
+    of the release, since it would give the answer away)."""
+    lines = kit_metadata(cell).get("marking", [])
+    return tuple(line for line in lines if isinstance(line, str)) if isinstance(lines, list) else ()
 
 
 def answer_id(cell: NotebookNode) -> str | None:
@@ -227,6 +252,7 @@ def release_notebook(solution: NotebookNode, name: str = "notebook",
     for cell in nb.cells:
         cell.metadata = {k: cell.metadata[k] for k in _KEPT_CELL_METADATA if k in cell.metadata}
         cell.metadata.get("kit", {}).pop("reference", None)  # which names are flagged stays private
+        cell.metadata.get("kit", {}).pop("marking", None)  # what earns an answer's marks, too
         _check_tolerance(cell, name)
         if cell.cell_type == "markdown":
             cell.source = blank_answers(cell.source)
