@@ -75,18 +75,18 @@ DERIVED = {
     # What a 2-point gap would look like on 2,000 items with 15 % of them discordant.
     "3.c": {"170": "(15 / 100 * 2000 + 2 / 100 * 2000) / 2", "130": "(15 / 100 * 2000 - 2 / 100 * 2000) / 2"},
     "3.d": {"0.36": "1 - 63.7 / 100", "1.4": "82.4 - 81.0"},
-    "4.b": {"3.9": "87.9 - 84.0"},
-    "4.c": {"3.2": "87.2 - 84.0"},
-    "4.d": {"0.3": "87.9 - 87.6"},
+    "4.c": {"3.9": "87.9 - 84.0"},
+    "4.d": {"3.2": "87.2 - 84.0"},
+    "4.e": {"0.3": "87.9 - 87.6"},
     "5.c": {"−4.1": "76.9 - 81.0", "−6.5": "81.1 - 87.6", "−1.4": "86.5 - 87.9"},
     "5.e": {"236": "reviews_needed(0.81, 0.05)", "656": "reviews_needed(0.81, 0.03)"},
     "5.g": {"37": "56 - 19", "59": "71 - 12"},
     # NB's and SVM-BOW's source accuracies; the single products where SVM-BOW loses most.
     "7.a": {"6.6": "87.6 - 81.0", "11": "14 - 3"},
     # The majority label's share where the overview prints the positive share.
-    "7.d": {"73 %": "100 - 27", "56 %": "100 - 44"},
+    "7.h": {"73 %": "100 - 27", "56 %": "100 - 44"},
     # (1 + 1/(4n)) for the 3 main targets and for all 17.
-    "7.f": {"1.083": "1 + 1 / (4 * 3)", "1.015": "1 + 1 / (4 * 17)"},
+    "7.d": {"1.083": "1 + 1 / (4 * 3)", "1.015": "1 + 1 / (4 * 17)"},
     # Bonferroni's threshold for three systems.
     "8.d": {"0.0167": "0.05 / 3"},
     "8.f": {"0.0167": "0.05 / 3"},
@@ -98,10 +98,10 @@ STATED = {
     "3.b": {"2,000"},
     "3.c": {"2,000"},
     "3.d": {"2,000", "5000"},
-    # The full profile's figures: notebook 04's table of the full corpus and 4.d's prompt.
-    "4.a": {"50"},
-    "4.b": {"50", "89.6 %", "89.2 %"},
-    "7.e": {"5000"},
+    # The full profile's figures: notebook 04's table of the full corpus and 4.e's prompt.
+    "4.b": {"50"},
+    "4.c": {"50", "89.6 %", "89.2 %"},
+    "7.b": {"5000"},
     "8.b": {"25,000"},
     # The paper's Tables 4 and 5 (SST-2) and Table 3 (AIMed), as notebook 08 states them.
     "8.d": {"85.0 %", "96.8 %", "1.1 %", "3.5 %", "92.9 %", "92.8 %", "0.05"},
@@ -162,7 +162,7 @@ CLAIMS = {
         Claim("NB least on the snippets and on all products", LOSS_07,
               lambda loss: (loss.loc[["rotten tomatoes", "products"]].idxmax(axis=1) == "nb").all()),
     ],
-    "7.b": [
+    "7.c": [
         Claim("SVM-BOW, level with SVM-Doc2Vec in-domain, keeps the smallest share on every main target",
               TAU_07, lambda tau: (tau.loc[TAU_MAIN_07].idxmin(axis=1) == "svm-bow").all()),
         Claim("keeps more than SVM-BOW on every main target", TAU_07,
@@ -420,10 +420,17 @@ def test_printed_table_reads_a_captioned_and_a_headed_table():
         printed_table(nb, "nothing:")
 
 
-def test_the_old_answer_7g_fails_against_its_notebook():
-    """7.g once gave the paper's source scores as '98.7 to 99.97', where the table prints
+def test_the_old_answer_7e_fails_against_its_notebook():
+    """7.e once gave the paper's source scores as '98.7 to 99.97', where the table prints
     0.968 to 1.000: the check must catch that, and pass the corrected sentence."""
     nb = solution(SOLUTIONS / "07_transportability.ipynb")
     printed = printed_values(printed_text(nb))
     assert unprinted("the score on the *training* split (98.7 to 99.97: a model graded", printed) == ["99.97"]
     assert unprinted("the score on the *training* split (0.968 to 1.000 in the table above", printed) == []
+
+
+def test_answer_ids_run_in_order_in_every_notebook():
+    for path in sorted(SOLUTIONS.glob("[0-9][0-9]_*.ipynb")):
+        ids = list(answers.questions(solution(path), path.stem))
+        number = str(int(path.name[:2]))
+        assert ids == [f"{number}.{chr(ord('a') + i)}" for i in range(len(ids))], f"{path.name}: {ids}"
