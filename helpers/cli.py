@@ -87,7 +87,16 @@ def cmd_release(args: argparse.Namespace) -> None:
 
 def cmd_grade(args: argparse.Namespace) -> None:
     from helpers import owned
-    from helpers.course import answers, classgrade, feedback, gradebook, layout, sandbox, student_copy
+    from helpers.course import (
+        answers,
+        classgrade,
+        exports,
+        feedback,
+        gradebook,
+        layout,
+        sandbox,
+        student_copy,
+    )
 
     student_copy.require_course_repository("grade")
     submissions = Path(args.submissions)
@@ -104,7 +113,7 @@ def cmd_grade(args: argparse.Namespace) -> None:
         classgrade.grade(submissions, notebook=args.notebook, jobs=args.jobs, timeout=args.timeout,
                          student=args.student, force=args.force, limits=limits,
                          scheduler=args.scheduler, report=True)
-    records = gradebook.read_records(submissions)
+    records = gradebook.read_graded(submissions)
     if not records:
         raise KitError(f"Nothing graded in {submissions} yet: run `kit grade {submissions}`.")
     grades = gradebook.grades_table(records)
@@ -122,6 +131,13 @@ def cmd_grade(args: argparse.Namespace) -> None:
         print("\n" + gradebook.pass_rates(grades).to_string(index=False))
         path = gradebook.write_summary(submissions, grades, written)
         print("\n" + owned.where_written("class table", layout.summary_path(submissions), path))
+        exported = exports.write_exports(submissions, grades, written)
+        for lms, written_to in zip(layout.EXPORT_FILES, exported, strict=False):
+            intended = layout.export_path(submissions, lms)
+            print(owned.where_written(f"{lms.capitalize()} import", intended, written_to))
+        if not exported:
+            print(f"(no {layout.ROSTER_FILE}: add one, with columns folder, student_id, name, email, "
+                  "for Canvas and Moodle import files)")
 
 
 def require_linux(command: str) -> None:

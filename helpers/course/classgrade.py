@@ -367,6 +367,7 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
 
     # grades.csv follows each result, unless it is the user's: then it is written once, beside
     stream = not owned.changed_since_written(layout.grades_path(submissions_dir))
+    overrides = gradebook.read_overrides(submissions_dir)  # a malformed file stops us before any run
     weaker: list[Task] = []
 
     def keep(task: Task, record: dict) -> None:
@@ -375,9 +376,11 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
             print(f"kit grade: {task} was graded without bubblewrap (on a machine that lacks it): "
                   "its student code could read and change that machine's files.", file=sys.stderr)
         gradebook.write_record(submissions_dir, record)
-        feedback.write_feedback(submissions_dir, record)
+        [corrected] = gradebook.with_overrides([record], overrides, complain=False)
+        feedback.write_feedback(submissions_dir, corrected)
         if stream:
-            gradebook.write_grades(submissions_dir, gradebook.read_records(submissions_dir))
+            gradebook.write_grades(submissions_dir, gradebook.with_overrides(
+                gradebook.read_records(submissions_dir), overrides, complain=False))
         if report:
             got = sum(e["passed"] for e in record["exercises"])
             print(f"{task.student} {task.notebook}: {got}/{len(record['exercises'])}"
@@ -388,7 +391,7 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
     except KeyboardInterrupt:
         sandbox.kill_all()  # the jobs run in sessions of their own, which Ctrl-C does not reach
         raise
-    records = gradebook.read_records(submissions_dir)
+    records = gradebook.read_graded(submissions_dir)
     written = gradebook.write_grades(submissions_dir, records)
     print(owned.where_written("grades", layout.grades_path(submissions_dir), written))
     write_answer_sheets(submissions_dir, solutions)

@@ -32,6 +32,7 @@ HIDDEN_NOTE = "a hidden check failed (its expected output is not shown)"
 FLAGGED = "flagged for review"
 NOTHING_PRINTED = "(nothing printed)"
 WRITTEN = "Written answers"
+NOTES = "Your instructor's notes"
 
 Record = Mapping[str, Any]
 
@@ -152,6 +153,9 @@ def render_markdown(record: Record, marks: pd.DataFrame | None = None) -> str:
         lines += [f"| {_md(v.exercise)} | {_md(v.title)} | {_status(v)} | {_earned(v)} |"
                   for v in verdicts]
         lines.append("")
+    commented = [v for v in verdicts if v.comment]
+    if commented:
+        lines += [f"**{NOTES}**", ""] + [f"- {_md(v.exercise)}: {_md(v.comment)}" for v in commented] + [""]
     for v in [verdict for verdict in verdicts if not verdict.passed]:
         lines += [f"## {_md(_heading(v))}", ""]
         if v.where:
@@ -233,6 +237,10 @@ def render_html(record: Record, marks: pd.DataFrame | None = None) -> str:
             for v in verdicts)
         body.append("<table><thead><tr><th>exercise</th><th>title</th><th>status</th>"
                     f"<th>points</th></tr></thead><tbody>{rows}</tbody></table>")
+    commented = [v for v in verdicts if v.comment]
+    if commented:
+        notes = "".join(f"<li>{_e(v.exercise)}: {_e(v.comment)}</li>" for v in commented)
+        body.append(f"<p><strong>{_e(NOTES)}</strong></p><ul>{notes}</ul>")
     body += [_html_exercise(v) for v in verdicts if not v.passed]
     written = _marks(marks, record)
     if written:
@@ -274,8 +282,9 @@ def write_feedback(submissions_dir: Path, record: Record, marks: pd.DataFrame | 
 
 
 def write_all_feedback(submissions_dir: Path, records: Iterable[Record] | None = None) -> list[Path]:
-    """Write the feedback on every record (default: every usable record, ``read_records``)."""
+    """Write the feedback on every record (default: every usable record, with the instructor's
+    corrections: ``gradebook.read_graded``)."""
     if records is None:
-        records = gradebook.read_records(submissions_dir)
+        records = gradebook.read_graded(submissions_dir)
     marks = answers.marked(submissions_dir)
     return [path for record in records for path in write_feedback(submissions_dir, record, marks)]

@@ -11,6 +11,11 @@ Everything else is derived from the records, so it needs no notebook run:
   written answers: ``helpers.course.answers``), ready for an LMS import;
 - the feedback files (``helpers.course.feedback``).
 
+An instructor corrects a verdict in ``SUBMISSIONS_DIR/overrides.csv`` (``OVERRIDE_COLUMNS``:
+student, notebook, exercise, points, comment), never in the records or ``grades.csv``: every
+table and feedback file is derived through ``with_overrides`` (``read_graded``), so a
+correction holds in all of them and survives any regrade.
+
 A record also lets grading resume: a notebook whose submission and solution are those of its
 record needs no new run (``is_current``). The CSV files are written with
 ``owned.write_owned``: an instructor's edited copy is never overwritten.
@@ -27,7 +32,14 @@ from typing import Any
 
 import pandas as pd
 
-from helpers.course.layout import check_name, grades_path, record_path, records_root, summary_path
+from helpers.course.layout import (
+    check_name,
+    grades_path,
+    overrides_path,
+    record_path,
+    records_root,
+    summary_path,
+)
 from helpers.course.verdict import Status, Verdict, printable
 from helpers.errors import KitError
 from helpers.files import atomic_write
@@ -46,7 +58,9 @@ _MARKED_STARTS = (*FORMULA_STARTS, TEXT_MARK)
 STATUSES = tuple(str(status) for status in (Status.PASSED, Status.FAILED, Status.BLOCKED, Status.NOT_DONE))
 
 GRADES_COLUMNS = ["student", "notebook", "exercise", "status", "passed", "points", "max_points",
-                  "error", "flags", "file"]
+                  "error", "flags", "file", "comment"]
+#: The instructor's corrections: points replace what the exercise earned (empty: as graded).
+OVERRIDE_COLUMNS = ["student", "notebook", "exercise", "points", "comment"]
 
 _NUMBER = (int, float)
 _OPTIONAL_NUMBER = (int, float, type(None))
@@ -225,19 +239,101 @@ def earned(exercise: Mapping[str, Any]) -> float:
 def grades_table(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """One row per exercise of every record (``GRADES_COLUMNS``), sorted.
 
-    ``points`` is what the student earned, ``max_points`` what the exercise is worth;
-    ``file`` is the submission graded ('' when it was missing).
+    ``points`` is what the student earned (what the instructor awarded, in records through
+    ``with_overrides``), ``max_points`` what the exercise is worth; ``file`` is the submission
+    graded ('' when it was missing); ``comment`` the instructor's.
     """
     rows = [
         {"student": r["student"], "notebook": r["notebook"], "exercise": ex["exercise"],
          "status": ex["status"], "passed": bool(ex["passed"]), "points": earned(ex),
          "max_points": float(ex["points"]), "error": ex["error"], "flags": ex["flags"],
-         "file": r["file"] or ""}
+         "file": r["file"] or "", "comment": ex.get("comment", "")}
         for r in records for ex in r["exercises"]
     ]
     rows.sort(key=lambda row: (row["student"], row["notebook"], exercise_key(row["exercise"])))
     table = pd.DataFrame(rows, columns=GRADES_COLUMNS)
     return table.astype({"passed": bool, "points": float, "max_points": float})
+
+
+def read_overrides(submissions_dir: Path) -> pd.DataFrame:
+    """The instructor's corrections (``OVERRIDE_COLUMNS``, ``points`` a number or NaN), or an
+    empty table when there is no ``overrides.csv``.
+
+    Raises
+    ------
+    KitError
+        For a file that is not such a table, points that are neither empty nor a number >= 0,
+        or two rows for one exercise, naming the line.
+    """
+    path = overrides_path(submissions_dir)
+    if not path.is_file():
+        return pd.DataFrame(columns=OVERRIDE_COLUMNS)
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False).map(from_spreadsheet)
+    except (ValueError, pd.errors.ParserError) as err:
+        raise KitError(f"{path} is not a readable table ({err}); mend or remove it.") from None
+    missing = [column for column in OVERRIDE_COLUMNS if column not in table.columns]
+    if missing:
+        raise KitError(f"{path} lacks the column(s) {', '.join(missing)} (it needs "
+                       f"{', '.join(OVERRIDE_COLUMNS)}).")
+    points = pd.to_numeric(table.points.str.strip().replace("", "nan"), errors="coerce")
+    for line, (text, value) in enumerate(zip(table.points, points, strict=True), start=2):
+        if text.strip() and (pd.isna(value) or value < 0):
+            raise KitError(f"{path}, line {line}: points must be empty or a number >= 0, not {text!r}.")
+    twice = table.duplicated(["student", "notebook", "exercise"], keep=False)
+    if twice.any():
+        row = table[twice].iloc[0]
+        raise KitError(f"{path}: {row.student}, {row.notebook}, exercise {row.exercise} has more than "
+                       "one row.")
+    return table.assign(points=points)[OVERRIDE_COLUMNS]
+
+
+def with_overrides(records: Iterable[Mapping[str, Any]], overrides: pd.DataFrame,
+                   complain: bool = True) -> list[dict[str, Any]]:
+    """``records`` with the instructor's corrections: each overridden exercise entry gains
+    ``awarded`` (its points, when given) and ``comment``. The records on disk are untouched.
+
+    Parameters
+    ----------
+    records : iterable of mapping
+        Grading records.
+    overrides : DataFrame
+        From ``read_overrides``.
+    complain : bool
+        Name on stderr each correction that matches no graded exercise of ``records`` (a
+        typo, or a notebook not graded yet).
+
+    Raises
+    ------
+    KitError
+        If a correction awards more points than its exercise is worth.
+    """
+    wanted = {(row["student"], row["notebook"], row["exercise"]): row for row in overrides.to_dict("records")}
+    used, corrected = set(), []
+    for record in records:
+        exercises = []
+        for entry in record["exercises"]:
+            key = (record["student"], record["notebook"], entry["exercise"])
+            if key in wanted:
+                used.add(key)
+                entry = {**entry, "comment": wanted[key]["comment"]}
+                if not pd.isna(wanted[key]["points"]):
+                    if wanted[key]["points"] > entry["points"]:
+                        raise KitError(f"overrides: {', '.join(key[:2])}, exercise {key[2]} is worth "
+                                       f"{entry['points']:g} points, not {wanted[key]['points']:g}.")
+                    entry["awarded"] = float(wanted[key]["points"])
+            exercises.append(entry)
+        corrected.append({**record, "exercises": exercises})
+    for key in wanted.keys() - used if complain else ():
+        print(f"overrides: {', '.join(key[:2])}, exercise {key[2]} matches no graded exercise; not applied.",
+              file=sys.stderr)
+    return corrected
+
+
+def read_graded(submissions_dir: Path) -> list[dict[str, Any]]:
+    """Every usable record (``read_records``) with the instructor's corrections applied
+    (``with_overrides``): what every table and feedback file is made from."""
+    return with_overrides(read_records(submissions_dir), read_overrides(submissions_dir))
 
 
 def write_grades(submissions_dir: Path, records: Iterable[Mapping[str, Any]]) -> Path:

@@ -27,6 +27,10 @@ FEEDBACK_DIR = "feedback"
 GRADES_FILE = "grades.csv"
 SUMMARY_FILE = "gradebook.csv"
 SHEET_PREFIX = "answers_"
+OVERRIDES_FILE = "overrides.csv"
+ROSTER_FILE = "roster.csv"
+#: The class table in each LMS's import format (``exports``), by LMS.
+EXPORT_FILES = {"canvas": "gradebook_canvas.csv", "moodle": "gradebook_moodle.csv"}
 _PLAIN_NAME = re.compile(r"[^./\\][^/\\]*")
 
 
@@ -91,3 +95,18 @@ def sheet_paths(submissions_dir: Path) -> list[Path]:
     """Every answer sheet (CSV) in the folder, stamped copies beside marked ones included."""
     return sorted(path for path in Path(submissions_dir).glob(f"{SHEET_PREFIX}*.csv")
                   if not path.name.startswith("."))
+
+
+def overrides_path(submissions_dir: Path) -> Path:
+    """The instructor's corrections to graded exercises (``gradebook.read_overrides``)."""
+    return Path(submissions_dir) / OVERRIDES_FILE
+
+
+def roster_path(submissions_dir: Path) -> Path:
+    """The class roster the instructor keeps: folder -> student id, name, email (``exports``)."""
+    return Path(submissions_dir) / ROSTER_FILE
+
+
+def export_path(submissions_dir: Path, lms: str) -> Path:
+    """Where the class table in ``lms``'s import format goes (``EXPORT_FILES``)."""
+    return Path(submissions_dir) / EXPORT_FILES[lms]

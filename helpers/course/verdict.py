@@ -188,6 +188,10 @@ class Verdict:
         The student's traceback (the last lines).
     flags : tuple of str
         What the instructor should look at (see ``flags``).
+    awarded : float or None
+        Points the instructor awarded instead (``gradebook.read_overrides``); None: as graded.
+    comment : str
+        The instructor's comment on the exercise.
     """
 
     exercise: str
@@ -204,6 +208,8 @@ class Verdict:
     hidden: bool = False
     traceback: str = ""
     flags: tuple[str, ...] = ()
+    awarded: float | None = None
+    comment: str = ""
 
     @property
     def passed(self) -> bool:
@@ -211,7 +217,10 @@ class Verdict:
 
     @property
     def earned(self) -> float:
-        """The points earned: all of them if passed, else none."""
+        """The points earned: what the instructor awarded, else all of them if passed and
+        none if not."""
+        if self.awarded is not None:
+            return self.awarded
         return self.points if self.passed else 0.0
 
     def record(self) -> dict[str, Any]:
@@ -224,9 +233,13 @@ class Verdict:
 
     @classmethod
     def from_record(cls, entry: Mapping[str, Any]) -> Verdict:
-        """A verdict from a grading record's exercise entry (as ``record`` wrote it)."""
+        """A verdict from a grading record's exercise entry (as ``record`` wrote it, with the
+        instructor's ``awarded`` points and ``comment`` where ``gradebook.with_overrides``
+        added them)."""
         flags = entry.get("flags") or ""
+        awarded = entry.get("awarded")
         return cls(exercise=str(entry["exercise"]), status=Status(entry["status"]),
+                   awarded=None if awarded is None else float(awarded), comment=str(entry.get("comment", "")),
                    reason=str(entry.get("error", "")), title=str(entry.get("title", "")),
                    where=str(entry.get("check", "")), points=float(entry.get("points", DEFAULT_POINTS)),
                    expected=str(entry.get("expected", "")), got=str(entry.get("got", "")),

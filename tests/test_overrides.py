@@ -1,0 +1,70 @@
+"""The instructor's corrections (overrides.csv), applied to every table and feedback file."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from test_gradebook import class_records, write_all
+
+from helpers.cli import main
+from helpers.course import feedback, gradebook, layout
+from helpers.errors import KitError
+
+HEADER = "student,notebook,exercise,points,comment\n"
+
+
+def _overrides(folder, text: str) -> None:
+    layout.overrides_path(folder).write_text(HEADER + text)
+
+
+def test_no_file_means_no_corrections(tmp_path):
+    assert gradebook.read_overrides(tmp_path).empty
+    assert gradebook.with_overrides(class_records(), gradebook.read_overrides(tmp_path)) == class_records()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("alice,01_naive_bayes,1.2,lots,\n", "line 2: points must be empty or a number >= 0, not 'lots'"),
+    ("alice,01_naive_bayes,1.2,-1,\n", "line 2: points must be empty or a number >= 0"),
+    ("alice,01_naive_bayes,1.2,1,\nalice,01_naive_bayes,1.2,2,\n", "exercise 1.2 has more than one row"),
+])
+def test_a_malformed_correction_is_refused_with_its_line(tmp_path, text, message):
+    _overrides(tmp_path, text)
+    with pytest.raises(KitError, match=message):
+        gradebook.read_overrides(tmp_path)
+    layout.overrides_path(tmp_path).write_text("student,points\nalice,1\n")
+    with pytest.raises(KitError, match="lacks the column"):
+        gradebook.read_overrides(tmp_path)
+
+
+def test_partial_credit_and_a_comment_replace_the_verdict_s_points_everywhere(tmp_path, capsys):
+    _overrides(tmp_path, "alice,01_naive_bayes,1.2,1.5,right idea; the prior is off by one\n"
+                         "bob,01_naive_bayes,1.10,,see me\nbob,03_typo,3.1,1,\n")
+    records = class_records()
+    corrected = gradebook.with_overrides(records, gradebook.read_overrides(tmp_path))
+    assert records == class_records(), "the records themselves are untouched"
+    assert "bob, 03_typo, exercise 3.1 matches no graded exercise" in capsys.readouterr().err
+    grades = gradebook.grades_table(corrected).set_index(["student", "notebook", "exercise"])
+    assert grades.loc[("alice", "01_naive_bayes", "1.2"), ["points", "max_points", "status"]].tolist() == [
+        1.5, 2.0, "failed"]
+    assert grades.loc[("alice", "01_naive_bayes", "1.2"), "comment"] == "right idea; the prior is off by one"
+    assert grades.loc[("bob", "01_naive_bayes", "1.10"), ["points", "comment"]].tolist() == [0.5, "see me"]
+    table = gradebook.summary(gradebook.grades_table(corrected))
+    assert table.loc["alice", "01_naive_bayes"] == 1.0 + 1.5 + 0.5
+    _overrides(tmp_path, "alice,01_naive_bayes,1.2,3,\n")
+    with pytest.raises(KitError, match="exercise 1.2 is worth 2 points, not 3"):
+        gradebook.with_overrides(records, gradebook.read_overrides(tmp_path))
+
+
+def test_corrections_reach_the_class_table_and_the_feedback_and_survive_rewriting(tmp_path):
+    write_all(tmp_path, class_records())
+    _overrides(tmp_path, "alice,01_naive_bayes,1.2,2,regraded by hand: the check was too strict\n")
+    assert main(["grade", str(tmp_path), "--summary"]) == 0
+    table = pd.read_csv(layout.summary_path(tmp_path), index_col="student")
+    assert table.loc["alice", "01_naive_bayes"] == 3.5
+    assert main(["grade", str(tmp_path), "--feedback-only"]) == 0
+    _, markdown = layout.feedback_paths(tmp_path, "alice", "01_naive_bayes")
+    text = markdown.read_text()
+    assert "| 1.2 | Exercise 1.2 | failed | 2 / 2 |" in text
+    assert "- 1.2: regraded by hand: the check was too strict" in text
+    feedback.write_all_feedback(tmp_path)  # a second writing keeps the correction
+    assert "regraded by hand" in markdown.read_text()
