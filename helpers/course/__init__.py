@@ -28,9 +28,10 @@ Students and classes:
   ``kit release --student-repo``, a copy of the kit without solutions.
 - ``classgrade``: ``kit grade`` on a class; ``cluster``: its tasks in threads or on Dask;
   ``layout``: where everything of a class lives in its submissions folder;
-  ``gradebook``: the grading records and the tables from them; ``feedback``: one feedback file
-  per student and notebook; ``answers``: the written answers' sheets; ``flags``: what an
-  instructor should look at in a student's code.
+  ``gradebook``: the grading records, the instructor's corrections and the tables from them;
+  ``exports``: the class table for Canvas and Moodle, through a roster; ``feedback``: one
+  feedback file per student and notebook; ``answers``: the written answers' sheets and marks;
+  ``flags``: what an instructor should look at in a student's code.
 
 The course library (``helpers.*`` outside this package) never imports from here.
 """
