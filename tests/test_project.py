@@ -28,6 +28,33 @@ def test_environment_yml_pins_what_pyproject_pins():
     assert re.search(r"^\s+- python=3\.11$", env, flags=re.MULTILINE)
 
 
+def _pins() -> dict[str, str]:
+    """``constraints.txt`` as ``{name: version}``."""
+    lines = [line.strip() for line in (REPO_ROOT / "constraints.txt").read_text().splitlines()]
+    return {_name(line): line.split("==", 1)[1] for line in lines if line and not line.startswith("#")}
+
+
+def test_constraints_pin_every_dependency_exactly_within_pyproject_s_ranges():
+    from packaging.requirements import Requirement
+
+    lines = [line for line in (REPO_ROOT / "constraints.txt").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    assert all(re.fullmatch(r"[A-Za-z0-9._-]+==[A-Za-z0-9.+!-]+", line) for line in lines), "only exact pins"
+    pins = _pins()
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
+    for text in [*project["dependencies"], *project["optional-dependencies"]["dev"]]:
+        requirement = Requirement(text)
+        name = requirement.name.lower()
+        assert name in pins, f"{name} is not pinned in constraints.txt"
+        assert requirement.specifier.contains(pins[name]), f"{name}=={pins[name]} is outside {requirement}"
+
+
+def test_every_install_goes_through_the_constraints():
+    commands = _readme_commands()
+    assert all("pip install -c constraints.txt" in command for command in commands)
+    assert "pip install -c constraints.txt -e ." in (REPO_ROOT / "postBuild").read_text()
+
+
 def _readme_commands() -> list[str]:
     readme = (REPO_ROOT / "README.md").read_text()
     start = readme.index("## Start here")

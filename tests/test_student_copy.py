@@ -33,7 +33,8 @@ def _files(folder: Path) -> list[Path]:
 
 def test_the_copy_holds_the_kit_and_no_instructors_folder(copy):
     files = {p.as_posix() for p in _files(copy)}
-    assert {"README.md", "pyproject.toml", "start", "postBuild", "environment.yml", "nbval_sanitize.cfg",
+    assert {"README.md", "pyproject.toml", "constraints.txt", "start", "postBuild", "environment.yml",
+            "nbval_sanitize.cfg",
             ".gitignore", "helpers/cli.py", "helpers/course/kernel.py", "notebooks/RELEASED.sha256",
             "helpers/course/jupyter_config/jupyter_server_config.json"} <= files
     assert not [name for name in files for folder in INSTRUCTORS_ONLY if name.startswith(f"{folder}/")]

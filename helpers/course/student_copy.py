@@ -36,8 +36,9 @@ from helpers.settings import REPO_ROOT
 #: The folders a student copy holds, whole (less ``SKIPPED``).
 STUDENT_FOLDERS = ("helpers", "notebooks")
 #: The single files it holds, where the repository has them.
-STUDENT_FILES = ("README.md", "LICENSE", "pyproject.toml", "environment.yml", "start", "postBuild",
-                 "nbval_sanitize.cfg", ".gitignore", "data/README.md", "data/deployment/README.md")
+STUDENT_FILES = ("README.md", "LICENSE", "pyproject.toml", "constraints.txt", "environment.yml", "start",
+                 "postBuild", "nbval_sanitize.cfg", ".gitignore", "data/README.md",
+                 "data/deployment/README.md")
 #: Never copied: caches, editor leftovers, the kit's own ledgers.
 SKIPPED = ("__pycache__", "*.pyc", "*.pyo", ".ipynb_checkpoints", ".DS_Store", "*~", owned.LEDGER)
 #: A solution, hidden check or answer shorter than this (normalised) is too common to be a
