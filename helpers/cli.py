@@ -35,7 +35,7 @@ INFO_PACKAGES = ("nltk", "gensim", "scikit-learn", "scipy", "numpy", "pandas", "
 
 
 def cmd_fetch(args: argparse.Namespace) -> None:
-    status = fetch.fetch(args.only, source=args.source, verify=args.verify)
+    status = fetch.fetch(args.only, source=args.source, verify=args.verify, progress=sys.stderr.isatty())
     for name, state in status.items():
         print(f"{name:<18} {state}")
     print(f"data folder: {settings.data_dir()}")
@@ -52,6 +52,12 @@ def cmd_info(args: argparse.Namespace) -> None:
     print(f"data folder   {settings.data_dir()}")
     print(f"data source   {settings.data_source() or 'network (official URLs)'}")
     print(f"profile       {settings.profile()}")
+    from helpers.course import environment  # loads numpy's BLAS: only when asked
+
+    seed = os.environ.get("PYTHONHASHSEED")
+    print(f"hash seed     PYTHONHASHSEED={seed if seed is not None else '(unset)'}"
+          + ("" if seed == "0" else " (the reference outputs need 0; kit lab and kit check set it)"))
+    print(f"BLAS          {environment.current()['blas']}")
     for name in fetch.DATASETS:
         folder = settings.data_dir() / fetch.DATASETS[name].folder
         if fetch.is_verified(name):
@@ -231,6 +237,9 @@ def cmd_check(args: argparse.Namespace) -> None:
 
     if args.notebook:
         copy = check.working_copy(args.notebook)
+        if not check.has_exercises(check.released_for(copy)):
+            print(f"{copy.name} has no exercises to check.")
+            return
         print(f"{copy.name}: running it in a fresh kernel against the released checks ...", flush=True)
         verdicts = check.check_notebook(copy, check.released_for(copy), timeout=args.timeout, progress=True)
         print(f"{copy.name}: {sum(v.passed for v in verdicts)}/{len(verdicts)} exercises pass the "

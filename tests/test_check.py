@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from helpers.cli import main
-from helpers.course import check, config, release, workspace
+from helpers.course import check, config, nbval_run, release, workspace
 from helpers.course.compare import Difference
 from helpers.course.verdict import Status, Verdict, describe
 from helpers.errors import KitError
@@ -43,7 +44,7 @@ def test_check_says_per_exercise_what_passes(tmp_path):
 
 
 def test_check_names_what_is_missing(tmp_path, capsys):
-    with pytest.raises(KitError, match="No notebook 07 in your workspace"):
+    with pytest.raises(KitError, match="No notebook '07' in your workspace"):
         check.working_copy("07", tmp_path)
     with pytest.raises(KitError, match="not one of the released notebooks"):
         check.released_for(tmp_path / "99_mine.ipynb")
@@ -92,6 +93,7 @@ def test_kit_check_on_a_catalogued_mistake_in_a_course_notebook(tmp_path, monkey
             cell.source = solved["3.2"]
     nbformat.write(nb, copy)
     monkeypatch.setenv("KIT_WORK_DIR", str(work))
+    monkeypatch.setattr(nbval_run, "on_terminal", lambda: True)  # the bar is for a terminal only
     assert main(["check", "03"]) == 1, "an exercise that does not pass is a failing exit status"
     said = capsys.readouterr()
     cells = sum(cell.cell_type == "code" for cell in nb.cells)
@@ -206,3 +208,34 @@ def test_ctrl_c_in_kit_check_shows_what_was_checked_says_interrupted_and_exits_1
     monkeypatch.setattr(check, "check_notebook", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
     assert main(["check", "01"]) == 130
     assert capsys.readouterr().err.endswith("kit: interrupted\n")
+
+
+def test_kit_check_names_what_it_was_given_and_what_it_could_have_been(tmp_path, monkeypatch, capsys):
+    work = tmp_path / "work"
+    workspace.seed(work)
+    monkeypatch.setenv("KIT_WORK_DIR", str(work))
+    assert main(["check", "1.2"]) == 1
+    assert "1.2 is an exercise: `kit check 01` checks its notebook" in capsys.readouterr().err
+    for wrong in ("42", "foo"):
+        assert main(["check", wrong]) == 1
+        said = capsys.readouterr().err
+        assert f"No notebook '{wrong}' in your workspace" in said and "its notebooks are 00, 01," in said
+    assert main(["check", "00"]) == 0
+    assert capsys.readouterr().out == "00_data.ipynb has no exercises to check.\n"
+
+
+def test_an_edited_release_is_named_not_taken_for_a_newer_one(tmp_path, monkeypatch, capsys):
+    notebooks = tmp_path / "notebooks"
+    shutil.copytree(config.NOTEBOOKS_DIR, notebooks)
+    work = tmp_path / "work"
+    workspace.seed(work, notebooks)
+    edited = notebooks / "03_significance.ipynb"
+    nb = nbformat.read(edited, as_version=4)
+    nb.cells[0].source += "\n\nmy notes"  # the student worked in notebooks/ by mistake
+    nbformat.write(nb, edited)
+    states = workspace.seed(work, notebooks)
+    said = states[edited.name]
+    assert "was edited since the release" in said and "newer release" not in said
+    with pytest.raises(KitError, match=r"03_significance.ipynb was edited since the release .*git checkout"):
+        check.released_for(work / edited.name, notebooks)
+    assert check.released_for(work / "01_naive_bayes.ipynb", notebooks) == notebooks / "01_naive_bayes.ipynb"

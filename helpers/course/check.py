@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -30,7 +31,7 @@ from nbformat import NotebookNode
 
 from helpers.course import compare, config, environment, grading
 from helpers.course.merge import code_numbers, graded_notebook
-from helpers.course.release import exercises
+from helpers.course.release import edited_notice, edited_since_release, exercises
 from helpers.course.verdict import CellResult, Ending, Status, Verdict, decide, describe
 from helpers.errors import KitError
 from helpers.exercises import defined_names, ipython_shell, unfinished, waits_for
@@ -77,7 +78,7 @@ def check_workspace(copies: list[Path], timeout: float = config.CELL_TIMEOUT,
     (default a new dict) as each notebook is done, so a caller interrupted meanwhile keeps them.
     """
     found = {} if found is None else found
-    todo = [copy for copy in copies if _has_exercises(notebooks / copy.name)]
+    todo = [copy for copy in copies if has_exercises(notebooks / copy.name)]
     for k, copy in enumerate(todo, 1):
         found[copy.name] = verdicts = check_notebook(copy, notebooks / copy.name, timeout, progress=report)
         if report:
@@ -86,7 +87,7 @@ def check_workspace(copies: list[Path], timeout: float = config.CELL_TIMEOUT,
     return found
 
 
-def _has_exercises(released: Path) -> bool:
+def has_exercises(released: Path) -> bool:
     """Whether a released notebook exists and has exercises (not the student's own notebook,
     nor one with nothing to check)."""
     return released.is_file() and bool(exercises(nbformat.read(released, as_version=4)))
@@ -105,10 +106,16 @@ def working_copy(which: str, work: Path | None = None) -> Path:
     """The notebook ``which`` names: a path to a notebook, or a number looked up in the workspace."""
     if which.endswith(".ipynb"):
         return Path(which).resolve()
-    found = config.notebooks_in(work or work_dir(), [which])
+    work = work or work_dir()
+    if re.fullmatch(r"\d+\.\d+", which):
+        raise KitError(f"{which} is an exercise: `kit check {int(which.split('.')[0]):02d}` checks its "
+                       f"notebook, and check(\"{which}\") in that notebook checks it alone.")
+    found = config.notebooks_in(work, [which]) if which.isdigit() else []
     if not found:
-        raise KitError(f"No notebook {which} in your workspace {work or work_dir()}; "
-                       "`kit work` copies the released notebooks there.")
+        have = ", ".join(path.name[:2] for path in config.notebooks_in(work)) if work.is_dir() else ""
+        raise KitError(f"No notebook {which!r} in your workspace {work}; "
+                       + (f"its notebooks are {have}." if have else
+                          "`kit work` copies the released notebooks there."))
     return found[0]
 
 
@@ -117,6 +124,8 @@ def released_for(submission: Path, notebooks: Path = config.NOTEBOOKS_DIR) -> Pa
     reference = notebooks / submission.name
     if not reference.is_file():
         raise KitError(f"{submission.name} is not one of the released notebooks in {notebooks}.")
+    if edited_since_release(reference):
+        raise KitError(edited_notice(reference))
     return reference
 
 

@@ -127,7 +127,8 @@ def _ran_within(command: list[str], cwd: Path, total: float, cells: int, name: s
                           pass_fds=(write_end,)) as process:
         os.close(write_end)
         with os.fdopen(read_end, "rb") as finished, \
-                tqdm(total=cells, desc=name, unit="cell", disable=not cells, file=sys.stderr) as bar:
+                tqdm(total=cells, desc=name, unit="cell", disable=not cells or not on_terminal(),
+                     file=sys.stderr) as bar:
             reader = threading.Thread(target=_count, args=(finished, bar), daemon=True)
             reader.start()
             try:
@@ -138,6 +139,11 @@ def _ran_within(command: list[str], cwd: Path, total: float, cells: int, name: s
                 return False
             reader.join()
     return True
+
+
+def on_terminal() -> bool:
+    """Whether stderr is a terminal: a progress bar redrawn into a file or a pipe is noise."""
+    return sys.stderr.isatty()
 
 
 def _count(finished, bar) -> None:

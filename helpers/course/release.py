@@ -400,6 +400,21 @@ def read_manifest(notebooks_dir: Path) -> dict[str, str]:
     return {name: digest for digest, name in pairs}
 
 
+def edited_since_release(path: Path) -> bool:
+    """Whether a released notebook differs from what the last release wrote there (its line in
+    ``RELEASED.sha256``); False when the release left no record of it."""
+    path = Path(path)
+    written = read_manifest(path.parent).get(path.name)
+    return written is not None and path.is_file() and written != _sha256(_content(path))
+
+
+def edited_notice(path: Path) -> str:
+    """What a student reads about a released notebook edited by hand."""
+    return (f"{path} was edited since the release (it differs from its line in {MANIFEST}), so it is "
+            f"no longer the reference your work is compared with: `git checkout {path.parent.name}/"
+            f"{path.name}` restores it; your own work belongs in your workspace's copy.")
+
+
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

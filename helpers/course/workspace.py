@@ -22,6 +22,7 @@ from pathlib import Path
 import nbformat
 
 from helpers.course.config import NOTEBOOKS_DIR, backup_path, notebooks_in
+from helpers.course.release import edited_notice, edited_since_release
 from helpers.errors import KitError
 from helpers.settings import work_dir
 
@@ -110,6 +111,8 @@ def seed(work: Path | None = None, notebooks: Path = NOTEBOOKS_DIR) -> dict[str,
         if not copy.exists() and _made(released, copy):
             record[released.name] = digest
             states[released.name] = COPIED
+        elif edited_since_release(released):  # not a newer release: someone edited notebooks/
+            states[released.name] = f"yours; {edited_notice(released)}"
         elif record.get(released.name, digest) == digest:
             record.setdefault(released.name, digest)
             states[released.name] = YOURS
