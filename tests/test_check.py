@@ -239,3 +239,28 @@ def test_an_edited_release_is_named_not_taken_for_a_newer_one(tmp_path, monkeypa
     with pytest.raises(KitError, match=r"03_significance.ipynb was edited since the release .*git checkout"):
         check.released_for(work / edited.name, notebooks)
     assert check.released_for(work / "01_naive_bayes.ipynb", notebooks) == notebooks / "01_naive_bayes.ipynb"
+
+
+def test_kit_check_alone_reuses_the_verdicts_of_an_unchanged_copy(tmp_path, monkeypatch, capsys):
+    solution = nbformat.read(FIXTURE, as_version=4)
+    notebooks = _released(solution, tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    stub = release.release_notebook(solution)
+    nbformat.write(stub, work / FIXTURE.name)
+    first = check.check_workspace(config.notebooks_in(work), timeout=120, notebooks=notebooks, report=True)
+    capsys.readouterr()
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("an unchanged copy was run again")
+
+    monkeypatch.setattr(check, "check_notebook", no_run)
+    again = check.check_workspace(config.notebooks_in(work), timeout=120, notebooks=notebooks, report=True)
+    assert [v.status for v in again[FIXTURE.name]] == [v.status for v in first[FIXTURE.name]]
+    assert "(unchanged since its last check)" in capsys.readouterr().out
+    stub.cells[1].source = "def add(a, b):\n    return a + b"  # the student works on: run again
+    nbformat.write(stub, work / FIXTURE.name)
+    with pytest.raises(AssertionError, match="run again"):
+        check.check_workspace(config.notebooks_in(work), timeout=120, notebooks=notebooks)
+    (work / check.CHECKED_FILE).write_text("{garbled")
+    assert check.remembered(work / FIXTURE.name, notebooks / FIXTURE.name) is None

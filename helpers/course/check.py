@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
+import hashlib
 import io
+import json
 import re
 import sys
 import tempfile
@@ -35,7 +38,13 @@ from helpers.course.release import edited_notice, edited_since_release, exercise
 from helpers.course.verdict import CellResult, Ending, Status, Verdict, decide, describe
 from helpers.errors import KitError
 from helpers.exercises import defined_names, ipython_shell, unfinished, waits_for
+from helpers.files import atomic_write
 from helpers.settings import work_dir
+
+#: Where ``kit check`` keeps each working copy's last verdicts (in the workspace).
+CHECKED_FILE = ".kit-checked.json"
+#: The kit's own package, whose code a check's verdicts depend on.
+KIT_PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def check_notebook(submission: Path, reference: Path,
@@ -73,18 +82,67 @@ def check_workspace(copies: list[Path], timeout: float = config.CELL_TIMEOUT,
                     found: dict[str, list[Verdict]] | None = None) -> dict[str, list[Verdict]]:
     """Check every working copy that has a released notebook with exercises, by file name.
 
-    With ``report``, show each notebook's cells as they run and print a line as each is done
-    (``[k/n] name: m/e pass``; a whole workspace takes minutes). Verdicts go into ``found``
-    (default a new dict) as each notebook is done, so a caller interrupted meanwhile keeps them.
+    A copy checked before (``remember``) whose bytes, release and kit code are unchanged keeps
+    its verdicts without a run. With ``report``, show each notebook's cells as they run and
+    print a line as each is done (``[k/n] name: m/e pass``; a whole workspace takes minutes).
+    Verdicts go into ``found`` (default a new dict) as each notebook is done, so a caller
+    interrupted meanwhile keeps them.
     """
     found = {} if found is None else found
     todo = [copy for copy in copies if has_exercises(notebooks / copy.name)]
     for k, copy in enumerate(todo, 1):
-        found[copy.name] = verdicts = check_notebook(copy, notebooks / copy.name, timeout, progress=report)
+        reference = notebooks / copy.name
+        verdicts = remembered(copy, reference)
+        again = verdicts is not None
+        if not again:
+            verdicts = check_notebook(copy, reference, timeout, progress=report)
+            remember(copy, reference, verdicts)
+        found[copy.name] = verdicts
         if report:
-            print(f"[{k}/{len(todo)}] {copy.name}: {sum(v.passed for v in verdicts)}/{len(verdicts)} pass",
-                  flush=True)
+            print(f"[{k}/{len(todo)}] {copy.name}: {sum(v.passed for v in verdicts)}/{len(verdicts)} pass"
+                  + (" (unchanged since its last check)" if again else ""), flush=True)
     return found
+
+
+def _check_key(copy: Path, reference: Path) -> str:
+    """What a check's verdicts depend on: the copy, its release and the kit's code."""
+    digest = hashlib.sha256(Path(copy).read_bytes())
+    digest.update(Path(reference).read_bytes())
+    digest.update(_kit_code().encode())
+    return digest.hexdigest()
+
+
+@functools.cache
+def _kit_code() -> str:
+    """A digest of the kit's own code (``helpers``), which a check's verdicts depend on too."""
+    digest = hashlib.sha256()
+    for path in sorted(KIT_PACKAGE.rglob("*.py")):
+        digest.update(path.relative_to(KIT_PACKAGE).as_posix().encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def remembered(copy: Path, reference: Path) -> list[Verdict] | None:
+    """The verdicts ``remember`` kept for ``copy`` if it, its release and the kit are
+    unchanged since; else None (also for a missing or garbled record)."""
+    try:
+        kept = json.loads((Path(copy).parent / CHECKED_FILE).read_text(encoding="utf-8"))[Path(copy).name]
+        if kept["key"] != _check_key(copy, reference):
+            return None
+        return [Verdict.from_record(entry) for entry in kept["verdicts"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def remember(copy: Path, reference: Path, verdicts: list[Verdict]) -> None:
+    """Keep a check's verdicts beside the copy (``CHECKED_FILE``, the kit's own file)."""
+    path = Path(copy).parent / CHECKED_FILE
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        kept = kept if isinstance(kept, dict) else {}
+    except (OSError, ValueError):
+        kept = {}
+    kept[Path(copy).name] = {"key": _check_key(copy, reference), "verdicts": [v.record() for v in verdicts]}
+    atomic_write(path, lambda tmp: tmp.write_text(json.dumps(kept, indent=1), encoding="utf-8"))
 
 
 def has_exercises(released: Path) -> bool:
