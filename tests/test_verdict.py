@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import re
 
+import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from helpers.course import nbval_run
 from helpers.course.compare import Difference
 from helpers.course.nbval_plugin import _raised_result
-from helpers.course.release import Exercise
+from helpers.course.release import Exercise, is_hidden
 from helpers.course.verdict import (
     EXERCISE_CELL,
     CellResult,
@@ -157,6 +158,30 @@ def test_nothing_of_a_hidden_check_is_shown(result, reason):
     assert verdict.hidden and verdict.reason == reason
     assert (verdict.expected, verdict.got, verdict.traceback, verdict.difference) == ("", "", "", None)
     assert "secret" not in describe(verdict)
+
+
+def test_a_hidden_check_s_stated_intent_is_all_that_is_shown_of_it():
+    nb = notebook()
+    nb.cells[-2].source = nb.cells[-2].source.replace(
+        "### BEGIN HIDDEN CHECKS\n",
+        "### BEGIN HIDDEN CHECKS\n# Intent: unbalanced classes\n# secret: 0.1824\n")
+    differs = CellResult(6, Ending.DIFFERS, difference=Difference(1, "0.1824", "2", "why", "stdout"))
+    [*_, verdict] = decide(nb, passed(*range(8)) | {6: differs})
+    assert verdict.reason == "output differs from the reference (a hidden check: unbalanced classes)"
+    raised = CellResult(6, Ending.RAISED, "KeyError: 'secret'", traceback="KeyError: 'secret'")
+    [*_, verdict] = decide(nb, passed(*range(8)) | {6: raised})
+    assert verdict.reason == "KeyError in a hidden check (unbalanced classes)"
+    assert "secret" not in describe(verdict) and "0.1824" not in describe(verdict)
+
+
+def test_every_hidden_check_of_the_course_states_its_intent():
+    from helpers.course.config import SOLUTIONS_DIR, notebooks_in
+    from helpers.course.release import hidden_intent
+
+    hidden = [(path.name, cell) for path in notebooks_in(SOLUTIONS_DIR)
+              for cell in nbformat.read(path, as_version=4).cells if is_hidden(cell)]
+    assert len(hidden) >= 20
+    assert not [(name, cell.id) for name, cell in hidden if not hidden_intent(cell.source)]
 
 
 def test_an_added_cell_that_raised_first_is_named():

@@ -59,6 +59,8 @@ ANSWER_PLACEHOLDER = "YOUR ANSWER HERE"
 #: A written answer's points when its cell's metadata gives none (``kit.points``).
 ANSWER_POINTS = 1.0
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN CHECKS", "### END HIDDEN CHECKS"
+#: The first line of a hidden block may say what it tests, for the student's feedback.
+INTENT_MARK = "# Intent:"
 _HIDDEN = re.compile(rf"^[ \t]*{HIDDEN_BEGIN}[^\n]*\n.*?^[ \t]*{HIDDEN_END}[^\n]*(?:\n|$)",
                      re.MULTILINE | re.DOTALL)
 _KEPT_CELL_METADATA = ("kit", "tags")
@@ -80,6 +82,15 @@ def _text(value: object) -> str | None:
 def exercise_id(cell: NotebookNode) -> str | None:
     """Return the exercise id stored in a cell's metadata (``kit.exercise``), if it is a string."""
     return _text(kit_metadata(cell).get("exercise"))
+
+
+def hidden_intent(source: str) -> str:
+    """What a hidden check tests, in the words a student may read: the ``# Intent:`` line
+    that opens its hidden block ("" when it has none). Nothing else of a hidden check is
+    ever shown."""
+    found = re.search(rf"^[ \t]*{HIDDEN_BEGIN}[^\n]*\n[ \t]*{INTENT_MARK}(?P<intent>[^\n]*)", source,
+                      re.MULTILINE)
+    return found["intent"].strip() if found else ""
 
 
 def answer_points(cell: NotebookNode, name: str = "notebook") -> float:

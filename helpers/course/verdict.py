@@ -24,7 +24,7 @@ from nbformat import NotebookNode
 
 from helpers.course.compare import Difference
 from helpers.course.merge import code_numbers, heading_above
-from helpers.course.release import Exercise, exercises, is_hidden
+from helpers.course.release import Exercise, exercises, hidden_intent, is_hidden
 from helpers.exercises import NOT_DONE, not_done
 
 
@@ -301,7 +301,8 @@ def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str
             decided.append(replace(verdict, status=Status.FAILED, reason=reason))
             continue
         if verdict.status is Status.FAILED:
-            verdict = _explained(verdict, cell, is_hidden(by_id[ex.cell_ids[position]]),
+            failing = by_id[ex.cell_ids[position]]
+            verdict = _explained(verdict, cell, is_hidden(failing), hidden_intent(failing.source),
                                  [(c, r) for number, c, r in raised if number < cell.number])
         decided.append(verdict)
     return decided
@@ -335,15 +336,16 @@ def _status_and_reason(exercise: str, cell: CellResult) -> dict[str, Any]:
     return {"status": Status.FAILED, "reason": cell.error()}
 
 
-def _explained(verdict: Verdict, cell: CellResult, hidden: bool,
+def _explained(verdict: Verdict, cell: CellResult, hidden: bool, intent: str,
                raised_before: list[tuple[NotebookNode, CellResult]]) -> Verdict:
-    """A failure with what the student may see of it: nothing of a hidden check's output,
-    code or values; and the first of their added cells that raised before it."""
+    """A failure with what the student may see of it: of a hidden check only its stated
+    ``intent``, never its output, code or values; and the first of their added cells that
+    raised before it."""
     reason = verdict.reason
     if hidden and cell.ending is Ending.DIFFERS:
-        reason = f"{DIFFERS} (a hidden check)"
+        reason = f"{DIFFERS} (a hidden check" + (f": {intent})" if intent else ")")
     elif hidden and cell.ending is Ending.RAISED:
-        reason = f"{cell.exception} in a hidden check"
+        reason = f"{cell.exception} in a hidden check" + (f" ({intent})" if intent else "")
     if raised_before:
         added, result = raised_before[0]
         first_line = next((line for line in added.source.splitlines() if line.strip()), "")
