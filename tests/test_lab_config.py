@@ -29,7 +29,7 @@ REFUSED = ["/api/contents/solutions", f"/api/contents/solutions/{SOLUTION}",
            f"/files/solutions/{SOLUTION}", "/files/solutions/tolerances.csv",
            f"/api/contents/Solutions/{SOLUTION}", f"/api/contents/notebooks/../solutions/{SOLUTION}",
            f"/nbconvert/html/solutions/{SOLUTION}", "/api/contents/tests/test_release.py",
-           "/files/tests/test_release.py"]
+           "/files/tests/test_release.py", "/api/contents/course/rubric.md", "/files/course/rubric.md"]
 SERVED = ["/api/contents", f"/api/contents/notebooks/{SOLUTION}", f"/files/notebooks/{SOLUTION}",
           "/api/contents/helpers/course/config.py", "/files/README.md"]
 

@@ -25,9 +25,10 @@ from traitlets import List, Unicode, default
 from helpers.settings import REPO_ROOT
 
 #: Folders no student may read through the lab: model answers and hidden checks
-#: (``solutions/``), executed solutions (``runs/``, ``kit run --solutions``), and the tests
-#: and benchmarks, which quote solution code and reference numbers.
-REFUSED_FOLDERS = ("solutions", "runs", "tests", "benchmarks", ".ci")
+#: (``solutions/``), executed solutions (``runs/``, ``kit run --solutions``), the tests
+#: and benchmarks, which quote solution code and reference numbers, and the course's
+#: rubric (``course/``), whose worked example quotes results students first predict.
+REFUSED_FOLDERS = ("solutions", "runs", "tests", "benchmarks", ".ci", "course")
 
 
 class KitContentsManager(AsyncLargeFileManager):
