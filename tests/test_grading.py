@@ -594,3 +594,35 @@ def test_no_cell_may_outlast_the_whole_run_and_what_ended_before_a_stop_is_kept(
     assert run.problem == ""
     assert [(v.exercise, v.passed) for v in verdicts] == [("0.1", True), ("0.2", False)]
     assert verdicts[1].reason.startswith("Timeout of 5 seconds exceeded")
+
+
+def _holding(folder: Path, name: str, ids: list[str], mtime: float | None = None) -> Path:
+    """A student's file whose exercise cells carry ``ids``."""
+    cells = [nbformat.v4.new_code_cell("pass", metadata={"kit": {"exercise": i}}) for i in ids]
+    path = folder / name
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+def test_a_notebook_saved_under_another_name_is_named_not_run(tmp_path):
+    others = {"02_svm": {"2.1", "2.2"}}
+    wanted = {"1.1", "1.2"}
+    _holding(tmp_path, "01_naive_bayes.ipynb", ["2.1", "2.2"])  # 02's work under 01's name
+    path, _, problem = classgrade.find_submission(tmp_path, "01_naive_bayes", wanted, others)
+    assert path is None
+    assert problem == "01_naive_bayes.ipynb holds 02_svm's exercises (2.1, 2.2), not this notebook's"
+    (tmp_path / "01_naive_bayes.ipynb").unlink()
+    _holding(tmp_path, "02_svm.ipynb", ["1.1", "1.2"])  # 01's work under 02's name
+    path, _, problem = classgrade.find_submission(tmp_path, "01_naive_bayes", wanted, others)
+    assert path is None and problem == ("notebook missing (02_svm.ipynb holds this notebook's exercises: "
+                                        "rename it 01_naive_bayes.ipynb)")
+
+
+def test_a_newer_copy_beside_the_named_file_is_noted(tmp_path):
+    named = _holding(tmp_path, "01_naive_bayes.ipynb", ["1.1", "1.2"], mtime=1_000_000)
+    _holding(tmp_path, "01_naive_bayes (1).ipynb", ["1.1", "1.2"], mtime=2_000_000)
+    path, note, problem = classgrade.find_submission(tmp_path, "01_naive_bayes", {"1.1", "1.2"}, {})
+    assert (path, problem) == (named, "")
+    assert note == "also holding its exercises, newer than 01_naive_bayes.ipynb: 01_naive_bayes (1).ipynb"

@@ -282,3 +282,18 @@ def test_the_libraries_are_named_only_when_they_differ_from_the_reference(monkey
     assert written.startswith(environment.REFERENCE_LABEL) and "Haswell" in written
     assert run.startswith(environment.RUN_LABEL) and "Prescott" in run
     assert written.index("openblas") == run.index("openblas")  # the labels are aligned
+
+
+def test_a_student_s_traceback_names_files_not_the_grader_s_folders():
+    import sysconfig
+
+    from helpers.settings import REPO_ROOT
+
+    numpy_file = f"{sysconfig.get_paths()['purelib']}/numpy/_core/fromnumeric.py"
+    traceback = (f"File {numpy_file}:57, in _wrapfunc\nFile {REPO_ROOT}/helpers/naive_bayes.py:12\n"
+                 "ValueError: shapes (3,) and (4,) not aligned")
+    verdict = by_exercise(passed(*range(8)) | raised(3, "ValueError: shapes", traceback=traceback))["1.2"]
+    assert "File <site-packages>/numpy/_core/fromnumeric.py:57" in verdict.traceback
+    assert "File <kit>/helpers/naive_bayes.py:12" in verdict.traceback
+    assert str(REPO_ROOT) not in verdict.traceback
+    assert sysconfig.get_paths()["purelib"] not in verdict.traceback

@@ -281,7 +281,8 @@ def _live_result(cell: NotebookNode, number: int, namespace: dict, sanitize: Any
                                          compare.grouped(shown, sanitize), compare.tolerance_of(cell))
     if difference is None:
         return CellResult(number, Ending.PASSED)
-    return CellResult(number, Ending.DIFFERS, difference=difference, environments=environments)
+    return CellResult(number, Ending.DIFFERS, difference=difference,
+                      environments=environments if difference.in_numbers else ())
 
 
 def _run(source: str, namespace: dict) -> Any:

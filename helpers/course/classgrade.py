@@ -19,6 +19,7 @@ proves the solutions pass here. Tasks run in a thread pool (``jobs``) or on a Da
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import os
 import shutil
@@ -26,7 +27,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ from nbformat import NotebookNode
 
 from helpers import files, owned, settings, storage
 from helpers.course import answers, cluster, config, feedback, gradebook, grading, layout, sandbox
+from helpers.course.gradebook import exercise_key
 from helpers.course.release import exercise_id, exercises, release_notebook
 from helpers.course.verdict import Status, Verdict
 from helpers.errors import KitError
@@ -78,35 +80,56 @@ def sha256_of(path: Path) -> str:
     return files.sha256sum(Path(path))
 
 
-def find_submission(folder: Path, notebook: str, wanted: set[str], others: set[str]
-                    ) -> tuple[Path | None, str]:
-    """The student's file for ``notebook`` and a note on how it was found.
+def find_submission(folder: Path, notebook: str, wanted: set[str], others: Mapping[str, set[str]]
+                    ) -> tuple[Path | None, str, str]:
+    """The student's file for ``notebook``, a note on how it was found, and why none is graded.
 
-    The file named ``notebook.ipynb`` if there is one; else, of the notebooks whose exercise
-    cells carry this notebook's exercise ids (``wanted``), e.g. ``01_naive_bayes (1).ipynb``,
-    the one with the most of them, then the newest; files named for another notebook
-    (``others``) and files over ``MAX_NOTEBOOK_MB`` are never taken.
+    The file named ``notebook.ipynb`` if there is one, unless it holds another notebook's
+    exercises and none of this one's (``wanted``): a notebook saved under the wrong name is
+    not run, and the problem says whose exercises it holds. Without that file, of the notebooks
+    whose exercise cells carry this notebook's exercise ids, e.g. ``01_naive_bayes (1).ipynb``,
+    the one with the most of them, then the newest; files named for another notebook (keys of
+    ``others``, each with its exercise ids) and files over ``MAX_NOTEBOOK_MB`` are never taken,
+    but one of them holding this notebook's exercises is named in the problem. The note names
+    newer files that also hold this notebook's exercises.
+
+    Returns
+    -------
+    (Path or None, str, str)
+        The file to grade (None: none), the note, and the problem when there is none to grade.
     """
+    found = {path: _exercise_ids(path) for path in sorted(folder.glob("*.ipynb"))}
     exact = folder / f"{notebook}.ipynb"
-    if exact.is_file():
-        return exact, ""
-    candidates = []
-    for path in folder.glob("*.ipynb"):
-        if path.stem in others or not path.is_file() or path.stat().st_size > MAX_NOTEBOOK_MB * 2**20:
-            continue
-        try:
-            ids = {exercise_id(cell) for cell in nbformat.read(path, as_version=4).cells}
-        except Exception:  # an unreadable stray notebook is just not this one
-            continue
-        if wanted & ids:
-            candidates.append((len(wanted & ids), path.stat().st_mtime, path.name, path))
-    if not candidates:
-        return None, ""
-    candidates.sort(reverse=True)
-    chosen = candidates[0][3]
-    rest = [c[2] for c in candidates[1:]]
+    holding = sorted(((len(wanted & ids), path.stat().st_mtime, path.name, path)
+                      for path, ids in found.items() if wanted & ids and path.stem not in others),
+                     reverse=True)
+    if exact in found:
+        theirs = {name: sorted(ids & found[exact], key=exercise_key) for name, ids in others.items()}
+        theirs = {name: ids for name, ids in theirs.items() if ids}
+        if theirs and not wanted & found[exact]:
+            name, ids = next(iter(theirs.items()))
+            return None, "", f"{exact.name} holds {name}'s exercises ({', '.join(ids)}), not this notebook's"
+        newer = [entry[2] for entry in holding if entry[3] != exact and entry[1] > exact.stat().st_mtime]
+        note = f"also holding its exercises, newer than {exact.name}: {', '.join(newer)}" if newer else ""
+        return exact, note, ""
+    if not holding:
+        misnamed = [path.name for path, ids in found.items() if wanted & ids and path.stem in others]
+        hint = f" ({misnamed[0]} holds this notebook's exercises: rename it {exact.name})" if misnamed else ""
+        return None, "", f"notebook missing{hint}"
+    chosen = holding[0][3]
+    rest = [entry[2] for entry in holding[1:]]
     also = f"; also holding its exercises: {', '.join(rest)}" if rest else ""
-    return chosen, f"graded '{chosen.name}' (no {exact.name}; matched by its exercises{also})"
+    return chosen, f"graded '{chosen.name}' (no {exact.name}; matched by its exercises{also})", ""
+
+
+def _exercise_ids(path: Path) -> set[str]:
+    """The exercise ids a student's file holds (none for a file too large or unreadable)."""
+    if not path.is_file() or path.stat().st_size > MAX_NOTEBOOK_MB * 2**20:
+        return set()
+    try:
+        return {exercise_id(cell) for cell in nbformat.read(path, as_version=4).cells} - {None}
+    except Exception:  # an unreadable stray notebook is just not this one
+        return set()
 
 
 def grade_task(task: Task) -> dict:
@@ -115,12 +138,12 @@ def grade_task(task: Task) -> dict:
     solution = nbformat.read(solutions / f"{task.notebook}.ipynb", as_version=4)
     reference = release_notebook(solution, task.notebook, hidden=True)
     grading.points_of(solution)  # a malformed solution is the instructor's error: raise it here
-    others = {p.stem for p in config.notebooks_in(solutions)} - {task.notebook}
     folder = Path(task.submissions_dir) / task.student
-    path, note = find_submission(folder, task.notebook, {ex.id for ex in exercises(reference)}, others)
+    path, note, problem = find_submission(folder, task.notebook, {ex.id for ex in exercises(reference)},
+                                          _others(solutions / f"{task.notebook}.ipynb"))
     record = _record(task, solutions, path, note)
     if path is None:
-        return _without_run(record, solution, "notebook missing")
+        return _without_run(record, solution, problem)
     if path.stat().st_size > MAX_NOTEBOOK_MB * 2**20:
         return _without_run(record, solution, f"the notebook is over {MAX_NOTEBOOK_MB} MB")
     try:
@@ -418,11 +441,22 @@ def _handed_in(task: Task) -> bool:
                        f"{task.notebook}.ipynb")[0] is not None
 
 
-def _submission(folder: Path, solution: Path) -> tuple[Path | None, str]:
+def _submission(folder: Path, solution: Path) -> tuple[Path | None, str, str]:
     """``find_submission`` for the notebook of ``solution`` (its exercises are the release's)."""
-    wanted = {ex.id for ex in exercises(nbformat.read(solution, as_version=4))}
-    others = {p.stem for p in config.notebooks_in(solution.parent)} - {solution.stem}
-    return find_submission(folder, solution.stem, wanted, others)
+    return find_submission(folder, solution.stem, set(_solution_ids(solution, solution.stat().st_mtime_ns)),
+                           _others(solution))
+
+
+def _others(solution: Path) -> dict[str, set[str]]:
+    """The exercise ids of every other solution beside ``solution``, by notebook."""
+    return {path.stem: set(_solution_ids(path, path.stat().st_mtime_ns))
+            for path in config.notebooks_in(solution.parent) if path.stem != solution.stem}
+
+
+@functools.lru_cache(maxsize=64)
+def _solution_ids(solution: Path, mtime_ns: int) -> frozenset[str]:
+    """A solution's exercise ids, read once per version of the file (``mtime_ns``)."""
+    return frozenset(_exercise_ids(solution))
 
 
 def _unchanged(record: dict | None, folder: Path, solution: Path) -> bool:
@@ -430,7 +464,7 @@ def _unchanged(record: dict | None, folder: Path, solution: Path) -> bool:
     and the grading itself did not fail."""
     if record is None or record.get("problem", "").startswith(NOT_GRADED):
         return False
-    path, _ = _submission(folder, solution)
+    path, _, _ = _submission(folder, solution)
     if (path.name if path else None) != record.get("file"):
         return False
     return gradebook.is_current(record, sha256_of(path) if path else None, sha256_of(solution))

@@ -69,6 +69,17 @@ class Difference:
         place = ", ".join(part for part in (self.kind, f"line {self.line}" if self.line else "") if part)
         return f"{place}: {self.reason}" if place else self.reason
 
+    @property
+    def in_numbers(self) -> bool:
+        """Whether the lines differ only in numbers (what other BLAS kernels or library
+        versions can cause): same words in the same places, some number changed."""
+        if not self.line:
+            return False
+        want, have = tokens(self.expected), tokens(self.got)
+        return (len(want) == len(have) and any(w.kind == "number" for w in want)
+                and all(w.kind == h.kind and (w.kind == "number" or w.text == h.text)
+                        for w, h in zip(want, have, strict=True)))
+
     def lines(self) -> list[str]:
         """The summary, then (for a difference in a line) the line expected and the line
         printed, labelled: how every reader words a difference."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sysconfig
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -26,6 +27,7 @@ from helpers.course.compare import Difference
 from helpers.course.merge import code_numbers, heading_above
 from helpers.course.release import Exercise, exercises, hidden_intent, is_hidden
 from helpers.exercises import NOT_DONE, not_done
+from helpers.settings import REPO_ROOT
 
 
 class Status(StrEnum):
@@ -148,6 +150,24 @@ def differs_line(difference: Difference | None, environments: Sequence[str] = ()
     line = "; ".join([f"{DIFFERS}: {summary}"[:len(DIFFERS) + ERROR_CHARS],
                       *(text.strip()[:LINE_CHARS] for text in shown)])
     return f"{line} [{'; '.join(environments)}]" if environments else line
+
+
+def _grader_paths() -> list[tuple[str, str]]:
+    """The grader's own folders a traceback may name, longest first, each with the short name
+    a student reads instead: the installed packages, Python's library, the kit's code."""
+    paths = sysconfig.get_paths()
+    named = {paths["purelib"]: "<site-packages>", paths["platlib"]: "<site-packages>",
+             paths["stdlib"]: "<python>", str(REPO_ROOT): "<kit>"}
+    return sorted(named.items(), key=lambda item: -len(item[0]))
+
+
+def without_grader_paths(text: str) -> str:
+    """``text`` with the grader's folders (its venv, Python, the kit's checkout) shortened to
+    ``<site-packages>``, ``<python>`` and ``<kit>``: a student's feedback names files, not where
+    the instructor's machine keeps them."""
+    for path, short in _grader_paths():
+        text = text.replace(path, short)
+    return text
 
 
 def printable(text: str) -> str:
@@ -358,7 +378,12 @@ def _explained(verdict: Verdict, cell: CellResult, hidden: bool, intent: str,
                    environments=cell.environments,
                    expected=printable(difference.expected).strip()[:SHOWN_CHARS] if shown else "",
                    got=printable(difference.got).strip()[:SHOWN_CHARS] if shown else "",
-                   traceback=printable("\n".join(cell.traceback.splitlines()[-TRACEBACK_LINES:])))
+                   traceback=_shown_traceback(cell.traceback))
+
+
+def _shown_traceback(traceback: str) -> str:
+    """The last ``TRACEBACK_LINES`` of a student's traceback, printable, without the grader's folders."""
+    return without_grader_paths(printable("\n".join(traceback.splitlines()[-TRACEBACK_LINES:])))
 
 
 def describe(verdict: Verdict) -> str:
