@@ -73,13 +73,19 @@ def cmd_release(args: argparse.Namespace) -> None:
     from helpers.course import release, student_copy
 
     student_copy.require_course_repository("release")
+    if args.binder_repo and not args.student_repo:
+        raise KitError("--binder-repo goes with --student-repo DIR: it names the repository DIR is "
+                       "published as.")
     if args.student_repo:
         if args.check or args.force:
             raise KitError("--student-repo takes neither --check nor --force: it never overwrites "
                            "a file it did not write, or one changed since.")
-        written = student_copy.write_student_copy(Path(args.student_repo))
+        written = student_copy.write_student_copy(Path(args.student_repo), binder_repo=args.binder_repo)
         print(f"student copy: {len(written)} files in {Path(args.student_repo).resolve()} (no solutions/, "
               "tests/, benchmarks/); make it the students' repository.")
+        if not args.binder_repo:
+            print(f"its README's Binder badge and git clone command read {student_copy.REPO_PLACEHOLDER}: "
+                  "pass --binder-repo OWNER/NAME, the students' GitHub repository, to fill them in.")
         return
     changed = release.release(check=args.check, force=args.force)
     names = ", ".join(p.name for p in changed) or "none"
@@ -377,6 +383,9 @@ def build_parser() -> argparse.ArgumentParser:
     rel.add_argument("--student-repo", metavar="DIR",
                      help="write the students' copy of the kit into DIR instead: helpers/, notebooks/ and "
                      "the set-up files, without solutions/, tests/ or benchmarks/")
+    rel.add_argument("--binder-repo", metavar="OWNER/NAME",
+                     help="with --student-repo: the students' GitHub repository, for the Binder badge and "
+                     "git clone command of the copy's README (default: left as OWNER/NAME)")
     rel.set_defaults(func=cmd_release)
 
     grade = sub.add_parser("grade", help="grade a folder of student submissions, each in a sandbox; "

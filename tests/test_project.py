@@ -9,7 +9,14 @@ import sys
 import tomllib
 from pathlib import Path
 
+import markdown_docs
+import pytest
+
 from helpers.settings import REPO_ROOT
+
+BENCHMARKS = REPO_ROOT / "docs" / "benchmarks.md"
+#: The Markdown files whose commands and links are checked.
+DOCUMENTS = ("README.md", "STUDENT_README.md", "docs/instructors.md", "docs/benchmarks.md")
 
 
 def _name(requirement: str) -> str:
@@ -91,8 +98,11 @@ def test_binder_start_seeds_the_workspace_the_badge_opens(tmp_path):
 
 def test_readme_maps_every_notebook():
     readme = (REPO_ROOT / "README.md").read_text()
+    students = (REPO_ROOT / "STUDENT_README.md").read_text()
     for notebook in sorted((REPO_ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
-        assert f"| `{notebook.stem}` |" in readme, notebook.name
+        row = re.search(rf"^\| `{notebook.stem}` \|.*$", readme, re.MULTILINE)
+        assert row, notebook.name
+        assert row.group(0) in students.splitlines(), f"STUDENT_README.md's map differs on {notebook.stem}"
 
 
 def test_the_course_library_never_imports_the_tooling():
@@ -121,29 +131,70 @@ def test_pytest_runs_nbval_as_the_tooling_configures_it():
     assert "--nbval-lax" in addopts and "--nbval-current-env" in addopts
 
 
-def _start_here() -> str:
-    readme = (REPO_ROOT / "README.md").read_text()
+def _start_here(name: str = "README.md") -> str:
+    readme = (REPO_ROOT / name).read_text()
     start = readme.index("## Start here")
     return " ".join(readme[start:readme.index("\n## ", start + 1)].split())
 
 
 def _bench_seconds(phase: str, row: str) -> float:
-    """Wall seconds of one row of the README's table of the practical's own cost."""
-    readme = (REPO_ROOT / "README.md").read_text()
-    found = re.search(rf"^\| {phase} \| {re.escape(row)} \| [^|]* \| ([0-9.]+) \|", readme, re.MULTILINE)
-    assert found, f"no {phase} {row} row in the README's cost table"
+    """Wall seconds of one row of the table of the practical's own cost (docs/benchmarks.md)."""
+    table = BENCHMARKS.read_text()
+    found = re.search(rf"^\| {phase} \| {re.escape(row)} \| [^|]* \| ([0-9.]+) \|", table, re.MULTILINE)
+    assert found, f"no {phase} {row} row in {BENCHMARKS.name}'s cost table"
     return float(found.group(1))
 
 
-def test_start_here_states_what_it_takes_as_measured():
-    said = _start_here()
+@pytest.mark.parametrize("name", ["README.md", "STUDENT_README.md"])
+def test_start_here_states_what_it_takes_as_measured(name):
+    said = _start_here(name)
     assert "Linux" in said and "native Windows is not supported" in said and "WSL2" in said
+    assert "## The practical's own cost" in BENCHMARKS.read_text()
     cold = _bench_seconds("cold", "kit fetch") + _bench_seconds("cold", "all notebooks")
     warm = _bench_seconds("warm", "all notebooks")
     assert f"takes about {round(cold / 60)} minutes" in said
     assert f"a second run about {round(warm / 60)} minutes" in said
     official_mb = 84_125_825 / 1e6  # the official archive (../shared/data/README.md)
     assert f"the {official_mb:.0f} MB IMDB archive" in said
+
+
+def test_the_student_readme_installs_and_runs_as_the_readme_does():
+    """STUDENT_README.md (the student copy's README) has the README's first command, and only it."""
+    students = markdown_docs.bash_blocks(_start_here_text("STUDENT_README.md"))
+    assert [block.strip() for block in students] == [_readme_commands()[0].strip()]
+    text = (REPO_ROOT / "STUDENT_README.md").read_text()
+    assert "pytest" not in text and "For instructors" not in text
+    from helpers.course.student_copy import FOLDER_PLACEHOLDER, REPO_PLACEHOLDER
+
+    assert f"mybinder.org/v2/gh/{REPO_PLACEHOLDER}/" in text
+    assert f"git clone https://github.com/{REPO_PLACEHOLDER}.git && {FOLDER_PLACEHOLDER}" in text
+
+
+def _start_here_text(name: str) -> str:
+    readme = (REPO_ROOT / name).read_text()
+    start = readme.index("## Start here")
+    return readme[start:readme.index("\n## ", start + 1)]
+
+
+def test_the_readmes_name_real_kit_commands_and_link_to_what_exists():
+    """Every `kit SUBCOMMAND` the READMEs and docs name is one; every relative link (and anchor) exists."""
+    from helpers.cli import build_parser
+
+    real = markdown_docs.parser_commands(build_parser())
+    assert {"fetch", "lab", "check", "work", "release", "grade"} <= real
+    readme = (REPO_ROOT / "README.md").read_text()
+    assert {"fetch", "lab", "check", "work"} <= markdown_docs.kit_commands(readme)
+    for name in DOCUMENTS:
+        document = REPO_ROOT / name
+        text = document.read_text(encoding="utf-8")
+        named = markdown_docs.kit_commands(text)
+        assert not named - real, f"{name} names `kit {', '.join(sorted(named - real))}`, not a kit command"
+        for path, anchor in markdown_docs.relative_links(text):
+            target = (document.parent / path).resolve() if path else document
+            assert target.is_file(), f"{name} links to {path}, which does not exist"
+            if anchor and target.suffix == ".md":
+                assert anchor in markdown_docs.anchors(target.read_text(encoding="utf-8")), \
+                    f"{name} links to {path}#{anchor}, which is no heading there"
 
 
 def _modules() -> dict[str, Path]:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import markdown_docs
 import nbformat
 import pytest
 
@@ -16,14 +17,20 @@ from helpers.course.config import NOTEBOOKS_DIR, SOLUTIONS_DIR, notebooks_in
 from helpers.errors import KitError
 from helpers.settings import REPO_ROOT, data_dir
 
-INSTRUCTORS_ONLY = ("solutions", "tests", "benchmarks", ".ci", "runs", "backups", "data/cache")
+INSTRUCTORS_ONLY = ("solutions", "tests", "benchmarks", ".ci", "runs", "backups", "data/cache", "docs",
+                    "course")
 CHECK_SECONDS = 600
+BINDER_REPO = "my-course/sentiment-2027"
+#: What a student copy cannot run: `kit` commands that need solutions/ (they say so), and the tests.
+REFUSED_IN_A_COPY = {"release", "grade", "references"}
+#: The programs the student README's commands may call.
+STUDENT_PROGRAMS = {"python3", "pip", "kit", "git", "cd", "."}
 
 
 @pytest.fixture(scope="module")
 def copy(tmp_path_factory) -> Path:
     target = tmp_path_factory.mktemp("copy") / "student"
-    student_copy.write_student_copy(target)
+    student_copy.write_student_copy(target, binder_repo=BINDER_REPO)
     return target
 
 
@@ -42,6 +49,45 @@ def test_the_copy_holds_the_kit_and_no_instructors_folder(copy):
     for notebook in notebooks_in(NOTEBOOKS_DIR):
         assert (copy / "notebooks" / notebook.name).read_bytes() == notebook.read_bytes()
     assert os.access(copy / "start", os.X_OK) and os.access(copy / "postBuild", os.X_OK)
+
+
+def test_the_copy_s_readme_is_the_students_one_with_their_repository(copy):
+    readme = (copy / "README.md").read_text(encoding="utf-8")
+    assert readme == student_copy.student_readme(BINDER_REPO)
+    assert not (copy / student_copy.STUDENT_README).exists()
+    assert "pytest" not in readme and "For instructors" not in readme and "docs/" not in readme
+    assert f"https://mybinder.org/v2/gh/{BINDER_REPO}/main?labpath=work%2F00_" in readme
+    assert f"git clone https://github.com/{BINDER_REPO}.git && cd sentiment-2027" in readme
+    assert "cd sentiment-2027 && . .venv/bin/activate && kit lab" in readme
+    assert student_copy.REPO_PLACEHOLDER not in readme and "NAME" not in readme
+
+
+def test_the_copy_s_readme_runs_only_what_a_student_copy_has(copy):
+    from helpers.cli import build_parser
+
+    readme = (copy / "README.md").read_text(encoding="utf-8")
+    usable = markdown_docs.parser_commands(build_parser()) - REFUSED_IN_A_COPY
+    blocks = markdown_docs.bash_blocks(readme)
+    assert sum("pip install" in block for block in blocks) == 1  # the one install-and-run command
+    for block in blocks:
+        for words in markdown_docs.commands(block):
+            assert words[0] in STUDENT_PROGRAMS, f"the student README runs {words[0]}: {block}"
+            if words[0] == "kit":
+                assert words[1] in usable, f"`kit {words[1]}` does not work in a student copy"
+    named = markdown_docs.kit_commands(readme)
+    assert {"fetch", "lab", "check", "work"} <= named and not named - usable, named - usable
+    for path, _ in markdown_docs.relative_links(readme):
+        assert not path or (copy / path).is_file(), f"the student README links to {path}, not in the copy"
+
+
+def test_without_a_binder_repository_the_placeholder_stays_and_a_wrong_one_is_refused(tmp_path):
+    readme = student_copy.student_readme()
+    assert readme == (REPO_ROOT / student_copy.STUDENT_README).read_text(encoding="utf-8")
+    assert f"mybinder.org/v2/gh/{student_copy.REPO_PLACEHOLDER}/" in readme
+    for wrong in ("sentiment", "https://github.com/a/b", "a/b/c", "a/b.git", "-a/b"):
+        with pytest.raises(KitError, match="not a GitHub repository's owner/name"):
+            student_copy.write_student_copy(tmp_path / "student", binder_repo=wrong)
+    assert not (tmp_path / "student").exists()
 
 
 def test_no_file_of_the_copy_gives_answers_away(copy):
@@ -81,7 +127,7 @@ def test_solution_code_reindented_in_a_module_is_a_leak():
 def test_a_leaking_file_stops_the_copy_before_it_writes(tmp_path):
     repo = tmp_path / "repo"
     (repo / "helpers").mkdir(parents=True)
-    (repo / "README.md").write_text("kit\n")
+    (repo / student_copy.STUDENT_README).write_text("kit\n")
     answer = max(student_copy.secrets(), key=len)
     (repo / "helpers" / "notes.py").write_text(f'"""{answer}"""\n')
     target = tmp_path / "student"
@@ -169,6 +215,13 @@ def test_kit_release_student_repo(tmp_path, capsys):
     target = tmp_path / "student"
     assert main(["release", "--student-repo", str(target), "--force"]) == 1
     assert "takes neither --check nor --force" in capsys.readouterr().err and not target.exists()
+    assert main(["release", "--binder-repo", BINDER_REPO]) == 1
+    assert "--binder-repo goes with --student-repo" in capsys.readouterr().err
     assert main(["release", "--student-repo", str(target)]) == 0
-    assert f"files in {target}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"files in {target}" in out and "pass --binder-repo OWNER/NAME" in out
     assert (target / "helpers" / "cli.py").is_file() and not (target / "solutions").exists()
+    assert student_copy.REPO_PLACEHOLDER in (target / "README.md").read_text(encoding="utf-8")
+    assert main(["release", "--student-repo", str(target), "--binder-repo", BINDER_REPO]) == 0
+    assert "--binder-repo" not in capsys.readouterr().out  # the kit's own README is replaced
+    assert BINDER_REPO in (target / "README.md").read_text(encoding="utf-8")

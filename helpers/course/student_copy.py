@@ -2,8 +2,10 @@
 
 The course repository holds what students must not read: ``solutions/`` (model answers,
 solution code, hidden checks), the tests and benchmarks (which quote them), the CI set-up.
-A student copy holds the kit's code (``helpers/``), the released ``notebooks/`` and the files
-that install and start it (``STUDENT_FILES``), and nothing else. Before anything is written,
+A student copy holds the kit's code (``helpers/``), the released ``notebooks/``, the files
+that install and start it (``STUDENT_FILES``) and, as its ``README.md``, the students' README
+(``STUDENT_README``, with the students' repository put into its Binder badge and ``git clone``
+command: ``student_readme``), and nothing else. Before anything is written,
 every file is scanned (``leaks``): none may hold a solution, hidden-check or answer block,
 nor the text of any model answer, solution or hidden check of ``solutions/``.
 
@@ -36,9 +38,17 @@ from helpers.settings import REPO_ROOT
 #: The folders a student copy holds, whole (less ``SKIPPED``).
 STUDENT_FOLDERS = ("helpers", "notebooks")
 #: The single files it holds, where the repository has them.
-STUDENT_FILES = ("README.md", "LICENSE", "pyproject.toml", "constraints.txt", "environment.yml", "start",
+STUDENT_FILES = ("LICENSE", "pyproject.toml", "constraints.txt", "environment.yml", "start",
                  "postBuild", "nbval_sanitize.cfg", ".gitignore", "data/README.md",
                  "data/deployment/README.md")
+#: The repository's README for the student copy, written there as ``README.md``.
+STUDENT_README = "STUDENT_README.md"
+_README = Path("README.md")
+#: What ``STUDENT_README`` says where the students' GitHub repository goes (``owner/name``) ...
+REPO_PLACEHOLDER = "OWNER/NAME"
+#: ... and where the folder its clone makes goes (``name``).
+FOLDER_PLACEHOLDER = "cd NAME"
+_GITHUB_REPO = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}")
 #: Never copied: caches, editor leftovers, the kit's own ledgers.
 SKIPPED = ("__pycache__", "*.pyc", "*.pyo", ".ipynb_checkpoints", ".DS_Store", "*~", owned.LEDGER)
 #: A solution, hidden check or answer shorter than this (normalised) is too common to be a
@@ -187,8 +197,38 @@ def scan(contents: Mapping[Path, bytes], hidden: Iterable[str]) -> None:
                            "nothing was written.")
 
 
+def student_readme(binder_repo: str | None = None, repo: Path = REPO_ROOT) -> str:
+    """The student copy's README: ``STUDENT_README`` with the students' repository filled in.
+
+    Parameters
+    ----------
+    binder_repo : str, optional
+        The students' GitHub repository, ``owner/name``: it replaces ``REPO_PLACEHOLDER`` (the
+        Binder badge and the ``git clone`` URL) and ``name`` the folder the clone makes. None
+        leaves the placeholders for the instructor to fill in.
+    repo : Path
+        The course repository, which holds ``STUDENT_README``.
+
+    Raises
+    ------
+    KitError
+        If ``STUDENT_README`` is missing or ``binder_repo`` is not ``owner/name``.
+    """
+    path = Path(repo) / STUDENT_README
+    if not path.is_file():
+        raise KitError(f"{path} is missing: it is the README of the student copy; nothing was written.")
+    text = path.read_text(encoding="utf-8")
+    if binder_repo is None:
+        return text
+    if not _GITHUB_REPO.fullmatch(binder_repo) or binder_repo.endswith(".git"):
+        raise KitError(f"--binder-repo {binder_repo!r} is not a GitHub repository's owner/name "
+                       "(e.g. my-course/sentiment-practical); nothing was written.")
+    name = binder_repo.split("/")[1]
+    return text.replace(REPO_PLACEHOLDER, binder_repo).replace(FOLDER_PLACEHOLDER, f"cd {name}")
+
+
 def write_student_copy(target: Path, repo: Path = REPO_ROOT, solutions_dir: Path = SOLUTIONS_DIR,
-                       notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
+                       notebooks_dir: Path = NOTEBOOKS_DIR, binder_repo: str | None = None) -> list[Path]:
     """Write the student copy of the kit into ``target``.
 
     Parameters
@@ -199,6 +239,9 @@ def write_student_copy(target: Path, repo: Path = REPO_ROOT, solutions_dir: Path
         The course repository.
     solutions_dir, notebooks_dir : Path
         Its solutions, and the released notebooks, which must be in sync with them.
+    binder_repo : str, optional
+        The students' GitHub repository (``owner/name``) for the README's Binder badge and
+        ``git clone`` command (``student_readme``); None leaves ``REPO_PLACEHOLDER`` there.
 
     Returns
     -------
@@ -209,23 +252,28 @@ def write_student_copy(target: Path, repo: Path = REPO_ROOT, solutions_dir: Path
     ------
     KitError
         If ``target`` is (in) the repository, holds ``solutions/``, or holds a file in the way
-        that the kit did not write or that changed since; if ``notebooks/`` is out of date; if
-        any file would give answers away. Nothing is written then.
+        that the kit did not write or that changed since; if ``STUDENT_README`` is missing or
+        ``binder_repo`` is not ``owner/name``; if ``notebooks/`` is out of date; if any file
+        would give answers away. Nothing is written then.
     """
     repo = Path(repo).resolve()
     require_course_repository("release --student-repo", solutions_dir)
     folder = _check_target(target, repo)
+    readme = student_readme(binder_repo, repo)
     stale = release.release(solutions_dir, notebooks_dir, check=True)
     if stale:
         raise KitError(f"{', '.join(p.name for p in stale)} out of date in {notebooks_dir}; run "
                        "`kit release` first.")
-    contents = {relative: (repo / relative).read_bytes() for relative in student_files(repo)}
+    sources = {relative: repo / relative for relative in student_files(repo)}
+    sources[_README] = repo / STUDENT_README
+    contents = {relative: readme.encode("utf-8") if relative == _README else source.read_bytes()
+                for relative, source in sorted(sources.items())}
     scan(contents, secrets(solutions_dir))
     owned.refuse_changed((folder / relative for relative in contents), _REFUSE_HINT)
     written = []
     for relative, data in contents.items():
         path = owned.write_owned(folder / relative, data, refuse=_REFUSE_HINT)
-        _copy_mode(repo / relative, path)
+        _copy_mode(sources[relative], path)
         written.append(path)
     return written
 
