@@ -13,6 +13,10 @@ Two kinds of number are not printed, and each is listed below, never waved throu
   or stated numbers and small integers.
 - ``STATED``: figures the notebook states in its own text outside the model answers (the
   full profile's table in 04, the corpus sizes). They must appear there.
+
+Every written answer also gives its points and a marking scheme (``kit.points``,
+``kit.marking``): one line per mark, "<marks>: <what earns them>", the marks adding up to the
+points; a number a scheme quotes is printed, stated or quoted by its model answer.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import pytest
 from nbformat import NotebookNode
 from scipy.stats import binomtest
 
-from helpers.course import answers
+from helpers.course import answers, release
 from helpers.significance import reviews_needed
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
@@ -434,3 +438,56 @@ def test_answer_ids_run_in_order_in_every_notebook():
         ids = list(answers.questions(solution(path), path.stem))
         number = str(int(path.name[:2]))
         assert ids == [f"{number}.{chr(ord('a') + i)}" for i in range(len(ids))], f"{path.name}: {ids}"
+
+
+def _answer_cells(path: Path) -> list[NotebookNode]:
+    return release.answer_cells(solution(path), path.stem)
+
+
+def leading_marks(line: str) -> float:
+    """The marks a marking-scheme line gives: the number before its first colon."""
+    marks, colon, criterion = line.partition(":")
+    assert colon and criterion.strip(), f"{line!r} is not '<marks>: <what earns them>'"
+    try:
+        value = float(marks.strip())
+    except ValueError:
+        raise AssertionError(f"{line!r} does not start with its marks") from None
+    assert value > 0, f"{line!r} gives no marks"
+    return value
+
+
+@pytest.mark.parametrize("path, question", [(path, question) for path, question, _ in ANSWERS],
+                         ids=[question for _, question, _ in ANSWERS])
+def test_every_written_answer_has_points_and_a_marking_scheme_that_adds_up_to_them(path, question):
+    cell = next(cell for cell in _answer_cells(path) if release.answer_id(cell) == question)
+    kit = release.kit_metadata(cell)
+    assert "points" in kit, f"{path.name}, answer {question} gives no points"
+    points = release.answer_points(cell, path.stem)
+    scheme = release.marking_scheme(cell)
+    assert scheme and len(scheme) == len(kit.get("marking", [])), (
+        f"{path.name}, answer {question} has no marking scheme (a list of text)")
+    marks = [leading_marks(line) for line in scheme]
+    assert math.isclose(sum(marks), points), (f"{path.name}, answer {question}: the marking scheme's marks "
+                                              f"{marks} add up to {sum(marks):g}, not its {points:g} points")
+
+
+@pytest.mark.parametrize("path, question, model", ANSWERS, ids=[question for _, question, _ in ANSWERS])
+def test_every_number_a_marking_scheme_quotes_is_printed_or_in_its_model_answer(path, question, model):
+    nb = solution(path)
+    known = printed_values(printed_text(nb)) + printed_values(model) + printed_values(stated_text(nb))
+    scheme = answers.questions(nb, path.stem)[question].marking
+    missing = [quoted for line in scheme for quoted in unprinted(line.partition(":")[2], known)]
+    assert not missing, (f"{path.name}, answer {question}: its marking scheme quotes {missing}, which "
+                         "neither its outputs, its own text nor its model answer give")
+
+
+@pytest.mark.parametrize("line, marks", [("1: names the winner", 1.0),
+                                         ("0.5: p = 0.05: not significant", 0.5)])
+def test_leading_marks_are_the_number_before_the_first_colon(line, marks):
+    assert leading_marks(line) == marks
+
+
+@pytest.mark.parametrize("line", ["names the winner: 1", "1 names the winner", "0: nothing", "1:  "])
+def test_a_marking_line_without_its_marks_first_is_refused(line):
+    with pytest.raises(AssertionError):
+        leading_marks(line)
