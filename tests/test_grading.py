@@ -620,6 +620,18 @@ def test_a_notebook_saved_under_another_name_is_named_not_run(tmp_path):
                                         "rename it 01_naive_bayes.ipynb)")
 
 
+def test_a_misnamed_file_gives_way_to_a_copy_that_holds_the_notebook_and_a_folder_is_no_file(tmp_path):
+    _holding(tmp_path, "01_naive_bayes.ipynb", ["2.1"])  # 02's work under 01's name
+    right = _holding(tmp_path, "01_naive_bayes (1).ipynb", ["1.1", "1.2"])
+    path, note, problem = classgrade.find_submission(tmp_path, "01_naive_bayes", {"1.1", "1.2"},
+                                                     {"02_svm": {"2.1"}})
+    assert (path, problem) == (right, "")
+    assert note.startswith("graded '01_naive_bayes (1).ipynb' (01_naive_bayes.ipynb holds 02_svm's exercises")
+    folder = tmp_path / "folder"
+    (folder / "01_naive_bayes.ipynb").mkdir(parents=True)  # a folder named like the notebook
+    assert classgrade.find_submission(folder, "01_naive_bayes", {"1.1"}, {}) == (None, "", "notebook missing")
+
+
 def test_a_newer_copy_beside_the_named_file_is_noted(tmp_path):
     named = _holding(tmp_path, "01_naive_bayes.ipynb", ["1.1", "1.2"], mtime=1_000_000)
     _holding(tmp_path, "01_naive_bayes (1).ipynb", ["1.1", "1.2"], mtime=2_000_000)

@@ -147,6 +147,16 @@ def test_forked_children_count_their_shared_pages_once(tmp_path, monkeypatch, bu
     assert 300 <= outcome.peak_memory_mb < 600
 
 
+def test_anonymous_shared_memory_counts_as_the_job_s_memory(tmp_path):
+    # two processes, each mapping 300 MB of anonymous shared memory (each under its address space)
+    shared = ("import mmap, os, time\nfor _ in range(2):\n    if os.fork() == 0:\n"
+              "        held = mmap.mmap(-1, 300 * 2**20)\n        for _ in range(300):\n"
+              "            held.write(b'x' * 2**20)\n"
+              "        time.sleep(5)\n        os._exit(0)\nfor _ in range(2):\n    os.wait()\n")
+    stopped = sandbox.run([sys.executable, "-c", shared], {}, sandbox.Limits(memory_mb=450), 60, tmp_path)
+    assert stopped.stopped_for == "it used more than 450 MB of memory in all", stopped.output
+
+
 def test_what_a_job_writes_to_its_in_memory_tmp_counts_as_its_memory(tmp_path):
     _needs_bubblewrap()
     writes = ("import time\nfor name in ('/tmp/a', '/dev/shm/b'):\n"

@@ -84,52 +84,71 @@ def find_submission(folder: Path, notebook: str, wanted: set[str], others: Mappi
                     ) -> tuple[Path | None, str, str]:
     """The student's file for ``notebook``, a note on how it was found, and why none is graded.
 
-    The file named ``notebook.ipynb`` if there is one, unless it holds another notebook's
-    exercises and none of this one's (``wanted``): a notebook saved under the wrong name is
-    not run, and the problem says whose exercises it holds. Without that file, of the notebooks
-    whose exercise cells carry this notebook's exercise ids, e.g. ``01_naive_bayes (1).ipynb``,
-    the one with the most of them, then the newest; files named for another notebook (keys of
-    ``others``, each with its exercise ids) and files over ``MAX_NOTEBOOK_MB`` are never taken,
-    but one of them holding this notebook's exercises is named in the problem. The note names
-    newer files that also hold this notebook's exercises.
+    The file named ``notebook.ipynb`` if there is one and it does not hold another notebook's
+    exercises instead of this one's (``wanted``): a notebook saved under the wrong name is not
+    run. Else, of the files whose exercise cells carry this notebook's exercise ids (e.g.
+    ``01_naive_bayes (1).ipynb``), the one with the most of them, then the newest; files named
+    for another notebook (keys of ``others``, each with its exercise ids) and files over
+    ``MAX_NOTEBOOK_MB`` are never taken, but one of them holding this notebook's exercises is
+    named in the problem. The note names newer files that also hold this notebook's exercises.
 
     Returns
     -------
     (Path or None, str, str)
         The file to grade (None: none), the note, and the problem when there is none to grade.
     """
-    found = {path: _exercise_ids(path) for path in sorted(folder.glob("*.ipynb"))}
     exact = folder / f"{notebook}.ipynb"
-    holding = sorted(((len(wanted & ids), path.stat().st_mtime, path.name, path)
-                      for path, ids in found.items() if wanted & ids and path.stem not in others),
-                     reverse=True)
-    if exact in found:
-        theirs = {name: sorted(ids & found[exact], key=exercise_key) for name, ids in others.items()}
-        theirs = {name: ids for name, ids in theirs.items() if ids}
-        if theirs and not wanted & found[exact]:
-            name, ids = next(iter(theirs.items()))
-            return None, "", f"{exact.name} holds {name}'s exercises ({', '.join(ids)}), not this notebook's"
-        newer = [entry[2] for entry in holding if entry[3] != exact and entry[1] > exact.stat().st_mtime]
-        note = f"also holding its exercises, newer than {exact.name}: {', '.join(newer)}" if newer else ""
-        return exact, note, ""
+    misnamed = ""
+    if exact.is_file():
+        ids = _exercise_ids(exact)
+        theirs = [(name, sorted(ids & held, key=exercise_key)) for name, held in others.items() if ids & held]
+        if wanted & ids or not theirs:
+            newer = [path.name for path in _files(folder) if path != exact and path.stem not in others
+                     and path.stat().st_mtime > exact.stat().st_mtime and wanted & _exercise_ids(path)]
+            note = f"also holding its exercises, newer than {exact.name}: {', '.join(newer)}" if newer else ""
+            return exact, note, ""
+        name, ids = theirs[0]
+        misnamed = f"{exact.name} holds {name}'s exercises ({', '.join(ids)}), not this notebook's"
+    holding = sorted(((len(wanted & _exercise_ids(path)), path.stat().st_mtime, path.name, path)
+                      for path in _files(folder) if path != exact and path.stem not in others
+                      and wanted & _exercise_ids(path)), reverse=True)
     if not holding:
-        misnamed = [path.name for path, ids in found.items() if wanted & ids and path.stem in others]
-        hint = f" ({misnamed[0]} holds this notebook's exercises: rename it {exact.name})" if misnamed else ""
-        return None, "", f"notebook missing{hint}"
+        if misnamed:
+            return None, "", misnamed
+        elsewhere = [path.name for path in _files(folder)
+                     if path.stem in others and wanted & _exercise_ids(path)]
+        hint = f" ({elsewhere[0]} holds this notebook's exercises: rename it {exact.name})"
+        return None, "", f"notebook missing{hint if elsewhere else ''}"
     chosen = holding[0][3]
     rest = [entry[2] for entry in holding[1:]]
     also = f"; also holding its exercises: {', '.join(rest)}" if rest else ""
-    return chosen, f"graded '{chosen.name}' (no {exact.name}; matched by its exercises{also})", ""
+    why = misnamed or f"no {exact.name}"
+    return chosen, f"graded '{chosen.name}' ({why}; matched by its exercises{also})", ""
+
+
+def _files(folder: Path) -> list[Path]:
+    """The notebook files in a student's folder (folders named like notebooks are not files)."""
+    return sorted(path for path in folder.glob("*.ipynb") if path.is_file())
 
 
 def _exercise_ids(path: Path) -> set[str]:
     """The exercise ids a student's file holds (none for a file too large or unreadable)."""
-    if not path.is_file() or path.stat().st_size > MAX_NOTEBOOK_MB * 2**20:
-        return set()
     try:
-        return {exercise_id(cell) for cell in nbformat.read(path, as_version=4).cells} - {None}
-    except Exception:  # an unreadable stray notebook is just not this one
+        info = path.stat()
+    except OSError:
         return set()
+    if info.st_size > MAX_NOTEBOOK_MB * 2**20:
+        return set()
+    return set(_read_ids(path, info.st_mtime_ns, info.st_size, info.st_ino))
+
+
+@functools.lru_cache(maxsize=4096)
+def _read_ids(path: Path, mtime_ns: int, size: int, inode: int) -> frozenset[str]:
+    """A file's exercise ids, read once per version of it (its time, size and inode)."""
+    try:
+        return frozenset({exercise_id(cell) for cell in nbformat.read(path, as_version=4).cells} - {None})
+    except Exception:  # an unreadable stray notebook is just not this one
+        return frozenset()
 
 
 def grade_task(task: Task) -> dict:
@@ -443,20 +462,25 @@ def _handed_in(task: Task) -> bool:
 
 def _submission(folder: Path, solution: Path) -> tuple[Path | None, str, str]:
     """``find_submission`` for the notebook of ``solution`` (its exercises are the release's)."""
-    return find_submission(folder, solution.stem, set(_solution_ids(solution, solution.stat().st_mtime_ns)),
-                           _others(solution))
+    return find_submission(folder, solution.stem, _solution_ids(solution), _others(solution))
 
 
 def _others(solution: Path) -> dict[str, set[str]]:
     """The exercise ids of every other solution beside ``solution``, by notebook."""
-    return {path.stem: set(_solution_ids(path, path.stat().st_mtime_ns))
-            for path in config.notebooks_in(solution.parent) if path.stem != solution.stem}
+    return {path.stem: _solution_ids(path) for path in config.notebooks_in(solution.parent)
+            if path.stem != solution.stem}
+
+
+def _solution_ids(solution: Path) -> set[str]:
+    """A solution's exercise ids, read once per version of the file (an unreadable solution
+    raises: it is the instructor's error, not a student's)."""
+    info = solution.stat()
+    return set(_read_solution_ids(solution, info.st_mtime_ns, info.st_size))
 
 
 @functools.lru_cache(maxsize=64)
-def _solution_ids(solution: Path, mtime_ns: int) -> frozenset[str]:
-    """A solution's exercise ids, read once per version of the file (``mtime_ns``)."""
-    return frozenset(_exercise_ids(solution))
+def _read_solution_ids(solution: Path, mtime_ns: int, size: int) -> frozenset[str]:
+    return frozenset(ex.id for ex in exercises(nbformat.read(solution, as_version=4)))
 
 
 def _unchanged(record: dict | None, folder: Path, solution: Path) -> bool:

@@ -81,9 +81,10 @@ CODE_COPIED = ("helpers", "nbval_sanitize.cfg")
 JOB_MOUNTS = (Path("/dev"), Path("/proc"), Path("/tmp"), Path("/dev/shm"))
 #: The job's file systems held in memory (bubblewrap): what is written there counts as memory.
 JOB_TMPFS = ("/tmp", "/dev/shm")
-#: The lines of ``/proc/PID/smaps_rollup`` that count a process's unique memory: its share of
-#: each page (PSS) not in shared memory, which is counted once by file (tmpfs, memory files).
-UNIQUE_MEMORY = (b"Pss_Anon:", b"Pss_File:")
+#: The lines of ``/proc/PID/smaps_rollup`` that count a process's memory: its share of each
+#: page (PSS), shared memory included (anonymous shared maps, SysV shm); a file of the job's
+#: tmpfs or a memory file that is also mapped then counts twice, which errs on the safe side.
+UNIQUE_MEMORY = (b"Pss_Anon:", b"Pss_File:", b"Pss_Shmem:")
 #: Prints (JSON) where a Python started like a job's imports from: its path without the
 #: current folder, and the source folders of editable installs (setuptools' finders).
 IMPORT_PATHS_SCRIPT = """
@@ -139,7 +140,8 @@ class Outcome:
     returncode : int
         The command's exit status (negative: killed by that signal).
     seconds, cpu_seconds, peak_memory_mb : float
-        Wall time; CPU time and peak resident memory of all its processes (sampled).
+        Wall time; CPU time of all its processes, and the peak of the memory the job held
+        (sampled: each page once, plus its in-memory files; see ``_Watch._sample``).
     timed_out : bool
         Killed at the wall-time limit.
     output : str
@@ -584,11 +586,11 @@ class _Watch:
             root = psutil.Process(self.pid)
             while not self.done.wait(WATCH_SECONDS):
                 tree = [root, *root.children(recursive=True)]
-                rss = self._sample(tree)
+                held = self._sample(tree)
                 if sum(_threads(p) for p in tree) > self.limits.processes:
                     self._stop(tree, f"it ran more than {self.limits.processes} processes and "
                                "threads at once")
-                elif rss > self.limits.memory_mb * 2**20:
+                elif held > self.limits.memory_mb * 2**20:
                     self._stop(tree, f"it used more than {self.limits.memory_mb} MB of memory in all")
         except psutil.NoSuchProcess:
             return
