@@ -247,9 +247,10 @@ def cmd_check(args: argparse.Namespace) -> None:
             print(f"{copy.name} has no exercises to check.")
             return
         print(f"{copy.name}: running it in a fresh kernel against the released checks ...", flush=True)
+        key = check.check_key(copy, check.released_for(copy), args.timeout)
         verdicts = check.check_notebook(copy, check.released_for(copy), timeout=args.timeout, progress=True)
         if copy.resolve().parent == settings.work_dir().resolve():  # kit check alone reuses it unchanged
-            check.remember(copy, check.released_for(copy), verdicts)
+            check.remember(copy, key, verdicts)
         print(f"{copy.name}: {sum(v.passed for v in verdicts)}/{len(verdicts)} exercises pass the "
               "visible checks (grading also runs hidden ones)")
         for verdict in verdicts:

@@ -262,5 +262,12 @@ def test_kit_check_alone_reuses_the_verdicts_of_an_unchanged_copy(tmp_path, monk
     nbformat.write(stub, work / FIXTURE.name)
     with pytest.raises(AssertionError, match="run again"):
         check.check_workspace(config.notebooks_in(work), timeout=120, notebooks=notebooks)
-    (work / check.CHECKED_FILE).write_text("{garbled")
-    assert check.remembered(work / FIXTURE.name, notebooks / FIXTURE.name) is None
+    copy, reference = work / FIXTURE.name, notebooks / FIXTURE.name
+    key = check.check_key(copy, reference, 120)
+    assert check.check_key(copy, reference, 60) != key  # another timeout
+    monkeypatch.setenv("KIT_PROFILE", "full" if check.settings.profile() != "full" else "reference")
+    assert check.check_key(copy, reference, 120) != key  # another profile
+    check.remember(copy, key, [Verdict("0.1", Status.FAILED, "Timeout of 120 seconds exceeded")])
+    assert check.remembered(copy, key) is None  # a run that stopped is not kept
+    (work / check.CHECKED_FILE).write_text('{"00_fixture.ipynb": ["garbled"]}')
+    assert check.remembered(copy, key) is None

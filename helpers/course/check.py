@@ -32,7 +32,9 @@ import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
+from helpers import fetch, settings
 from helpers.course import compare, config, environment, grading
+from helpers.course.kernel import KIT_PACKAGE
 from helpers.course.merge import code_numbers, graded_notebook
 from helpers.course.release import edited_notice, edited_since_release, exercises
 from helpers.course.verdict import CellResult, Ending, Status, Verdict, decide, describe
@@ -43,8 +45,8 @@ from helpers.settings import work_dir
 
 #: Where ``kit check`` keeps each working copy's last verdicts (in the workspace).
 CHECKED_FILE = ".kit-checked.json"
-#: The kit's own package, whose code a check's verdicts depend on.
-KIT_PACKAGE = Path(__file__).resolve().parent.parent
+#: How a verdict begins when its run stopped rather than ended: such a check is not kept.
+STOPPED_REASONS = ("Timeout", "grading stopped", "not run", "the kernel died", "output limit")
 
 
 def check_notebook(submission: Path, reference: Path,
@@ -92,11 +94,12 @@ def check_workspace(copies: list[Path], timeout: float = config.CELL_TIMEOUT,
     todo = [copy for copy in copies if has_exercises(notebooks / copy.name)]
     for k, copy in enumerate(todo, 1):
         reference = notebooks / copy.name
-        verdicts = remembered(copy, reference)
+        key = check_key(copy, reference, timeout)  # before the run: the copy may change meanwhile
+        verdicts = remembered(copy, key)
         again = verdicts is not None
         if not again:
             verdicts = check_notebook(copy, reference, timeout, progress=report)
-            remember(copy, reference, verdicts)
+            remember(copy, key, verdicts)
         found[copy.name] = verdicts
         if report:
             print(f"[{k}/{len(todo)}] {copy.name}: {sum(v.passed for v in verdicts)}/{len(verdicts)} pass"
@@ -104,11 +107,16 @@ def check_workspace(copies: list[Path], timeout: float = config.CELL_TIMEOUT,
     return found
 
 
-def _check_key(copy: Path, reference: Path) -> str:
-    """What a check's verdicts depend on: the copy, its release and the kit's code."""
+def check_key(copy: Path, reference: Path, timeout: float) -> str:
+    """What a check's verdicts depend on: the copy, its release, the kit's code and its
+    comparison rules, the libraries and BLAS kernels, the data folder and what of it is
+    verified, the profile and the cell timeout."""
     digest = hashlib.sha256(Path(copy).read_bytes())
     digest.update(Path(reference).read_bytes())
     digest.update(_kit_code().encode())
+    data = {name: fetch.is_verified(name) for name in fetch.DATASETS}
+    digest.update(json.dumps([environment.current(), str(settings.data_dir()), data, settings.profile(),
+                              timeout, config.SANITIZE_FILE.read_text()], sort_keys=True).encode())
     return digest.hexdigest()
 
 
@@ -121,27 +129,31 @@ def _kit_code() -> str:
     return digest.hexdigest()
 
 
-def remembered(copy: Path, reference: Path) -> list[Verdict] | None:
-    """The verdicts ``remember`` kept for ``copy`` if it, its release and the kit are
-    unchanged since; else None (also for a missing or garbled record)."""
+def remembered(copy: Path, key: str) -> list[Verdict] | None:
+    """The verdicts ``remember`` kept for ``copy`` under ``key`` (``check_key``); None when
+    anything it depends on changed since, or the record is missing or garbled."""
     try:
         kept = json.loads((Path(copy).parent / CHECKED_FILE).read_text(encoding="utf-8"))[Path(copy).name]
-        if kept["key"] != _check_key(copy, reference):
+        if kept["key"] != key:
             return None
         return [Verdict.from_record(entry) for entry in kept["verdicts"]]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
-def remember(copy: Path, reference: Path, verdicts: list[Verdict]) -> None:
-    """Keep a check's verdicts beside the copy (``CHECKED_FILE``, the kit's own file)."""
+def remember(copy: Path, key: str, verdicts: list[Verdict]) -> None:
+    """Keep a check's verdicts beside the copy (``CHECKED_FILE``, the kit's own file) under
+    ``key`` (``check_key``, taken before the run); a run that stopped (time, a dead kernel, a
+    limit) is not kept, since a busy machine may have caused it."""
+    if any(verdict.reason.startswith(STOPPED_REASONS) for verdict in verdicts):
+        return
     path = Path(copy).parent / CHECKED_FILE
     try:
         kept = json.loads(path.read_text(encoding="utf-8"))
         kept = kept if isinstance(kept, dict) else {}
     except (OSError, ValueError):
         kept = {}
-    kept[Path(copy).name] = {"key": _check_key(copy, reference), "verdicts": [v.record() for v in verdicts]}
+    kept[Path(copy).name] = {"key": key, "verdicts": [v.record() for v in verdicts]}
     atomic_write(path, lambda tmp: tmp.write_text(json.dumps(kept, indent=1), encoding="utf-8"))
 
 
