@@ -68,3 +68,11 @@ def test_corrections_reach_the_class_table_and_the_feedback_and_survive_rewritin
     assert "- 1.2: regraded by hand: the check was too strict" in text
     feedback.write_all_feedback(tmp_path)  # a second writing keeps the correction
     assert "regraded by hand" in markdown.read_text()
+
+
+def test_a_correction_worth_more_than_its_exercise_stops_grading_before_any_run(tmp_path):
+    _overrides(tmp_path, "alice,01_naive_bayes,1.2,3,\nbob,01_naive_bayes,1.9,1,\n")
+    overrides = gradebook.read_overrides(tmp_path)
+    gradebook.check_overrides(overrides, {"01_naive_bayes": {"1.2": 3.0}})  # within its worth
+    with pytest.raises(KitError, match="alice, 01_naive_bayes, exercise 1.2 is worth 2 points, not 3"):
+        gradebook.check_overrides(overrides, {"01_naive_bayes": {"1.2": 2.0}})

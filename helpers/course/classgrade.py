@@ -390,6 +390,11 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
         raise KitError(f"No solution notebook {notebook or 'NN'}_*.ipynb in {solutions_dir}.")
     graded = [p for p in solutions if exercises(nbformat.read(p, as_version=4))]
     kept = {(r["student"], r["notebook"]): r for r in gradebook.read_records(submissions_dir)}
+    # the instructor's files are checked before any run: an error in them stops nothing midway
+    overrides = gradebook.read_overrides(submissions_dir)
+    gradebook.check_overrides(overrides, {path.stem: grading.points_of(nbformat.read(path, as_version=4))
+                                          for path in graded})
+    marks = answers.marked(submissions_dir)
     # jobs running at once on one machine share its cores: threads here, a local cluster's
     # workers, or one worker per machine of a cluster elsewhere
     if isinstance(scheduler, str):
@@ -409,7 +414,6 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
 
     # grades.csv follows each result, unless it is the user's: then it is written once, beside
     stream = not owned.changed_since_written(layout.grades_path(submissions_dir))
-    overrides = gradebook.read_overrides(submissions_dir)  # a malformed file stops us before any run
     weaker: list[Task] = []
 
     def keep(task: Task, record: dict) -> None:
@@ -419,7 +423,7 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
                   "its student code could read and change that machine's files.", file=sys.stderr)
         gradebook.write_record(submissions_dir, record)
         [corrected] = gradebook.with_overrides([record], overrides, complain=False)
-        feedback.write_feedback(submissions_dir, corrected)
+        feedback.write_feedback(submissions_dir, corrected, marks)
         if stream:
             gradebook.write_grades(submissions_dir, gradebook.with_overrides(
                 gradebook.read_records(submissions_dir), overrides, complain=False))

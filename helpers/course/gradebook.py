@@ -288,6 +288,28 @@ def read_overrides(submissions_dir: Path) -> pd.DataFrame:
     return table.assign(points=points)[OVERRIDE_COLUMNS]
 
 
+def check_overrides(overrides: pd.DataFrame, worth: Mapping[str, Mapping[str, float]]) -> None:
+    """Refuse, before any grading, a correction that awards more than its exercise is worth.
+
+    Parameters
+    ----------
+    overrides : DataFrame
+        From ``read_overrides``.
+    worth : mapping
+        Per notebook, each exercise's points (``grading.points_of`` of its solution).
+
+    Raises
+    ------
+    KitError
+        Naming the first such correction.
+    """
+    for row in overrides.to_dict("records"):
+        most = worth.get(row["notebook"], {}).get(row["exercise"])
+        if most is not None and not pd.isna(row["points"]) and row["points"] > most:
+            raise KitError(f"overrides: {row['student']}, {row['notebook']}, exercise {row['exercise']} is "
+                           f"worth {most:g} points, not {row['points']:g}.")
+
+
 def with_overrides(records: Iterable[Mapping[str, Any]], overrides: pd.DataFrame,
                    complain: bool = True) -> list[dict[str, Any]]:
     """``records`` with the instructor's corrections: each overridden exercise entry gains
