@@ -35,17 +35,18 @@ def test_canvas_and_moodle_files_follow_their_import_formats(tmp_path, capsys):
     said = capsys.readouterr()
     assert "left out of the LMS files: bob" in said.err  # graded, not on the roster
     canvas = pd.read_csv(layout.export_path(tmp_path, "canvas"), dtype=str, keep_default_na=False)
-    assert list(canvas.columns) == [*exports.CANVAS_COLUMNS, "01_naive_bayes", "02_logistic", "total"]
+    # one column per assignment; the LMS sums its own total
+    assert list(canvas.columns) == [*exports.CANVAS_COLUMNS, "01_naive_bayes", "02_logistic"]
     possible = canvas.iloc[0]
     assert possible["Student"] == exports.CANVAS_POINTS_ROW
-    assert [float(possible[c]) for c in ("01_naive_bayes", "02_logistic", "total")] == [3.5, 1.0, 4.5]
+    assert [float(possible[c]) for c in ("01_naive_bayes", "02_logistic")] == [3.5, 1.0]
     alice = canvas[canvas["SIS User ID"] == "s001"].iloc[0]
-    assert (alice["Student"], alice["SIS Login ID"], float(alice["total"])) == (
-        "Smith, Alice", "alice@uni.example", 2.5)
+    assert (alice["Student"], alice["SIS Login ID"], float(alice["01_naive_bayes"])) == (
+        "Smith, Alice", "alice@uni.example", 1.5)
     carol = canvas[canvas["SIS User ID"] == "s003"].iloc[0]
-    assert carol["01_naive_bayes"] == "" and carol["total"] == ""  # on the roster, nothing graded
+    assert carol["01_naive_bayes"] == "" and carol["02_logistic"] == ""  # on the roster, nothing graded
     moodle = pd.read_csv(layout.export_path(tmp_path, "moodle"), dtype=str, keep_default_na=False)
-    assert list(moodle.columns) == [*exports.MOODLE_COLUMNS, "01_naive_bayes", "02_logistic", "total"]
+    assert list(moodle.columns) == [*exports.MOODLE_COLUMNS, "01_naive_bayes", "02_logistic"]
     assert moodle["ID number"].tolist() == ["s001", "s003"]
     assert float(moodle.set_index("ID number").loc["s001", "01_naive_bayes"]) == 1.5
 
@@ -56,3 +57,21 @@ def test_without_a_roster_the_summary_says_how_to_get_the_lms_files(tmp_path, ca
     assert "(no roster.csv: add one" in capsys.readouterr().out
     assert not layout.export_path(tmp_path, "canvas").exists()
     assert gradebook.summary(gradebook.grades_table(class_records())).loc["alice", "total"] == 2.5
+
+
+def test_lms_files_keep_ids_as_typed_and_leave_unmarked_answers_empty(tmp_path):
+    write_all(tmp_path, class_records())
+    layout.roster_path(tmp_path).write_text("folder,student_id,name,email\nalice,-001,\"=Smith\",a@x\n"
+                                            "bob,s002,Bob,b@x\n")
+    written = pd.DataFrame({"written": [2.0, float("nan")], "written_max": [3.0, 3.0]},
+                           index=pd.Index(["alice", "bob"], name="student"))
+    exports.write_exports(tmp_path, gradebook.grades_table(class_records()), written)
+    canvas = pd.read_csv(layout.export_path(tmp_path, "canvas"), dtype=str, keep_default_na=False)
+    assert canvas["SIS User ID"].tolist()[1:] == ["-001", "s002"]  # no spreadsheet apostrophe
+    assert canvas["written"].tolist()[1:] == ["2.0", ""]  # bob's answers are not marked yet
+
+
+def test_a_row_with_an_unquoted_comma_is_refused_with_its_line(tmp_path):
+    layout.roster_path(tmp_path).write_text("folder,student_id,name,email\nalice,s001,Smith, Alice,a@x\n")
+    with pytest.raises(KitError, match="line 2 has 5 fields where the header has 4"):
+        exports.read_roster(tmp_path)

@@ -31,7 +31,7 @@ import pandas as pd
 from nbformat import NotebookNode
 
 from helpers.course import layout
-from helpers.course.gradebook import from_spreadsheet, spreadsheet_csv
+from helpers.course.gradebook import read_table, spreadsheet_csv
 from helpers.course.release import (
     ANSWER_PLACEHOLDER,
     answer_cells,
@@ -138,17 +138,11 @@ def read_sheet(path: Path) -> pd.DataFrame:
     a sheet written before ``max_points`` and ``comment`` existed gets them empty)."""
     if not Path(path).is_file():
         return pd.DataFrame(columns=SHEET_COLUMNS)
-    try:
-        sheet = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (ValueError, pd.errors.ParserError) as err:
-        raise KitError(f"{path} is not a readable answer sheet ({err}); mend or remove it.") from None
-    missing = [column for column in ("student", "question", "points") if column not in sheet.columns]
-    if missing:
-        raise KitError(f"{path} lacks the column(s) {', '.join(missing)} of an answer sheet.")
+    sheet = read_table(Path(path), ["student", "question", "points"])
     for column in ("max_points", "comment"):
         if column not in sheet.columns:
             sheet[column] = ""
-    return sheet.map(from_spreadsheet)
+    return sheet
 
 
 def sheet(asked: Mapping[str, Question], submissions: Mapping[str, Path | None],
@@ -256,7 +250,9 @@ def written_marks(submissions_dir: Path) -> pd.DataFrame:
         As ``marked``.
     """
     table = marked(submissions_dir)
-    totals = table.groupby("student").agg(written=("points", "sum"), written_max=("max_points", "sum"))
+    # min_count: a student with no answer marked yet has no written points (NaN), not 0
+    totals = table.groupby("student").agg(written=("points", lambda points: points.sum(min_count=1)),
+                                          written_max=("max_points", "sum"))
     return totals.astype(float).sort_index()
 
 

@@ -117,8 +117,10 @@ def find_submission(folder: Path, notebook: str, wanted: set[str], others: Mappi
             return None, "", misnamed
         elsewhere = [path.name for path in _files(folder)
                      if path.stem in others and wanted & _exercise_ids(path)]
-        hint = f" ({elsewhere[0]} holds this notebook's exercises: rename it {exact.name})"
-        return None, "", f"notebook missing{hint if elsewhere else ''}"
+        if not elsewhere:
+            return None, "", "notebook missing"
+        hint = f"{elsewhere[0]} holds this notebook's exercises: rename it {exact.name}"
+        return None, "", f"notebook missing ({hint})"
     chosen = holding[0][3]
     rest = [entry[2] for entry in holding[1:]]
     also = f"; also holding its exercises: {', '.join(rest)}" if rest else ""

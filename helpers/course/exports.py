@@ -26,8 +26,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from helpers.course.gradebook import from_spreadsheet, spreadsheet_csv, summary
-from helpers.course.layout import export_path, roster_path
+from helpers.course.gradebook import read_table, summary
+from helpers.course.layout import ROSTER_FILE, export_path, roster_path
+from helpers.course.verdict import printable
 from helpers.errors import KitError
 from helpers.owned import write_owned
 
@@ -37,8 +38,8 @@ CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 CANVAS_POINTS_ROW = "Points Possible"
 #: Moodle's identifying columns (its grade export's names).
 MOODLE_COLUMNS = ["ID number", "Email address", "Full name"]
-#: The class table's columns that are no assignment of their own.
-_NOT_GRADED = ("max_total",)
+#: The class table's columns that are no assignment of their own: an LMS sums its own total.
+_NOT_GRADED = ("total", "max_total")
 
 
 def read_roster(submissions_dir: Path) -> pd.DataFrame | None:
@@ -53,15 +54,7 @@ def read_roster(submissions_dir: Path) -> pd.DataFrame | None:
     path = roster_path(submissions_dir)
     if not path.is_file():
         return None
-    try:
-        roster = pd.read_csv(path, dtype=str, keep_default_na=False).map(from_spreadsheet)
-    except (ValueError, pd.errors.ParserError) as err:
-        raise KitError(f"{path} is not a readable table ({err}); mend or remove it.") from None
-    missing = [column for column in ROSTER_COLUMNS if column not in roster.columns]
-    if missing:
-        raise KitError(f"{path} lacks the column(s) {', '.join(missing)} (it needs "
-                       f"{', '.join(ROSTER_COLUMNS)}).")
-    roster = roster[ROSTER_COLUMNS].apply(lambda column: column.str.strip())
+    roster = read_table(path, ROSTER_COLUMNS)[ROSTER_COLUMNS].apply(lambda column: column.str.strip())
     for column in ("folder", "student_id"):
         if (roster[column] == "").any():
             raise KitError(f"{path}: every row needs a {column}.")
@@ -71,14 +64,14 @@ def read_roster(submissions_dir: Path) -> pd.DataFrame | None:
     return roster
 
 
-def _rostered(table: pd.DataFrame, roster: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The roster in its order, and the class table's rows for it (empty where not graded)."""
+def _scores(table: pd.DataFrame, roster: pd.DataFrame) -> pd.DataFrame:
+    """The class table's assignment columns for the roster's rows, in its order (empty where
+    nothing is graded); graded folders missing from the roster are named on stderr."""
     unknown = sorted(set(table.index) - set(roster.folder))
     if unknown:
-        print(f"not in {roster_path(Path('.')).name}, left out of the LMS files: {', '.join(unknown)}",
-              file=sys.stderr)
+        print(f"not in {ROSTER_FILE}, left out of the LMS files: {', '.join(unknown)}", file=sys.stderr)
     graded = [column for column in table.columns if column not in _NOT_GRADED]
-    return roster, table.reindex(roster.folder)[graded]
+    return table.reindex(roster.folder)[graded].reset_index(drop=True)
 
 
 def points_possible(grades: pd.DataFrame, written: pd.DataFrame | None = None) -> dict[str, float]:
@@ -94,21 +87,20 @@ def points_possible(grades: pd.DataFrame, written: pd.DataFrame | None = None) -
 def canvas_table(table: pd.DataFrame, roster: pd.DataFrame, possible: dict[str, float]) -> pd.DataFrame:
     """The class table (``gradebook.summary``) in Canvas's gradebook import format, with the
     ``Points Possible`` row from ``possible`` (``points_possible``)."""
-    roster, scores = _rostered(table, roster)
+    scores = _scores(table, roster)
     people = pd.DataFrame({"Student": roster.name.to_numpy(), "ID": "",
                            "SIS User ID": roster.student_id.to_numpy(),
                            "SIS Login ID": roster.email.to_numpy(), "Section": ""})
     header = pd.DataFrame([{**dict.fromkeys(CANVAS_COLUMNS, ""), "Student": CANVAS_POINTS_ROW,
                             **{column: possible.get(column, float("nan")) for column in scores.columns}}])
-    return pd.concat([header, pd.concat([people, scores.reset_index(drop=True)], axis=1)], ignore_index=True)
+    return pd.concat([header, pd.concat([people, scores], axis=1)], ignore_index=True)
 
 
 def moodle_table(table: pd.DataFrame, roster: pd.DataFrame) -> pd.DataFrame:
     """The class table (``gradebook.summary``) in Moodle's CSV grade import format."""
-    roster, scores = _rostered(table, roster)
     people = pd.DataFrame({"ID number": roster.student_id.to_numpy(),
                            "Email address": roster.email.to_numpy(), "Full name": roster.name.to_numpy()})
-    return pd.concat([people, scores.reset_index(drop=True)], axis=1)
+    return pd.concat([people, _scores(table, roster)], axis=1)
 
 
 def write_exports(submissions_dir: Path, grades: pd.DataFrame,
@@ -120,6 +112,14 @@ def write_exports(submissions_dir: Path, grades: pd.DataFrame,
     if roster is None:
         return []
     table = summary(grades, written)
+    if written is not None and not written.empty:  # an answer not marked yet is no grade of 0
+        table["written"] = written["written"].reindex(table.index)
     canvas = canvas_table(table, roster, points_possible(grades, written))
-    return [write_owned(export_path(submissions_dir, "canvas"), spreadsheet_csv(canvas)),
-            write_owned(export_path(submissions_dir, "moodle"), spreadsheet_csv(moodle_table(table, roster)))]
+    return [write_owned(export_path(submissions_dir, "canvas"), _lms_csv(canvas)),
+            write_owned(export_path(submissions_dir, "moodle"), _lms_csv(moodle_table(table, roster)))]
+
+
+def _lms_csv(table: pd.DataFrame) -> str:
+    """A table as an LMS imports it: printable text, no spreadsheet marks (an LMS would keep a
+    leading apostrophe in an id or a name), empty cells where nothing is graded."""
+    return table.map(lambda value: printable(value) if isinstance(value, str) else value).to_csv(index=False)

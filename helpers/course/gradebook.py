@@ -23,6 +23,7 @@ record needs no new run (``is_current``). The CSV files are written with
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import sys
@@ -268,14 +269,9 @@ def read_overrides(submissions_dir: Path) -> pd.DataFrame:
     path = overrides_path(submissions_dir)
     if not path.is_file():
         return pd.DataFrame(columns=OVERRIDE_COLUMNS)
-    try:
-        table = pd.read_csv(path, dtype=str, keep_default_na=False).map(from_spreadsheet)
-    except (ValueError, pd.errors.ParserError) as err:
-        raise KitError(f"{path} is not a readable table ({err}); mend or remove it.") from None
-    missing = [column for column in OVERRIDE_COLUMNS if column not in table.columns]
-    if missing:
-        raise KitError(f"{path} lacks the column(s) {', '.join(missing)} (it needs "
-                       f"{', '.join(OVERRIDE_COLUMNS)}).")
+    table = read_table(path, OVERRIDE_COLUMNS)
+    for key in ("student", "notebook", "exercise"):
+        table[key] = table[key].str.strip()
     points = pd.to_numeric(table.points.str.strip().replace("", "nan"), errors="coerce")
     for line, (text, value) in enumerate(zip(table.points, points, strict=True), start=2):
         if text.strip() and (pd.isna(value) or value < 0):
@@ -308,6 +304,32 @@ def check_overrides(overrides: pd.DataFrame, worth: Mapping[str, Mapping[str, fl
         if most is not None and not pd.isna(row["points"]) and row["points"] > most:
             raise KitError(f"overrides: {row['student']}, {row['notebook']}, exercise {row['exercise']} is "
                            f"worth {most:g} points, not {row['points']:g}.")
+
+
+def read_table(path: Path, columns: list[str]) -> pd.DataFrame:
+    """A CSV file the instructor keeps, every value as text (spreadsheet marks removed).
+
+    Raises
+    ------
+    KitError
+        If it cannot be read, lacks one of ``columns``, or a row has more or fewer fields than
+        its header (an unquoted comma shifts every later column), naming the line.
+    """
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error) as err:
+        raise KitError(f"{path} is not a readable table ({err}); mend or remove it.") from None
+    header = rows[0] if rows else []
+    missing = [column for column in columns if column not in header]
+    if missing:
+        raise KitError(f"{path} lacks the column(s) {', '.join(missing)} (it needs {', '.join(columns)}).")
+    for line, row in enumerate(rows[1:], start=2):
+        if row and len(row) != len(header):
+            raise KitError(f"{path}, line {line} has {len(row)} fields where the header has {len(header)}: "
+                           "put text holding a comma in double quotes.")
+    table = pd.DataFrame([row for row in rows[1:] if row], columns=header, dtype=str)
+    return table.map(from_spreadsheet)
 
 
 def with_overrides(records: Iterable[Mapping[str, Any]], overrides: pd.DataFrame,
