@@ -249,6 +249,8 @@ def test_a_report_is_read_as_data_line_by_line_until_a_line_is_not_a_result():
     report = b"\n".join(lines) + b"\n"
     assert nbval_run.read_report(report) == {3: result, 4: CellResult(4, Ending.PASSED)}
     assert nbval_run.read_report(report[:-9]) == {3: result}  # killed while writing cell 4
+    forged = report + json.dumps(CellResult(3, Ending.PASSED).to_json()).encode() + b"\n"
+    assert nbval_run.read_report(forged)[3] == result  # a failure is never turned into a pass
     for junk in (b"", b"<testsuites/>", b'{"number": 1, "ending": "won"}', b"[]", b'{"cells": []}'):
         assert nbval_run.read_report(junk) == {}
 

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +26,7 @@ from tqdm import tqdm
 
 from helpers import settings
 from helpers.course import config, sandbox
-from helpers.course.verdict import CellResult
+from helpers.course.verdict import CellResult, Ending
 
 #: pytest's exit statuses when it ran every test (0: all passed, 1: some failed).
 PYTEST_FINISHED = (0, 1)
@@ -83,13 +85,16 @@ def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = Non
                               env={**config.REFERENCE_ENV, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
         results = read_report(outcome.report)
         return NotebookRun(results, _run_problem(results, outcome, total), outcome)
-    report = path.with_suffix(".json")
+    report = Path(tempfile.mkdtemp(prefix="kit-report-")) / "report.json"  # not in the kernel's folder
     ini = path.parent / "pytest.ini"
     ini.write_text("[pytest]\n")
     command = [sys.executable, "-m", "pytest", str(path), "-c", str(ini), "--rootdir", str(path.parent),
                *_nbval_options(timeout), f"--kit-report={report}"]
-    finished = _ran_within(command, path.parent, total, n_code if progress else 0, progress)
-    results = read_report(report.read_bytes() if report.is_file() else b"")
+    try:
+        finished = _ran_within(command, path.parent, total, n_code if progress else 0, progress)
+        results = read_report(report.read_bytes() if report.is_file() else b"")
+    finally:
+        shutil.rmtree(report.parent, ignore_errors=True)
     if not finished:
         return NotebookRun(results, problem=out_of_time(total))
     return NotebookRun(results, _run_problem(results, None, total))
@@ -102,15 +107,21 @@ def out_of_time(total: float) -> str:
 
 def read_report(report: bytes) -> dict[int, CellResult]:
     """The plugin's report (``--kit-report``: one JSON line per cell ending) as ``{cell
-    number: CellResult}``, a later line for a cell replacing an earlier one. A line that is
-    not a result (cut short when the run was killed) ends the reading."""
-    results = {}
+    number: CellResult}``. A later line for a cell may only turn its pass into a failure (a
+    teardown that failed; a second failure keeps the first); a line that is not a result (cut
+    short when the run was killed), or that would turn a cell into a pass again, ends the
+    reading."""
+    results: dict[int, CellResult] = {}
     for line in report.splitlines():
         try:
             cell = CellResult.from_json(json.loads(line))
         except (ValueError, TypeError, KeyError, AttributeError):
             break
-        results[cell.number] = cell
+        earlier = results.get(cell.number)
+        if earlier is not None and cell.ending is Ending.PASSED:
+            break
+        if earlier is None or earlier.ending is Ending.PASSED:
+            results[cell.number] = cell
     return results
 
 
