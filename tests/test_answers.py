@@ -241,3 +241,16 @@ def test_a_sheet_shows_formula_like_names_and_answers_as_text_and_reads_them_bac
     raw.loc[(raw.student == "'=1+1") & (raw.question == "1.a"), "points"] = "2"  # marked in a spreadsheet
     raw.to_csv(csv, index=False)
     assert answers.written_marks(subs).written["=1+1"] == 2.0
+
+
+def test_a_sheet_written_before_max_points_takes_them_from_the_solution(tmp_path):
+    from helpers.course import config
+
+    notebook = "01_naive_bayes"
+    asked = answers.questions(nbformat.read(config.SOLUTIONS_DIR / f"{notebook}.ipynb", as_version=4))
+    first, second = list(asked)[:2]
+    layout.sheet_path(tmp_path, notebook).write_text(
+        f"student,question,prompt,answer,points\nann,{first},,x,0.5\nann,{second},,y,\n")
+    written = answers.written_marks(tmp_path)
+    assert written.loc["ann", "written"] == 0.5
+    assert written.loc["ann", "written_max"] == asked[first].points + asked[second].points

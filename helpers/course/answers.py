@@ -30,7 +30,7 @@ import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
-from helpers.course import layout
+from helpers.course import config, layout
 from helpers.course.gradebook import read_table, spreadsheet_csv
 from helpers.course.release import (
     ANSWER_PLACEHOLDER,
@@ -232,12 +232,26 @@ def marked(submissions_dir: Path) -> pd.DataFrame:
         if path.stem.count("."):  # a stamped sheet written beside one the instructor has marked
             _warn_if_newer(path, path.with_name(f"{path.stem.split('.')[0]}.csv"))
             continue
-        table = read_sheet(path)
+        notebook = path.stem.removeprefix(layout.SHEET_PREFIX)
+        table = _with_maxima(read_sheet(path), notebook)
         table["max_points"] = [_number(path, row, "max_points") for row in table.itertuples()]
         table["points"] = [_number(path, row, "points", row.max_points) for row in table.itertuples()]
-        tables.append(table.assign(notebook=path.stem.removeprefix(layout.SHEET_PREFIX)))
+        tables.append(table.assign(notebook=notebook))
     columns = [*SHEET_COLUMNS, "notebook"]
     return pd.concat(tables, ignore_index=True)[columns] if tables else pd.DataFrame(columns=columns)
+
+
+def _with_maxima(sheet: pd.DataFrame, notebook: str) -> pd.DataFrame:
+    """A sheet whose empty ``max_points`` (one written before the column existed) are filled
+    from its solution's questions, where ``solutions/`` has that notebook."""
+    solution = config.SOLUTIONS_DIR / f"{notebook}.ipynb"
+    if not (sheet["max_points"] == "").any() or not solution.is_file():
+        return sheet
+    worth = {question: f"{asked.points:g}" for question, asked in
+             questions(nbformat.read(solution, as_version=4), notebook).items()}
+    filled = [text or worth.get(question, "") for text, question in zip(sheet.max_points, sheet.question,
+                                                                         strict=True)]
+    return sheet.assign(max_points=filled)
 
 
 def written_marks(submissions_dir: Path) -> pd.DataFrame:

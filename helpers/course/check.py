@@ -25,6 +25,7 @@ import json
 import re
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -247,7 +248,11 @@ def check_exercise(exercise: str, namespace: dict | None = None,
                        "in that notebook, after running its exercise cell.")
     numbers = code_numbers(released)
     sanitize = compare.sanitizer(config.SANITIZE_FILE)
-    environments = environment.mismatch_lines(released.metadata.get("kit", {}).get("reference_env"))
+    reference_env = released.metadata.get("kit", {}).get("reference_env")
+
+    def environments(blas: bool) -> tuple[str, ...]:
+        return environment.mismatch_lines(reference_env, blas=blas)
+
     # the exercise cell ran in the student's kernel; its checks run here, until one fails
     results = {numbers[item.cell_ids[0]]: CellResult(numbers[item.cell_ids[0]], Ending.PASSED)}
     for cell_id in item.cell_ids[1:]:
@@ -275,9 +280,10 @@ def _user_names() -> dict:
 
 
 def _live_result(cell: NotebookNode, number: int, namespace: dict, sanitize: Any,
-                 environments: tuple[str, ...]) -> CellResult:
+                 environments: Callable[[bool], tuple[str, ...]]) -> CellResult:
     """Run one check cell in ``namespace`` and compare what it shows with its reference as
-    grading does: what it prints, and the value of its last line (its ``text/plain``)."""
+    grading does: what it prints, and the value of its last line (its ``text/plain``);
+    ``environments(blas)`` names the libraries when they differ from the reference's."""
     printed = io.StringIO()
     try:
         with contextlib.redirect_stdout(printed):
@@ -293,8 +299,8 @@ def _live_result(cell: NotebookNode, number: int, namespace: dict, sanitize: Any
                                          compare.grouped(shown, sanitize), compare.tolerance_of(cell))
     if difference is None:
         return CellResult(number, Ending.PASSED)
-    return CellResult(number, Ending.DIFFERS, difference=difference,
-                      environments=environments if difference.in_numbers else ())
+    return CellResult(number, Ending.DIFFERS, difference=difference, environments=environments(
+        difference.in_numbers))
 
 
 def _run(source: str, namespace: dict) -> Any:

@@ -50,7 +50,7 @@ def describe(record: dict[str, str]) -> str:
     return "; ".join(part for part in (record.get("blas", "unknown BLAS"), versions) if part)
 
 
-def mismatch_lines(reference: dict[str, str] | None) -> tuple[str, ...]:
+def mismatch_lines(reference: dict[str, str] | None, blas: bool = True) -> tuple[str, ...]:
     """"reference outputs written with: X" and "this run uses: Y", when this run differs from
     ``reference``.
 
@@ -58,6 +58,9 @@ def mismatch_lines(reference: dict[str, str] | None) -> tuple[str, ...]:
     ----------
     reference : dict or None
         The notebook's ``kit.reference_env`` record (None when it has none).
+    blas : bool
+        Whether other BLAS kernels count as a difference (they move numbers only; a difference
+        in words is worth naming only for other library versions).
 
     Returns
     -------
@@ -68,7 +71,7 @@ def mismatch_lines(reference: dict[str, str] | None) -> tuple[str, ...]:
     if not reference:
         return ()
     here = current()
-    if all(here.get(k) == v for k, v in reference.items()):
+    if all(here.get(k) == v for k, v in reference.items() if blas or k != "blas"):
         return ()
     width = max(len(REFERENCE_LABEL), len(RUN_LABEL))
     return f"{REFERENCE_LABEL:<{width}} {describe(reference)}", f"{RUN_LABEL:<{width}} {describe(here)}"

@@ -259,9 +259,9 @@ class KitCell(IPyNbCell):
                 compare.tolerance_of(self.cell))
             if self.kit_difference is None:
                 return True
-            if self.kit_difference.in_numbers:  # libraries are a likely cause of moved numbers only
-                self.kit_environments = environment.mismatch_lines(
-                    self.parent.nb.metadata.get("kit", {}).get("reference_env"))
+            # BLAS kernels can move numbers only; other library versions can change words too
+            reference = self.parent.nb.metadata.get("kit", {}).get("reference_env")
+            self.kit_environments = environment.mismatch_lines(reference, blas=self.kit_difference.in_numbers)
         self.comparison_traceback = [str(self.kit_difference), *self.kit_environments]
         return False
 
