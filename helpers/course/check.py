@@ -6,7 +6,9 @@ The student's working copy (``work/NN_topic.ipynb``) is merged into the pristine
 notebook (``notebooks/``) the way ``kit grade`` merges a submission: their exercise cells and
 the cells they added; every check cell and every reference output from the release. It runs
 under nbval in a fresh kernel, and each exercise gets one line. The release has no hidden
-checks, so a pass here is necessary, not sufficient, for a pass in ``kit grade``.
+checks, so a pass here is necessary, not sufficient, for a pass in ``kit grade``. ``kit check``
+alone keeps each copy's verdicts (``remember``) and reuses them while nothing they depend on
+changed (``check_key``); ``kit check NN`` always runs the notebook.
 
 ``check("1.2")`` inside a notebook (``from helpers.course.check import check``) runs exercise
 1.2's visible checks on the live kernel, with the names the student's cells defined, and

@@ -233,7 +233,8 @@ def exercise_key(exercise: str) -> tuple[tuple[int, int | str], ...]:
 
 
 def earned(exercise: Mapping[str, Any]) -> float:
-    """Points earned for one exercise of a record: all its points if passed, else none."""
+    """Points earned for one exercise of a record: what the instructor awarded (an override),
+    else all its points if passed and none if not."""
     return Verdict.from_record(exercise).earned
 
 

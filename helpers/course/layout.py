@@ -8,6 +8,9 @@
         grades.csv                                      one row per student, notebook, exercise
         gradebook.csv                                   the class table (``gradebook``)
         answers_<notebook>.csv, .html                   written answers to mark (``answers``)
+        overrides.csv                                   the instructor's corrections (``gradebook``)
+        roster.csv                                      folder -> student id, name, email (``exports``)
+        gradebook_canvas.csv, gradebook_moodle.csv      the class table for an LMS (``exports``)
         .kit-grading/records/<student>/<notebook>.json  grading records (``gradebook``)
 
 Every name taken from a student or a notebook must be a plain file name (``is_plain_name``),
