@@ -369,7 +369,7 @@ def with_overrides(records: Iterable[Mapping[str, Any]], overrides: pd.DataFrame
                     entry["awarded"] = float(wanted[key]["points"])
             exercises.append(entry)
         corrected.append({**record, "exercises": exercises})
-    for key in wanted.keys() - used if complain else ():
+    for key in sorted(wanted.keys() - used) if complain else ():
         print(f"overrides: {', '.join(key[:2])}, exercise {key[2]} matches no graded exercise; not applied.",
               file=sys.stderr)
     return corrected

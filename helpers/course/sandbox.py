@@ -650,7 +650,7 @@ def _tmpfs_used(tree: list[psutil.Process], mounts: Sequence[str]) -> int:
             machines = os.stat(mount).st_dev
         except OSError:
             machines = None
-        for proc in reversed(tree):
+        for proc in tree:  # the first process inside the job's mount namespace sees its own
             path = f"/proc/{proc.pid}/root{mount}"
             try:
                 if os.stat(path).st_dev == machines:

@@ -166,7 +166,7 @@ def without_grader_paths(text: str) -> str:
     ``<site-packages>``, ``<python>`` and ``<kit>``: a student's feedback names files, not where
     the instructor's machine keeps them."""
     for path, short in _grader_paths():
-        text = text.replace(path, short)
+        text = text.replace(f"{path}/", f"{short}/")  # a whole folder, not a prefix of another
     return text
 
 
