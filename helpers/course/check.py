@@ -136,11 +136,11 @@ def remembered(copy: Path, key: str) -> list[Verdict] | None:
     """The verdicts ``remember`` kept for ``copy`` under ``key`` (``check_key``); None when
     anything it depends on changed since, or the record is missing or garbled."""
     try:
-        kept = json.loads((Path(copy).parent / CHECKED_FILE).read_text(encoding="utf-8"))[Path(copy).name]
+        kept = _checked(Path(copy).parent)[Path(copy).name]
         if kept["key"] != key:
             return None
         return [Verdict.from_record(entry) for entry in kept["verdicts"]]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
@@ -150,14 +150,20 @@ def remember(copy: Path, key: str, verdicts: list[Verdict]) -> None:
     limit) is not kept, since a busy machine may have caused it."""
     if any(verdict.reason.startswith(STOPPED_REASONS) for verdict in verdicts):
         return
-    path = Path(copy).parent / CHECKED_FILE
-    try:
-        kept = json.loads(path.read_text(encoding="utf-8"))
-        kept = kept if isinstance(kept, dict) else {}
-    except (OSError, ValueError):
-        kept = {}
+    kept = _checked(Path(copy).parent)
     kept[Path(copy).name] = {"key": key, "verdicts": [v.record() for v in verdicts]}
-    atomic_write(path, lambda tmp: tmp.write_text(json.dumps(kept, indent=1), encoding="utf-8"))
+    atomic_write(Path(copy).parent / CHECKED_FILE,
+                 lambda tmp: tmp.write_text(json.dumps(kept, indent=1), encoding="utf-8"))
+
+
+def _checked(workspace: Path) -> dict:
+    """The workspace's record of kept checks (``CHECKED_FILE``); empty when it is missing or
+    not a JSON object."""
+    try:
+        kept = json.loads((workspace / CHECKED_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return kept if isinstance(kept, dict) else {}
 
 
 def has_exercises(released: Path) -> bool:
