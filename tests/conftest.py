@@ -51,9 +51,10 @@ def empty_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 #
 # tests/test_portability.py grades the Doc2Vec notebooks' solutions under another BLAS kernel
 # setting with a fresh data folder: every model is trained again, about 20 minutes on one core.
-# Doc2Vec trains with one worker, so the rest of the suite leaves the second core mostly idle:
-# the grading starts in the background when the session starts, and its test, moved to the end
-# of the run, waits for it and reads its grades.
+# Doc2Vec trains with one worker, so the rest of the suite leaves a core idle for much of the
+# run: the grading starts in the background when the session starts, at the lowest priority
+# (it takes only what the suite leaves idle), and its test, moved to the end of the run, waits
+# for it and reads its grades.
 
 PORTABILITY_TEST = "test_portability.py"
 
