@@ -31,8 +31,10 @@ import nbformat
 import pandas as pd
 import psutil
 
-from helpers.course import classgrade, config, gradebook, release
-from helpers.course.release import exercise_id
+from helpers.course import config
+from helpers.course.classroom import classgrade, gradebook
+from helpers.course.notebook import release
+from helpers.course.notebook.release import exercise_id
 
 MISTAKES_DIR = Path(__file__).resolve().parents[1] / "tests" / "mistakes"
 #: The ways a class is graded, as ``classgrade.grade`` keyword arguments.

@@ -7,7 +7,7 @@
    first pass costs, each notebook building what later ones reuse.
 2. *Warm*: the same notebooks again on the caches the cold pass left.
 
-Each notebook runs through the kit's own runner (``helpers.course.runner.run_notebook``, what
+Each notebook runs through the kit's own runner (``helpers.course.notebook.runner.run_notebook``, what
 ``kit run --solutions`` does: a fresh kernel, the reference environment, the executed copy
 saved under ``OUT/executed/<phase>/``) in a process of its own, which is put into a new memory
 control group capped at ``--memory-gb`` (2 GB: Binder's limit) before it starts, so the runner,
@@ -56,7 +56,7 @@ SWAP_LIMIT = {"v1": "memory.memsw.limit_in_bytes", "v2": "memory.swap.max"}
 RUN_ONE = """
 import json, sys
 from pathlib import Path
-from helpers.course import runner
+from helpers.course.notebook import runner
 print(json.dumps(runner.run_notebook(Path(sys.argv[1]), Path(sys.argv[2]))))
 """
 

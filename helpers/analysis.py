@@ -31,7 +31,7 @@ from sklearn.svm import LinearSVC
 
 from helpers import data, systems
 from helpers.errors import InputError, KitError
-from helpers.evaluation import BowSystem, FeatureChoice, make_svm
+from helpers.evaluation import PREDICTION_COLUMNS, BowSystem, FeatureChoice, make_svm
 from helpers.features import make_vectorizer, mark_negation
 from helpers.naive_bayes import NaiveBayes
 from helpers.text import snippet, token_spans, tokenize, tokenized
@@ -46,7 +46,6 @@ from helpers.validation import (
     check_texts,
 )
 
-PREDICTION_COLUMNS = ("doc_id", "system", "prediction", "score", "correct", "fold", "C")
 REVIEW_COLUMNS = ("doc_id", "label", "text")
 CUE_COLUMNS = ("negated", "late_contrast", "opinion_density", "comparison", "rating")
 THRESHOLD_CUES = ("negated", "comparison", "opinion_density")

@@ -24,7 +24,8 @@ from helpers.course.arguments import positive_float, positive_int
 from helpers.errors import KitError
 
 if TYPE_CHECKING:
-    from helpers.course import cluster, sandbox
+    from helpers.course.classroom import cluster
+    from helpers.course.engine import sandbox
 
 DISTRIBUTION = "sentiment-practical-kit"
 #: The exit status after Ctrl-C (128 + SIGINT), as shells report it.
@@ -70,7 +71,8 @@ def cmd_info(args: argparse.Namespace) -> None:
 
 
 def cmd_release(args: argparse.Namespace) -> None:
-    from helpers.course import release, student_copy
+    from helpers.course.notebook import release
+    from helpers.course.student import student_copy
 
     student_copy.require_course_repository("release")
     if args.binder_repo and not args.student_repo:
@@ -99,16 +101,9 @@ def cmd_release(args: argparse.Namespace) -> None:
 
 def cmd_grade(args: argparse.Namespace) -> None:
     from helpers import owned
-    from helpers.course import (
-        answers,
-        classgrade,
-        exports,
-        feedback,
-        gradebook,
-        layout,
-        sandbox,
-        student_copy,
-    )
+    from helpers.course.classroom import answers, classgrade, exports, feedback, gradebook, layout
+    from helpers.course.engine import sandbox
+    from helpers.course.student import student_copy
 
     student_copy.require_course_repository("grade")
     submissions = Path(args.submissions)
@@ -167,7 +162,7 @@ def _graded_names(number: str | None) -> list[str] | None:
 
 
 def cmd_run(args: argparse.Namespace) -> None:
-    from helpers.course import runner
+    from helpers.course.notebook import runner
 
     which = "solutions" if args.solutions else "notebooks"
     table = runner.run(which, args.numbers, Path(args.out) if args.out else None, args.timeout)
@@ -179,7 +174,7 @@ def cmd_run(args: argparse.Namespace) -> None:
 
 
 def cmd_references(args: argparse.Namespace) -> None:
-    from helpers.course import references
+    from helpers.course.notebook import references
 
     written = references.write_references(args.numbers, timeout=args.timeout)
     print(f"references written: {', '.join(p.name for p in written)}; run `kit release` and commit both.")
@@ -227,7 +222,7 @@ def cmd_export_projector(args: argparse.Namespace) -> None:
 
 
 def cmd_work(args: argparse.Namespace) -> None:
-    from helpers.course import workspace
+    from helpers.course.student import workspace
 
     if args.update:
         for name, backup in workspace.update(args.update).items():
@@ -238,8 +233,8 @@ def cmd_work(args: argparse.Namespace) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> None:
-    from helpers.course import check
-    from helpers.course.verdict import describe
+    from helpers.course.engine.verdict import describe
+    from helpers.course.student import check
 
     if args.notebook:
         copy = check.working_copy(args.notebook)
@@ -280,7 +275,7 @@ def _all_pass(verdicts: list) -> None:
 
 
 def cmd_lab(args: argparse.Namespace) -> None:
-    from helpers.course import workspace
+    from helpers.course.student import workspace
 
     for name, state in workspace.seed().items():
         if state != workspace.YOURS:
@@ -295,8 +290,8 @@ def cmd_lab(args: argparse.Namespace) -> None:
 
 def lab_environment(environ: dict[str, str] | os._Environ) -> dict[str, str]:
     """The lab's Jupyter paths: the kit's server settings and its kernel (see
-    ``helpers.course.kernel``) first, then whatever ``environ`` had."""
-    from helpers.course.kernel import KERNEL_DATA_DIR
+    ``helpers.course.student.kernel``) first, then whatever ``environ`` had."""
+    from helpers.course.student.kernel import KERNEL_DATA_DIR
 
     return {name: os.pathsep.join([str(folder), *filter(None, [environ.get(name)])])
             for name, folder in (("JUPYTER_CONFIG_PATH", config.LAB_CONFIG_DIR),
@@ -347,13 +342,13 @@ def system_names(text: str) -> list[str]:
 
 def cluster_arg(text: str) -> cluster.Scheduler:
     """argparse type: ``local:N`` or a Dask scheduler address (see ``cluster.scheduler_arg``)."""
-    from helpers.course import cluster
+    from helpers.course.classroom import cluster
     return cluster.scheduler_arg(text)
 
 
 def sandbox_defaults() -> sandbox.Limits:
     """The grading sandbox's default limits (``sandbox.Limits()``)."""
-    from helpers.course import sandbox
+    from helpers.course.engine import sandbox
     return sandbox.Limits()
 
 

@@ -46,7 +46,7 @@ def load_movie_reviews() -> pd.DataFrame:
         for path in sorted((root / label).glob("*.txt")):
             cv = int(path.stem[2:5])
             text = " ".join(path.read_text(encoding="utf-8").split())
-            rows.append((path.stem, cv, cv % 10, label, text))
+            rows.append((path.stem, cv, cv % leakage.N_FOLDS, label, text))
     reviews = pd.DataFrame(rows, columns=["doc_id", "cv", "fold", "label", "text"])
     return reviews.assign(fold=fold_of_copies(reviews))
 

@@ -54,11 +54,11 @@ from tqdm import tqdm
 
 from helpers import settings, storage
 from helpers.errors import InputError
+from helpers.significance import bin_codes
 from helpers.validation import (
     SIMILARITY_ROUNDING,
     check_array,
     check_binary,
-    check_choice,
     check_in_range,
     check_int,
     check_labels,
@@ -70,7 +70,6 @@ from helpers.validation import (
 )
 
 NGRAMS = {1: (1, 1), 2: (2, 2), 3: (3, 3)}
-EQUAL_BINS = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: Test rows per product: a buffer of CHUNK_SIZE × n_train float32 (25 MB for IMDB's 25,000).
 CHUNK_SIZE = 250
 #: Two texts are near-duplicates when the cosine of their unigram counts (English stop words
@@ -78,7 +77,7 @@ CHUNK_SIZE = 250
 #: edited. In the 2,000 reviews it finds 8 pairs (cosine 0.977 to 1.000; 3 to 69 tokens
 #: differ); the next most similar pair of distinct reviews has 0.751 (notebook 08).
 NEAR_DUPLICATE = 0.9
-#: Cross-validation folds, as in ``helpers.evaluation``.
+#: Cross-validation folds: a review's round-robin fold is ``cv % N_FOLDS`` (``helpers.data``).
 N_FOLDS = 10
 #: The unpenalised logistic fit of ``overlap_effect``: tight enough for every printed digit.
 FIT_TOLERANCE = 1e-10
@@ -510,30 +509,6 @@ def overlap_free_folds(texts, labels, threshold: float, n_folds: int = N_FOLDS, 
     for fold, (_, test) in enumerate(splits):
         folds[test] = fold
     return folds
-
-
-def bin_codes(similarity: np.ndarray, bins: str = "equal") -> tuple[np.ndarray, list[str]]:
-    """Assign each item to one of four similarity bins; return the codes (0–3) and bin labels.
-
-    ``equal``: [0, 0.25), [0.25, 0.5), [0.5, 0.75), [0.75, 1]; ``quartiles``: four bins with
-    a quarter of the items each (ties broken by position).
-
-    Raises
-    ------
-    InputError
-        ``similarity`` not a non-empty 1-D array of finite numbers in [0, 1] (two items at
-        least for quartiles); ``bins`` unknown.
-    """
-    check_choice(bins, "bins", ("equal", "quartiles"))
-    similarity = check_similarities(similarity)
-    if bins == "quartiles" and len(similarity) < 2:
-        raise InputError("Quartile bins need at least two items; use bins='equal'.")
-    if bins == "equal":
-        # The top bin is closed ([0.75, 1]); clip guards against 1.0000001 from float sums.
-        codes = np.minimum(np.digitize(np.clip(similarity, 0, 1), EQUAL_BINS[1:-1]), 3)
-        return codes, ["[0, 0.25)", "[0.25, 0.5)", "[0.5, 0.75)", "[0.75, 1]"]
-    codes = pd.qcut(pd.Series(similarity).rank(method="first"), 4, labels=False).to_numpy()
-    return codes, ["Q1", "Q2", "Q3", "Q4"]
 
 
 def binned_accuracy(similarity, correct, bins="equal") -> pd.DataFrame:

@@ -26,7 +26,6 @@ from scipy.stats import binom, binomtest, fisher_exact
 from tqdm import tqdm
 
 from helpers.errors import InputError
-from helpers.leakage import bin_codes
 from helpers.validation import (
     MAX_DRAWS,
     NUMERIC_KINDS,
@@ -39,6 +38,9 @@ from helpers.validation import (
     check_same_length,
     check_similarities,
 )
+
+#: The edges of the four equal-width similarity bins.
+EQUAL_BINS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 #: The normal quantile of a two-sided 95 % interval.
 Z_95 = 1.959963984540054
@@ -581,6 +583,30 @@ def reviews_needed(accuracy: float, half_width: float, z: float = Z_95) -> int:
     return high
 
 
+def bin_codes(similarity: np.ndarray, bins: str = "equal") -> tuple[np.ndarray, list[str]]:
+    """Assign each item to one of four similarity bins; return the codes (0–3) and bin labels.
+
+    ``equal``: [0, 0.25), [0.25, 0.5), [0.5, 0.75), [0.75, 1]; ``quartiles``: four bins with
+    a quarter of the items each (ties broken by position).
+
+    Raises
+    ------
+    InputError
+        ``similarity`` not a non-empty 1-D array of finite numbers in [0, 1] (two items at
+        least for quartiles); ``bins`` unknown.
+    """
+    check_choice(bins, "bins", ("equal", "quartiles"))
+    similarity = check_similarities(similarity)
+    if bins == "quartiles" and len(similarity) < 2:
+        raise InputError("Quartile bins need at least two items; use bins='equal'.")
+    if bins == "equal":
+        # The top bin is closed ([0.75, 1]); clip guards against 1.0000001 from float sums.
+        codes = np.minimum(np.digitize(np.clip(similarity, 0, 1), EQUAL_BINS[1:-1]), 3)
+        return codes, ["[0, 0.25)", "[0.25, 0.5)", "[0.5, 0.75)", "[0.75, 1]"]
+    codes = pd.qcut(pd.Series(similarity).rank(method="first"), 4, labels=False).to_numpy()
+    return codes, ["Q1", "Q2", "Q3", "Q4"]
+
+
 def lowest_vs_highest(similarity: ArrayLike, correct: ArrayLike, bins: str = "equal") -> dict:
     """Fisher's exact test of accuracy in the lowest vs the highest non-empty similarity bin.
 
@@ -594,7 +620,7 @@ def lowest_vs_highest(similarity: ArrayLike, correct: ArrayLike, bins: str = "eq
     correct : array-like of bool
         Whether a system got each item right.
     bins : {"equal", "quartiles"}
-        How items are binned (``helpers.leakage.bin_codes``).
+        How items are binned (``bin_codes``).
 
     Returns
     -------

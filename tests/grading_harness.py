@@ -13,10 +13,11 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from helpers.course import config, grading
-from helpers.course.merge import graded_notebook
-from helpers.course.release import Exercise, exercises, release_notebook
-from helpers.course.verdict import Verdict
+from helpers.course import config
+from helpers.course.engine import grading
+from helpers.course.engine.verdict import Verdict
+from helpers.course.notebook.merge import graded_notebook
+from helpers.course.notebook.release import Exercise, exercises, release_notebook
 from helpers.errors import KitError
 
 _SNAPSHOT = "__kit_state__"

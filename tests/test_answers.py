@@ -11,7 +11,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from test_gradebook import make_record
 
 from helpers.cli import main
-from helpers.course import answers, classgrade, feedback, gradebook, layout, release
+from helpers.course.classroom import answers, classgrade, feedback, gradebook, layout
+from helpers.course.notebook import release
 from helpers.errors import KitError
 
 NOTEBOOK = "01_topic"

@@ -9,9 +9,12 @@ import nbformat
 import pytest
 
 from helpers.cli import main
-from helpers.course import check, config, nbval_run, release, workspace
-from helpers.course.compare import Difference
-from helpers.course.verdict import Status, Verdict, describe
+from helpers.course import config
+from helpers.course.engine import nbval_run
+from helpers.course.engine.verdict import Status, Verdict, describe
+from helpers.course.notebook import release
+from helpers.course.notebook.compare import Difference
+from helpers.course.student import check, workspace
 from helpers.errors import KitError
 
 FIXTURE = Path(__file__).parent / "fixtures" / "solutions" / "00_fixture.ipynb"

@@ -18,7 +18,13 @@ import dask
 import psutil
 import pytest
 
-from helpers.course.cluster import Scheduler, local_cluster, parse_scheduler, run_tasks, scheduler_arg
+from helpers.course.classroom.cluster import (
+    Scheduler,
+    local_cluster,
+    parse_scheduler,
+    run_tasks,
+    scheduler_arg,
+)
 from helpers.errors import KitError
 
 #: Deaths of its workers the test cluster forgives a task before calling it lost: one, so that

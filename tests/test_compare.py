@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from helpers.course import compare, config
-from helpers.course.compare import tolerance_of
+from helpers.course import config
+from helpers.course.notebook import compare
+from helpers.course.notebook.compare import tolerance_of
 from helpers.errors import KitError
 
 

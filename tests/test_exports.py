@@ -7,7 +7,7 @@ import pytest
 from test_gradebook import class_records, write_all
 
 from helpers.cli import main
-from helpers.course import exports, gradebook, layout
+from helpers.course.classroom import exports, gradebook, layout
 from helpers.errors import KitError
 
 ROSTER = ("folder,student_id,name,email\n"

@@ -7,9 +7,9 @@ import re
 import pytest
 from test_gradebook import make_exercise, make_record, missing_notebook
 
-from helpers.course import feedback, gradebook, layout
-from helpers.course.compare import EXPECTED, GOT
-from helpers.course.feedback import HIDDEN_NOTE
+from helpers.course.classroom import feedback, gradebook, layout
+from helpers.course.classroom.feedback import HIDDEN_NOTE
+from helpers.course.notebook.compare import EXPECTED, GOT
 from helpers.errors import KitError
 
 SECRET = "SECRET-ANSWER 0.8731"

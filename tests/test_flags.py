@@ -5,10 +5,10 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from helpers.course import flags
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
-from helpers.course.grading import graded_notebook
-from helpers.course.release import exercise_id, release_notebook
+from helpers.course.engine import flags
+from helpers.course.engine.grading import graded_notebook
+from helpers.course.notebook.release import exercise_id, release_notebook
 
 REFERENCE = frozenset({"NaiveBayes", "sign_test"})
 
@@ -29,6 +29,22 @@ REFERENCE = frozenset({"NaiveBayes", "sign_test"})
     ("exec('pri' + 'nt = f')", "touches the kernel or interpreter (exec)"),
     ("__builtins__.print = lambda *a: None", "touches the kernel"),
     ("np.allclose = lambda *a, **k: True", "patches np.allclose"),
+    # the attacks of a hostile class (issue K22), each in one exercise cell
+    ("import numpy as np\nnp.allclose = lambda *a, **k: True", "patches np.allclose"),
+    ("from numpy import testing\ntesting.assert_allclose = f", "patches testing.assert_allclose"),
+    ("import importlib\nm = importlib.import_module('helpers.naive_' + 'bayes')\n"
+     "NB = getattr(m, 'Naive' + 'Bayes')", "imports by a computed name (importlib)"),
+    ("m = __import__('helpers.naive_' + 'bayes')", "imports by a computed name (__import__)"),
+    ("import helpers.naive_bayes as h\nmodel = h.NaiveBayes()",
+     "uses the kit's reference implementation (NaiveBayes)"),
+    ("import inspect, linecache\ndef nb_fit(X, y):\n    caller = inspect.currentframe().f_back.f_back\n"
+     "    return linecache.getlines(caller.f_code.co_filename)",
+     "looks into the running program (f_back, f_code, inspect, linecache)"),
+    ("def nb_fit(X, y):\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n"
+     "        return e.__traceback__.tb_frame.f_back.f_globals",
+     "looks into the running program (f_back, f_globals, tb_frame)"),
+    ("import gc\nchecks = [o for o in gc.get_objects() if callable(o)]", "looks into the running program (gc)"),
+    ("def accuracy():\n    return 0.78500000", "a literal that equals a reference output (0.785)"),
     ("class Always(float):\n    def __eq__(self, other):\n        return True", "defines __eq__"),
     ("text = open('../solutions/01_naive_bayes.ipynb').read()", "reads the solutions or a notebook file"),
     ("text = open('01_naive_bayes.ipynb').read()", "reads the solutions or a notebook file"),
@@ -51,6 +67,8 @@ def test_each_cheat_is_flagged(code, reason):
     "def upper(k, n):\n    return min(1.0, k / n + 0.5)",  # common numbers that a check prints
     "def fit(model, X):\n    model.coef_ = X.mean(axis=0)\n    return model",  # its own object
     "table = df.eval('a + b')",  # a method called eval is not the builtin
+    "import numpy as np\nx = np.zeros(3)\nx[0] = 1.0",  # a module's function called, nothing patched
+    "import numpy as np\ndef fit(model, X):\n    model.mean_ = np.mean(X)\n    return model",
 ])
 def test_honest_code_is_not_flagged(code):
     printed = "p = 0.5\naccuracy 0.785 ceiling 1.0000"

@@ -243,7 +243,7 @@ def test_train_test_overlap(train, test, ngram, chunk_size, stop_words):
 @given(either(st.lists(st.floats(0, 1), min_size=1, max_size=8)), either(binary),
        either(st.sampled_from(["equal", "quartiles"])))
 def test_binning(similarity, correct, bins):
-    outcome(lambda: leakage.bin_codes(similarity, bins), lambda r: len(r[0]) == len(similarity)
+    outcome(lambda: significance.bin_codes(similarity, bins), lambda r: len(r[0]) == len(similarity)
             and set(r[0].tolist()) <= {0, 1, 2, 3})
     outcome(lambda: leakage.binned_accuracy(similarity, correct, bins),
             lambda r: len(r) == 4 and r["count"].sum() == len(correct))

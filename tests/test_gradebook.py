@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from helpers import owned
-from helpers.course import gradebook, layout
-from helpers.course.gradebook import GRADES_COLUMNS
+from helpers.course.classroom import gradebook, layout
+from helpers.course.classroom.gradebook import GRADES_COLUMNS
 from helpers.errors import KitError
 
 SOLUTION_SHA = "5" * 64

@@ -16,8 +16,10 @@ import pytest
 
 from helpers import settings, storage
 from helpers.cli import main
-from helpers.course import classgrade, gradebook, grading, layout, merge, nbval_run, release, sandbox
-from helpers.course.verdict import Status
+from helpers.course.classroom import classgrade, gradebook, layout
+from helpers.course.engine import grading, nbval_run, sandbox
+from helpers.course.engine.verdict import Status
+from helpers.course.notebook import merge, release
 from helpers.errors import KitError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "solutions"
@@ -189,6 +191,16 @@ def _grade_class(tmp_path_factory, data: Path, host_socket: Path) -> tuple[Path,
     kitcopy.cells[3].source = "def mean(values):\n    return 3.0"  # the checked answer, typed in
     _write(subs / "kitcopy", kitcopy)
 
+    # the hostile class's attacks from inside the kernel (issue K22): a library's comparison
+    # patched, and the kit's own implementation reached by computed names
+    patcher = nbformat.from_dict(stub)
+    patcher.cells[1].source = "import numpy as np\nnp.allclose = lambda *a, **k: True\n" + SOLVED_ADD
+    _write(subs / "patcher", patcher)
+    importer = nbformat.from_dict(stub)
+    importer.cells[1].source = ("import importlib\nop = importlib.import_module('oper' + 'ator')\n"
+                                "add = getattr(op, 'a' + 'dd')")
+    _write(subs / "importer", importer)
+
     shadow = nbformat.from_dict(stub)  # an added cell silences print, so no check shows a difference
     shadow.cells.insert(1, nbformat.v4.new_code_cell("def print(*args, **kwargs):\n    pass"))
     _write(subs / "shadow", shadow)
@@ -316,7 +328,10 @@ def test_cheats_are_failed_or_flagged(graded):
     assert rows.loc[("shadow", "0.2"), "flags"] == "" and rows.loc[("replayer", "0.2"), "flags"] == ""
     assert rows.loc[("correct", "0.1"), "flags"] == "" and rows.loc[("helper", "0.2"), "flags"] == ""
     attackers = {"vandal", "lingerer", "peeker", "prober", "planter", "memfder"}  # tested below
-    assert set(gradebook.flagged(grades).student) - attackers == {"kitcopy", "shadow", "replayer"}
+    assert "patches np.allclose" in rows.loc[("patcher", "0.1"), "flags"]
+    assert "imports by a computed name (importlib)" in rows.loc[("importer", "0.1"), "flags"]
+    assert set(gradebook.flagged(grades).student) - attackers == {
+        "kitcopy", "shadow", "replayer", "patcher", "importer"}
 
 
 def test_editing_checks_or_outputs_does_not_pass(graded):

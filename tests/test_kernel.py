@@ -7,7 +7,7 @@ import os
 from jupyter_client.manager import start_new_kernel
 
 from helpers.cli import lab_environment
-from helpers.course import kernel
+from helpers.course.student import kernel
 from helpers.settings import REPO_ROOT
 
 KERNEL_START_SECONDS = 120  # a loaded machine starts kernels slowly; this only bounds a hang

@@ -18,7 +18,7 @@ import pytest
 
 from helpers.cli import lab_environment
 from helpers.course import config
-from helpers.course.lab_contents import KitContentsManager
+from helpers.course.student.lab_contents import KitContentsManager
 from helpers.settings import REPO_ROOT
 
 START_SECONDS = 90

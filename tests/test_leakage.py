@@ -16,7 +16,6 @@ from helpers.errors import InputError, KitError
 from helpers.leakage import (
     _count_vectors,
     _Words,
-    bin_codes,
     binned_accuracy,
     fold_overlap,
     overlap_effect,
@@ -24,6 +23,7 @@ from helpers.leakage import (
     threshold_groups,
     train_test_overlap,
 )
+from helpers.significance import bin_codes
 
 
 def brute_force(train, test, ngram):

@@ -23,8 +23,8 @@ import pytest
 
 from helpers import embeddings
 from helpers.course.config import GRADE_JOBS, SOLUTIONS_DIR, notebooks_in
-from helpers.course.release import exercise_id, exercises, stub_source
-from helpers.course.verdict import Status
+from helpers.course.engine.verdict import Status
+from helpers.course.notebook.release import exercise_id, exercises, stub_source
 
 CATALOGUE = Path(__file__).parent / "mistakes"
 MIN_MISTAKES = 3

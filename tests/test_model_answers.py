@@ -34,7 +34,8 @@ import pytest
 from nbformat import NotebookNode
 from scipy.stats import binomtest
 
-from helpers.course import answers, release
+from helpers.course.classroom import answers
+from helpers.course.notebook import release
 from helpers.significance import reviews_needed
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"

@@ -7,7 +7,7 @@ import pytest
 from test_gradebook import class_records, write_all
 
 from helpers.cli import main
-from helpers.course import feedback, gradebook, layout
+from helpers.course.classroom import feedback, gradebook, layout
 from helpers.errors import KitError
 
 HEADER = "student,notebook,exercise,points,comment\n"

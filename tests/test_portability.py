@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers.course import classgrade
+from helpers.course.classroom import classgrade
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
-from helpers.course.tolerances import Setting
+from helpers.course.notebook.tolerances import Setting
 
 #: Imports what a student's commands import, with the POSIX-only modules hidden (as on
 #: native Windows), and asks for ``kit --help``.

@@ -105,22 +105,6 @@ def test_readme_maps_every_notebook():
         assert row.group(0) in students.splitlines(), f"STUDENT_README.md's map differs on {notebook.stem}"
 
 
-def test_the_course_library_never_imports_the_tooling():
-    """helpers.* is what notebooks import; helpers.course and the CLI sit on top of it."""
-    import ast
-
-    tooling = ("helpers.course", "helpers.cli")
-    for path in sorted((REPO_ROOT / "helpers").glob("*.py")):
-        if path.stem == "cli":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom)
-                     else [])
-            for name in names:
-                assert not name.startswith(tooling), f"{path.name} imports {name}"
-
-
 def test_pytest_runs_nbval_as_the_tooling_configures_it():
     from helpers.course import config
 
@@ -164,7 +148,7 @@ def test_the_student_readme_installs_and_runs_as_the_readme_does():
     assert [block.strip() for block in students] == [_readme_commands()[0].strip()]
     text = (REPO_ROOT / "STUDENT_README.md").read_text()
     assert "pytest" not in text and "For instructors" not in text
-    from helpers.course.student_copy import FOLDER_PLACEHOLDER, REPO_PLACEHOLDER
+    from helpers.course.student.student_copy import FOLDER_PLACEHOLDER, REPO_PLACEHOLDER
 
     assert f"mybinder.org/v2/gh/{REPO_PLACEHOLDER}/" in text
     assert f"git clone https://github.com/{REPO_PLACEHOLDER}.git && {FOLDER_PLACEHOLDER}" in text
@@ -197,8 +181,13 @@ def test_the_readmes_name_real_kit_commands_and_link_to_what_exists():
                     f"{name} links to {path}#{anchor}, which is no heading there"
 
 
+#: The kit's packages: each docstring lists its modules.
+PACKAGES = ("helpers", "helpers.course", "helpers.course.notebook", "helpers.course.engine",
+            "helpers.course.student", "helpers.course.classroom")
+
+
 def _modules() -> dict[str, Path]:
-    """Every module of the kit by dotted name (``helpers``, ``helpers.course.grading``, ...)."""
+    """Every module of the kit by dotted name (``helpers``, ``helpers.course.engine.grading``, ...)."""
     found = {}
     for path in sorted((REPO_ROOT / "helpers").rglob("*.py")):
         parts = path.relative_to(REPO_ROOT).with_suffix("").parts
@@ -221,10 +210,10 @@ def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
 
 
 def test_each_package_docstring_lists_every_module():
-    import helpers
-    import helpers.course
+    import importlib
 
-    for package in (helpers, helpers.course):
+    for name in PACKAGES:
+        package = importlib.import_module(name)
         folder = Path(package.__file__).parent
         missing = [path.stem for path in sorted(folder.glob("*.py"))
                    if path.stem != "__init__" and f"``{path.stem}``" not in package.__doc__]
@@ -234,7 +223,7 @@ def test_each_package_docstring_lists_every_module():
 def test_no_two_modules_import_each_other_even_indirectly():
     modules = _modules()
     graph = {name: _imports(path, modules) - {name} for name, path in modules.items()}
-    packages = {"helpers", "helpers.course"}  # a package imports its own modules on purpose
+    packages = set(PACKAGES)  # a package imports its own modules on purpose
 
     def reaches(start: str, goal: str) -> bool:
         seen, todo = set(), [start]
@@ -250,11 +239,61 @@ def test_no_two_modules_import_each_other_even_indirectly():
     assert not cycles, f"modules in an import cycle: {cycles}"
 
 
-def test_the_tooling_never_imports_the_kit_command():
+#: The kit's layers, top first: a module may import its own layer's modules and any layer's
+#: below it, never one above, nor a sibling in the same row (``student`` and ``classroom``
+#: stand side by side). Each name is a module or a package with everything in it.
+LAYERS = (
+    ("helpers.cli",),
+    ("helpers.course.student", "helpers.course.classroom"),
+    ("helpers.course.engine",),
+    ("helpers.course.notebook",),
+    ("helpers.course.config", "helpers.course.arguments", "helpers.course"),
+    ("helpers",),
+)
+
+
+def _place(module: str) -> tuple[int, str]:
+    """(layer number, the name in LAYERS it falls under): the longest name that holds it."""
+    found = [(len(name), row, name) for row, names in enumerate(LAYERS) for name in names
+             if module == name or module.startswith(name + ".")]
+    _, row, name = max(found)
+    return row, name
+
+
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    """The imports in ``graph`` (module -> modules it imports) that break LAYERS."""
+    found = []
+    for module, imported in sorted(graph.items()):
+        row, name = _place(module)
+        for target in sorted(imported - set(PACKAGES)):
+            target_row, target_name = _place(target)
+            if target_row < row or (target_row == row and target_name != name
+                                    and name not in CORE and target_name not in CORE):
+                found.append(f"{module} imports {target}")
+    return found
+
+
+#: Rows whose members may import each other: the tooling's shared modules, and the library.
+CORE = {"helpers.course.config", "helpers.course.arguments", "helpers.course", "helpers"}
+
+
+def test_every_import_keeps_to_the_layers():
     modules = _modules()
-    offenders = [name for name, path in modules.items()
-                 if name.startswith("helpers.course") and "helpers.cli" in _imports(path, modules)]
-    assert not offenders, f"{offenders} import helpers.cli"
+    graph = {name: _imports(path, modules) - {name} for name, path in modules.items()}
+    assert layer_violations(graph) == []
+
+
+def test_the_layer_contract_fails_on_an_upward_or_sideways_import():
+    modules = _modules()
+    graph = {name: _imports(path, modules) - {name} for name, path in modules.items()}
+    planted = {**graph, "helpers.text": graph["helpers.text"] | {"helpers.course.engine.grading"},
+               "helpers.course.engine.verdict": graph["helpers.course.engine.verdict"] | {"helpers.cli"},
+               "helpers.course.student.check": graph["helpers.course.student.check"]
+               | {"helpers.course.classroom.gradebook"}}
+    assert layer_violations(planted) == [
+        "helpers.course.engine.verdict imports helpers.cli",
+        "helpers.course.student.check imports helpers.course.classroom.gradebook",
+        "helpers.text imports helpers.course.engine.grading"]
 
 
 def test_no_module_reads_a_verdict_back_from_text():
@@ -262,16 +301,16 @@ def test_no_module_reads_a_verdict_back_from_text():
     for name, path in _modules().items():
         text = path.read_text(encoding="utf-8")
         assert "junitxml" not in text and "xml.etree" not in text, f"{name} reads an XML report"
-        if name != "helpers.course.verdict":
+        if name != "helpers.course.engine.verdict":
             assert '"blocked by' not in text and "f\"blocked by" not in text, f"{name} words a verdict"
 
 
 def test_one_module_owns_the_class_folder_layout():
-    from helpers.course import layout
+    from helpers.course.classroom import layout
 
     names = [layout.RECORDS_DIR, layout.GRADES_FILE, layout.SUMMARY_FILE, layout.SHEET_PREFIX]
     for name, path in _modules().items():
-        if name != "helpers.course.layout":
+        if name != "helpers.course.classroom.layout":
             text = path.read_text(encoding="utf-8")
             assert not [n for n in names if f'"{n}' in text], f"{name} spells out a class folder's file names"
 
@@ -283,3 +322,14 @@ def test_every_cache_goes_through_storage_cached():
         assert not calls or name == "helpers.embeddings", f"{name} caches without storage.cached"
     corpus = (REPO_ROOT / "helpers" / "embeddings.py").read_text(encoding="utf-8")
     assert len(re.findall(r"storage\.(?:load|store)\(", corpus)) == 4  # corpus_file's two files
+
+
+def test_the_layout_table_names_every_package_and_its_modules():
+    table = (REPO_ROOT / "docs" / "instructors.md").read_text(encoding="utf-8")
+    for name in PACKAGES[1:]:
+        folder = REPO_ROOT / Path(*name.split("."))
+        row = re.search(rf"^\| `{folder.relative_to(REPO_ROOT)}/` \|.*$", table, re.MULTILINE)
+        assert row, f"docs/instructors.md's layout has no row for {name}"
+        missing = [path.stem for path in sorted(folder.glob("*.py"))
+                   if path.stem != "__init__" and f"`{path.stem}`" not in row.group(0)]
+        assert not missing, f"the layout's row for {name} does not name {missing}"

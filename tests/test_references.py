@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers.course import environment, references, runner
+from helpers.course.notebook import environment, references, runner
 from helpers.errors import KitError
 
 FIXTURE = Path(__file__).parent / "fixtures" / "solutions" / "00_fixture.ipynb"

@@ -10,8 +10,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers.course import release
 from helpers.course.config import SOLUTIONS_DIR
+from helpers.course.notebook import release
 from helpers.errors import KitError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "solutions"
@@ -181,7 +181,7 @@ def _nbval(path: Path) -> subprocess.CompletedProcess:
     (path.parent / "pytest.ini").write_text("[pytest]\n")
     return subprocess.run(
         [sys.executable, "-m", "pytest", str(path), "-c", str(path.parent / "pytest.ini"),
-         "-p", "helpers.course.nbval_plugin", "--nbval-lax", "--nbval-current-env", "-q",
+         "-p", "helpers.course.engine.nbval_plugin", "--nbval-lax", "--nbval-current-env", "-q",
          "-p", "no:cacheprovider"],
         capture_output=True, text=True, cwd=path.parent)
 

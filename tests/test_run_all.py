@@ -21,8 +21,10 @@ import pytest
 from nbclient import NotebookClient
 
 from helpers import exercises
-from helpers.course import config, release, workspace
+from helpers.course import config
 from helpers.course.config import GRADE_JOBS
+from helpers.course.notebook import release
+from helpers.course.student import workspace
 from helpers.settings import REPO_ROOT
 
 RELEASED = config.notebooks_in(config.NOTEBOOKS_DIR)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import nbformat
 
-from helpers.course import runner
+from helpers.course.notebook import runner
 
 FIXTURE = Path(__file__).parent / "fixtures" / "solutions" / "00_fixture.ipynb"
 
@@ -23,7 +23,7 @@ def test_run_notebook_writes_an_executed_copy_and_measures(tmp_path):
 
 
 def test_run_notebook_reports_the_failing_cell(tmp_path):
-    from helpers.course.release import release_notebook
+    from helpers.course.notebook.release import release_notebook
 
     stub = tmp_path / "00_stub.ipynb"
     nbformat.write(release_notebook(nbformat.read(FIXTURE, as_version=4)), stub)

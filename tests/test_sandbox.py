@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.course import sandbox
+from helpers.course.engine import sandbox
 from helpers.errors import KitError
 
 PRINT_REPORT = [sys.executable, "-c", "import sys; open(sys.argv[1], 'w').write('the report'); "

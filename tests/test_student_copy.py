@@ -12,8 +12,9 @@ import nbformat
 import pytest
 
 from helpers import owned
-from helpers.course import release, student_copy
 from helpers.course.config import NOTEBOOKS_DIR, SOLUTIONS_DIR, notebooks_in
+from helpers.course.notebook import release
+from helpers.course.student import student_copy
 from helpers.errors import KitError
 from helpers.settings import REPO_ROOT, data_dir
 
@@ -42,8 +43,8 @@ def test_the_copy_holds_the_kit_and_no_instructors_folder(copy):
     files = {p.as_posix() for p in _files(copy)}
     assert {"README.md", "pyproject.toml", "constraints.txt", "start", "postBuild", "environment.yml",
             "nbval_sanitize.cfg",
-            ".gitignore", "helpers/cli.py", "helpers/course/kernel.py", "notebooks/RELEASED.sha256",
-            "helpers/course/jupyter_config/jupyter_server_config.json"} <= files
+            ".gitignore", "helpers/cli.py", "helpers/course/student/kernel.py", "notebooks/RELEASED.sha256",
+            "helpers/course/student/jupyter_config/jupyter_server_config.json"} <= files
     assert not [name for name in files for folder in INSTRUCTORS_ONLY if name.startswith(f"{folder}/")]
     assert not [name for name in files if "__pycache__" in name or name.endswith(".pyc")]
     for notebook in notebooks_in(NOTEBOOKS_DIR):

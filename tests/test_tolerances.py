@@ -6,10 +6,10 @@ import nbformat
 import pandas as pd
 import pytest
 
-from helpers.course import tolerances
-from helpers.course.compare import tolerance_of
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
-from helpers.course.release import is_checked
+from helpers.course.notebook import tolerances
+from helpers.course.notebook.compare import tolerance_of
+from helpers.course.notebook.release import is_checked
 from helpers.errors import KitError
 
 

@@ -9,11 +9,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from helpers.course import nbval_run
-from helpers.course.compare import Difference
-from helpers.course.nbval_plugin import _raised_result
-from helpers.course.release import Exercise, is_hidden
-from helpers.course.verdict import (
+from helpers.course.engine import nbval_run
+from helpers.course.engine.nbval_plugin import _raised_result
+from helpers.course.engine.verdict import (
     EXERCISE_CELL,
     CellResult,
     Ending,
@@ -23,6 +21,8 @@ from helpers.course.verdict import (
     describe,
     differs_line,
 )
+from helpers.course.notebook.compare import Difference
+from helpers.course.notebook.release import Exercise, is_hidden
 
 HIDDEN = "# NBVAL_CHECK_OUTPUT\n### BEGIN HIDDEN CHECKS\nprint(1)\n### END HIDDEN CHECKS"
 
@@ -176,7 +176,7 @@ def test_a_hidden_check_s_stated_intent_is_all_that_is_shown_of_it():
 
 def test_every_hidden_check_of_the_course_states_its_intent():
     from helpers.course.config import SOLUTIONS_DIR, notebooks_in
-    from helpers.course.release import hidden_intent
+    from helpers.course.notebook.release import hidden_intent
 
     hidden = [(path.name, cell) for path in notebooks_in(SOLUTIONS_DIR)
               for cell in nbformat.read(path, as_version=4).cells if is_hidden(cell)]
@@ -275,7 +275,7 @@ def test_repeated_exercises_keep_their_own_titles():
 
 
 def test_the_libraries_are_named_only_when_they_differ_from_the_reference(monkeypatch):
-    from helpers.course import environment
+    from helpers.course.notebook import environment
 
     here = {"blas": "openblas Prescott (1 threads)", "numpy": "2.4.6"}
     monkeypatch.setattr(environment, "current", lambda: here)

@@ -17,7 +17,8 @@ from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from helpers import settings
 from helpers.cli import lab_arguments, main
-from helpers.course import config, workspace
+from helpers.course import config
+from helpers.course.student import workspace
 from helpers.errors import KitError
 from helpers.settings import REPO_ROOT
 

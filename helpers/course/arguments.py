@@ -1,5 +1,5 @@
 """Argument types shared by the ``kit`` command and the tooling's own command lines
-(``python -m helpers.course.tolerances``), so that a tool never imports the ``kit`` command."""
+(``python -m helpers.course.notebook.tolerances``), so that a tool never imports the ``kit`` command."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 #: Jupyter server settings for ``kit lab`` and Binder: the file browser hides the released
 #: notebooks and the server refuses the solutions (``lab_contents``), so students open their
 #: copies in ``work/``.
-LAB_CONFIG_DIR = Path(__file__).parent / "jupyter_config"
+LAB_CONFIG_DIR = Path(__file__).parent / "student" / "jupyter_config"
 RUNS_DIR = REPO_ROOT / "runs"
 #: Where ``kit release --force`` keeps copies of the notebooks it overwrote.
 BACKUPS_DIR = REPO_ROOT / "backups"
@@ -37,7 +37,7 @@ CELL_TIMEOUT = 1200
 GRADE_JOBS = 2
 
 #: The nbval plugin options shared by pytest (``pyproject.toml``) and ``kit grade``.
-PLUGIN = "helpers.course.nbval_plugin"
+PLUGIN = "helpers.course.engine.nbval_plugin"
 NBVAL_ARGS = ("--nbval-lax", "--nbval-current-env", f"--nbval-sanitize-with={SANITIZE_FILE}",
               "-p", PLUGIN)
 

@@ -61,7 +61,7 @@ def warn_on_first_cell(shell) -> None:
 
 
 def main() -> None:
-    """Start the kernel (``python -P -m helpers.course.kernel -f CONNECTION_FILE``)."""
+    """Start the kernel (``python -P -m helpers.course.student.kernel -f CONNECTION_FILE``)."""
     from ipykernel.kernelapp import IPKernelApp
 
     app = IPKernelApp.instance()

@@ -15,7 +15,7 @@ a tolerance; everything else is compared exactly.
   tolerance.
 
 The tolerance of a checked cell lives in its metadata, ``{"kit": {"tolerance": 3}}`` (default
-0: exact), and is measured, not guessed: see ``helpers.course.tolerances``.
+0: exact), and is measured, not guessed: see ``helpers.course.notebook.tolerances``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 against. Each notebook runs in a fresh kernel (``kit run``'s way, into a temporary folder);
 only when it ran to the end are its outputs and execution counts copied into the solution
 notebook, matched by cell id, and ``kit.reference_env`` set to the BLAS kernels and library
-versions of this run (``helpers.course.environment``). Sources and cell metadata are never
+versions of this run (``helpers.course.notebook.environment``). Sources and cell metadata are never
 touched, and a notebook edited while it ran is left alone.
 """
 
@@ -16,9 +16,9 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from helpers.course import environment, runner
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
-from helpers.course.release import render
+from helpers.course.notebook import environment, runner
+from helpers.course.notebook.release import render
 from helpers.errors import KitError
 from helpers.files import atomic_write
 

@@ -8,7 +8,7 @@ Conventions (nbgrader's, so instructors who know nbgrader feel at home):
   ``BEGIN`` line; what stands around it (signature, docstring) stays.
 - Markdown answers sit between ``=== BEGIN ANSWER ===`` and ``=== END ANSWER ===`` and become
   ``YOUR ANSWER HERE``. The cell's metadata names the question, ``{"kit": {"answer": "1.a"}}``,
-  so ``kit grade`` can collect the students' answers (``helpers.course.answers``); it may
+  so ``kit grade`` can collect the students' answers (``helpers.course.classroom.answers``); it may
   give the answer's points (``"points": 2``, default ``ANSWER_POINTS``) and its marking scheme
   (``"marking": ["1: names the winner", ...]``), which the release leaves out.
 - A cell whose first line is ``# NBVAL_CHECK_OUTPUT`` keeps its output as the reference that
@@ -41,8 +41,8 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from helpers.course.compare import check_tolerance
 from helpers.course.config import BACKUPS_DIR, NOTEBOOKS_DIR, SOLUTIONS_DIR, backup_path, notebooks_in
+from helpers.course.notebook.compare import check_tolerance
 from helpers.errors import KitError
 from helpers.files import atomic_write
 

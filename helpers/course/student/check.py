@@ -10,7 +10,7 @@ checks, so a pass here is necessary, not sufficient, for a pass in ``kit grade``
 alone keeps each copy's verdicts (``remember``) and reuses them while nothing they depend on
 changed (``check_key``); ``kit check NN`` always runs the notebook.
 
-``check("1.2")`` inside a notebook (``from helpers.course.check import check``) runs exercise
+``check("1.2")`` inside a notebook (``from helpers.course.student.check import check``) runs exercise
 1.2's visible checks on the live kernel, with the names the student's cells defined, and
 compares what they show (what they print, and the value of a last line) with the release's
 reference outputs as grading does (``compare``); ``verdict.decide`` decides, as for grading.
@@ -36,11 +36,13 @@ import pandas as pd
 from nbformat import NotebookNode
 
 from helpers import fetch, settings
-from helpers.course import compare, config, environment, grading
-from helpers.course.kernel import KIT_PACKAGE
-from helpers.course.merge import code_numbers, graded_notebook
-from helpers.course.release import edited_notice, edited_since_release, exercises
-from helpers.course.verdict import CellResult, Ending, Status, Verdict, decide, describe
+from helpers.course import config
+from helpers.course.engine import grading
+from helpers.course.engine.verdict import CellResult, Ending, Status, Verdict, decide, describe
+from helpers.course.notebook import compare, environment
+from helpers.course.notebook.merge import code_numbers, graded_notebook
+from helpers.course.notebook.release import edited_notice, edited_since_release, exercises
+from helpers.course.student.kernel import KIT_PACKAGE
 from helpers.errors import KitError
 from helpers.exercises import defined_names, ipython_shell, unfinished, waits_for
 from helpers.files import atomic_write

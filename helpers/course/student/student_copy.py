@@ -30,8 +30,8 @@ from pathlib import Path
 import nbformat
 
 from helpers import owned
-from helpers.course import release
 from helpers.course.config import NOTEBOOKS_DIR, SOLUTIONS_DIR, notebooks_in
+from helpers.course.notebook import release
 from helpers.errors import KitError
 from helpers.settings import REPO_ROOT
 

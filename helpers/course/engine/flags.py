@@ -12,6 +12,11 @@ and flags, per exercise:
 - the kernel or the interpreter touched (``get_ipython``, ``IPython``, ``sys``, ``builtins``,
   ``globals``, ``exec``, ``eval``, ``compile``, ``setattr``), which is how input transformers
   and hooks that replay reference outputs are installed;
+- a module imported by a computed name (``importlib``, ``__import__``), which hides from the
+  other flags what it imports;
+- the running program looked into (``inspect``, ``linecache``, ``gc``, ``ctypes``, or a
+  frame's or a function's insides: ``f_back``, ``tb_frame``, ``__code__``...), which is how
+  code reads the checks that call it;
 - the course tooling imported (``helpers.course``: grading, references), or a path into
   ``solutions/``, ``SOLUTIONS_DIR`` or a notebook file (the reference outputs and hidden
   checks live there);
@@ -32,12 +37,17 @@ from decimal import Decimal
 
 from nbformat import NotebookNode
 
-from helpers.course.compare import tokens
-from helpers.course.release import exercise_id, exercises
+from helpers.course.notebook.compare import tokens
+from helpers.course.notebook.release import exercise_id, exercises
 
 BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_")) | {"__import__"}
 KERNEL_NAMES = frozenset({"get_ipython", "IPython", "__builtins__", "builtins", "sys", "globals",
                           "exec", "eval", "compile", "setattr", "__dict__"})
+COMPUTED_IMPORT = frozenset({"importlib", "__import__"})
+INTROSPECTION = frozenset({"inspect", "linecache", "gc", "ctypes", "dis", "marshal"})
+FRAME_ATTRIBUTES = frozenset({"f_back", "f_globals", "f_locals", "f_code", "tb_frame", "gi_frame",
+                              "cr_frame", "__code__", "__globals__", "__closure__", "co_consts",
+                              "__subclasses__"})
 SOLUTIONS_PATH = re.compile(r"(^|[/\\])solutions([/\\]|$)|\.ipynb\b|SOLUTIONS_DIR")
 TOOLING = "helpers.course"
 TYPED_DIGITS = 3  # significant digits from which a literal equal to an output looks typed in
@@ -95,9 +105,16 @@ def _bound_anywhere(tree: ast.Module) -> set[str]:
     return bound
 
 
+def _imported(tree: ast.Module) -> set[str]:
+    """The names the code's imports bind (``np`` in ``import numpy as np``)."""
+    return {alias.asname or alias.name.split(".")[0]
+            for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom) for alias in node.names}
+
+
 def _patched(tree: ast.Module) -> list[str]:
-    """Attributes assigned on objects the code did not create (``np.allclose = ...``)."""
-    own = _bound_anywhere(tree)
+    """Attributes assigned on objects the code did not create (``np.allclose = ...``): a
+    module it imports is not its own."""
+    own = _bound_anywhere(tree) - _imported(tree)
     patched = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store | ast.Del):
@@ -164,6 +181,11 @@ def code_flags(code: str, reference: frozenset[str] = frozenset(), printed: str 
         flags.add(f"uses the course tooling ({TOOLING})")
     if names & KERNEL_NAMES:
         flags.add(f"touches the kernel or interpreter ({', '.join(sorted(names & KERNEL_NAMES))})")
+    if names & COMPUTED_IMPORT:
+        flags.add(f"imports by a computed name ({', '.join(sorted(names & COMPUTED_IMPORT))})")
+    looked = (names & INTROSPECTION) | (attributes & FRAME_ATTRIBUTES)
+    if looked:
+        flags.add(f"looks into the running program ({', '.join(sorted(looked))})")
     for target in _patched(tree):
         flags.add(f"patches {target}")
     for node in ast.walk(tree):

@@ -9,7 +9,7 @@ renamed, saved or deleted. ``/files/`` is served through this manager too (jupyt
 own file handler checks hidden files by name only, never asking the manager).
 
 A kernel the student starts can still read any file it can open: a student copy made by
-``kit release --student-repo`` (``helpers.course.student_copy``) holds no solutions at all.
+``kit release --student-repo`` (``helpers.course.student.student_copy``) holds no solutions at all.
 """
 
 from __future__ import annotations

@@ -25,8 +25,9 @@ import nbformat
 from tqdm import tqdm
 
 from helpers import settings
-from helpers.course import config, sandbox
-from helpers.course.verdict import CellResult, Ending
+from helpers.course import config
+from helpers.course.engine import sandbox
+from helpers.course.engine.verdict import CellResult, Ending
 
 #: pytest's exit statuses when it ran every test (0: all passed, 1: some failed).
 PYTEST_FINISHED = (0, 1)

@@ -30,9 +30,10 @@ import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
-from helpers.course import config, layout
-from helpers.course.gradebook import read_table, spreadsheet_csv
-from helpers.course.release import (
+from helpers.course import config
+from helpers.course.classroom import layout
+from helpers.course.classroom.gradebook import read_table, spreadsheet_csv
+from helpers.course.notebook.release import (
     ANSWER_PLACEHOLDER,
     answer_cells,
     answer_id,

@@ -8,7 +8,7 @@ moved, in units of their last printed digit. The table is kept in the repository
 (``solutions/tolerances.csv``); a test holds every declared tolerance to at least
 ``SAFETY`` times the spread recorded there.
 
-Run it as ``python -m helpers.course.tolerances OUT_DIR [NN ...]`` (about an hour for all
+Run it as ``python -m helpers.course.notebook.tolerances OUT_DIR [NN ...]`` (about an hour for all
 notebooks and six settings on two cores; ``--jobs 2`` runs two settings at once, which
 nearly halves it, since most of the work is single-threaded); ``--table-only`` rebuilds the
 table from runs already in ``OUT_DIR``. A run of some notebooks keeps the other notebooks'
@@ -29,9 +29,9 @@ import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
-from helpers.course.compare import is_exact, tokens, tolerance_of, unit
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in, reference_environ
-from helpers.course.release import is_checked, render
+from helpers.course.notebook.compare import is_exact, tokens, tolerance_of, unit
+from helpers.course.notebook.release import is_checked, render
 from helpers.errors import KitError
 from helpers.files import atomic_write
 
@@ -225,7 +225,7 @@ def with_other_notebooks(measured: pd.DataFrame, table_path: Path = TABLE) -> pd
 def main(argv: list[str] | None = None) -> int:
     from helpers.course.arguments import positive_int
 
-    parser = argparse.ArgumentParser(prog="python -m helpers.course.tolerances", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m helpers.course.notebook.tolerances", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out", type=Path, help="folder for the runs (one sub-folder per setting)")
     parser.add_argument("numbers", nargs="*", metavar="NN", help="only these notebooks")

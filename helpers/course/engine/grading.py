@@ -20,11 +20,11 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from helpers.course import flags, sandbox
-from helpers.course.merge import graded_notebook
-from helpers.course.nbval_run import NOTEBOOK_FILE, NotebookRun, run_notebook
-from helpers.course.release import Exercise, exercise_id, exercises, kit_metadata
-from helpers.course.verdict import DEFAULT_POINTS, Verdict, decide
+from helpers.course.engine import flags, sandbox
+from helpers.course.engine.nbval_run import NOTEBOOK_FILE, NotebookRun, run_notebook
+from helpers.course.engine.verdict import DEFAULT_POINTS, Verdict, decide
+from helpers.course.notebook.merge import graded_notebook
+from helpers.course.notebook.release import Exercise, exercise_id, exercises, kit_metadata
 from helpers.errors import KitError
 
 

@@ -22,9 +22,9 @@ from typing import Any
 
 import pandas as pd
 
-from helpers.course import answers, gradebook, layout
-from helpers.course.compare import EXPECTED, GOT
-from helpers.course.verdict import Verdict, printable
+from helpers.course.classroom import answers, gradebook, layout
+from helpers.course.engine.verdict import Verdict, printable
+from helpers.course.notebook.compare import EXPECTED, GOT
 from helpers.owned import write_owned
 
 TRACEBACK_LABEL = "traceback"

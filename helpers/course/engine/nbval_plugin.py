@@ -1,6 +1,6 @@
 """A pytest plugin that sets up nbval the way the kit's reference outputs need.
 
-Loaded with ``-p helpers.course.nbval_plugin`` (``pyproject.toml`` for the tests and the
+Loaded with ``-p helpers.course.engine.nbval_plugin`` (``pyproject.toml`` for the tests and the
 students' self-check; ``kit grade`` passes it too), so all three check outputs the same way.
 
 - ``PYTHONHASHSEED=0`` for every kernel nbval starts (kernels inherit this process's
@@ -9,7 +9,7 @@ students' self-check; ``kit grade`` passes it too), so all three check outputs t
   pandas styling change must not fail a checked cell; the plain-text output is what is checked.
 - A checked cell tagged ``raises-exception`` (the released notebooks tag every cell from the
   first exercise on, so Run All goes on) that raises fails with that error, not a diff.
-- Checked outputs are compared by ``helpers.course.compare``: numbers within the cell's
+- Checked outputs are compared by ``helpers.course.notebook.compare``: numbers within the cell's
   declared tolerance, everything else exactly. A failure says which line differs, what was
   expected and what was printed, and names the reference's BLAS kernels and versions when
   they differ from this run's.
@@ -42,9 +42,9 @@ import pytest
 from nbval.kernel import RunningKernel
 from nbval.plugin import IPyNbCell, NbCellError
 
-from helpers.course import compare, environment
 from helpers.course.config import apply_reference_env
-from helpers.course.verdict import CellResult, Ending, printable
+from helpers.course.engine.verdict import CellResult, Ending, printable
+from helpers.course.notebook import compare, environment
 from helpers.exercises import STOPPED_ON, STUB_MESSAGE
 
 #: Seconds between checks that the kernel is still alive while a cell runs.

@@ -22,7 +22,7 @@ from pathlib import Path
 import nbformat
 
 from helpers.course.config import NOTEBOOKS_DIR, backup_path, notebooks_in
-from helpers.course.release import edited_notice, edited_since_release
+from helpers.course.notebook.release import edited_notice, edited_since_release
 from helpers.errors import KitError
 from helpers.settings import work_dir
 

@@ -37,10 +37,12 @@ import pandas as pd
 from nbformat import NotebookNode
 
 from helpers import files, owned, settings, storage
-from helpers.course import answers, cluster, config, feedback, gradebook, grading, layout, sandbox
-from helpers.course.gradebook import exercise_key
-from helpers.course.release import exercise_id, exercises, release_notebook
-from helpers.course.verdict import Status, Verdict
+from helpers.course import config
+from helpers.course.classroom import answers, cluster, feedback, gradebook, layout
+from helpers.course.classroom.gradebook import exercise_key
+from helpers.course.engine import grading, sandbox
+from helpers.course.engine.verdict import Status, Verdict
+from helpers.course.notebook.release import exercise_id, exercises, release_notebook
 from helpers.errors import KitError
 
 #: Where ``prepare`` records which solutions it graded (in the data folder, beside the caches).

@@ -8,8 +8,8 @@ Everything else is derived from the records, so it needs no notebook run:
 - ``grades.csv``: one row per student, notebook and exercise, from every record (a regrade of
   one notebook keeps the others' rows);
 - ``gradebook.csv``: one row per student, points earned per notebook (and, marked by hand, for
-  written answers: ``helpers.course.answers``), ready for an LMS import;
-- the feedback files (``helpers.course.feedback``).
+  written answers: ``helpers.course.classroom.answers``), ready for an LMS import;
+- the feedback files (``helpers.course.classroom.feedback``).
 
 An instructor corrects a verdict in ``SUBMISSIONS_DIR/overrides.csv`` (``OVERRIDE_COLUMNS``:
 student, notebook, exercise, points, comment), never in the records or ``grades.csv``: every
@@ -33,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from helpers.course.layout import (
+from helpers.course.classroom.layout import (
     check_name,
     grades_path,
     overrides_path,
@@ -41,7 +41,7 @@ from helpers.course.layout import (
     records_root,
     summary_path,
 )
-from helpers.course.verdict import Status, Verdict, printable
+from helpers.course.engine.verdict import Status, Verdict, printable
 from helpers.errors import KitError
 from helpers.files import atomic_write
 from helpers.owned import write_owned

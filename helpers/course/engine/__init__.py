@@ -1,0 +1,9 @@
+"""The grading engine: one phase per module, called through ``grading.grade``.
+
+- ``nbval_run``: the graded notebook run under nbval in its own process; ``nbval_plugin``:
+  the pytest plugin that compares outputs (``notebook.compare``) and reports how each cell
+  ended, as data; ``sandbox``: where a class's student code runs.
+- ``verdict``: the one decision per exercise (``Verdict``), which every reader renders.
+- ``flags``: what an instructor should look at in a student's code.
+- ``grading``: ``grade``, the engine's one entry, for ``kit check``, ``kit grade`` and the tests.
+"""

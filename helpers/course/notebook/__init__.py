@@ -1,0 +1,10 @@
+"""Notebooks: their format, release and reference outputs.
+
+- ``release``: ``solutions/`` → the students' ``notebooks/`` (the notebook format: exercise,
+  check, hidden-check and answer cells).
+- ``merge``: a student's notebook merged into the graded one.
+- ``compare``: the one comparison of a checked cell's output with its reference.
+- ``runner``: ``kit run``; ``references``: ``kit references``, rewriting solutions' reference
+  outputs; ``environment``: the floating-point kernels and library versions a run uses;
+  ``tolerances``: how far checked numbers move under other BLAS kernels.
+"""
