@@ -43,7 +43,8 @@ REFERENCE = frozenset({"NaiveBayes", "sign_test"})
     ("def nb_fit(X, y):\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n"
      "        return e.__traceback__.tb_frame.f_back.f_globals",
      "looks into the running program (f_back, f_globals, tb_frame)"),
-    ("import gc\nchecks = [o for o in gc.get_objects() if callable(o)]", "looks into the running program (gc)"),
+    ("import gc\nchecks = [o for o in gc.get_objects() if callable(o)]",
+     "looks into the running program (gc)"),
     ("def accuracy():\n    return 0.78500000", "a literal that equals a reference output (0.785)"),
     ("class Always(float):\n    def __eq__(self, other):\n        return True", "defines __eq__"),
     ("text = open('../solutions/01_naive_bayes.ipynb').read()", "reads the solutions or a notebook file"),

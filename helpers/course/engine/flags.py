@@ -107,8 +107,8 @@ def _bound_anywhere(tree: ast.Module) -> set[str]:
 
 def _imported(tree: ast.Module) -> set[str]:
     """The names the code's imports bind (``np`` in ``import numpy as np``)."""
-    return {alias.asname or alias.name.split(".")[0]
-            for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom) for alias in node.names}
+    return {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
+            if isinstance(node, ast.Import | ast.ImportFrom) for alias in node.names}
 
 
 def _patched(tree: ast.Module) -> list[str]:
