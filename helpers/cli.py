@@ -53,7 +53,7 @@ def cmd_info(args: argparse.Namespace) -> None:
     print(f"data folder   {settings.data_dir()}")
     print(f"data source   {settings.data_source() or 'network (official URLs)'}")
     print(f"profile       {settings.profile()}")
-    from helpers.course import environment  # loads numpy's BLAS: only when asked
+    from helpers.course.notebook import environment  # loads numpy's BLAS: only when asked
 
     seed = os.environ.get("PYTHONHASHSEED")
     print(f"hash seed     PYTHONHASHSEED={seed if seed is not None else '(unset)'}"

@@ -64,7 +64,7 @@ def start_grading(folder: Path, source: Path) -> GradingRun:
     python = sys.executable
     names = [path.stem for path in notebooks_in(SOLUTIONS_DIR, KERNEL_DEPENDENT)]
     # One notebook at a time: each reuses the models and caches the previous ones built.
-    prepare = ("from helpers.course import classgrade; "
+    prepare = ("from helpers.course.classroom import classgrade; "
                f"print(classgrade.prepare(notebooks={json.dumps(names)}))")
     script = f"{python} -m helpers.cli fetch --source {source} && {python} -c {shlex.quote(prepare)}"
     log = folder / "grading.log"

@@ -231,7 +231,7 @@ def test_a_grader_with_its_venv_and_kit_in_tmp_var_tmp_or_home_runs_the_kit(else
     # installer may add them: that folder must be shown too
     site_packages = next(venv.glob("lib/python*/site-packages"))
     (site_packages / "grader.pth").write_text("\n".join(p for p in sys.path if p.endswith("-packages")))
-    grader = ("import sys; from pathlib import Path; from helpers.course import sandbox\n"
+    grader = ("import sys; from pathlib import Path; from helpers.course.engine import sandbox\n"
               "data = Path(sys.argv[1]); sandbox.self_test(data)\n"
               f"print(sandbox.run([sys.executable, *{PRINT_ORIGINS[1:]!r}], {{}}, sandbox.Limits(), 60, "
               "data).output)")
