@@ -19,9 +19,12 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
 import pytest
 
 from helpers.course.classroom import classgrade
@@ -39,6 +42,8 @@ KERNEL_DEPENDENT = ["04", "05", "06", "07", "08"]
 OTHER_KERNELS = Setting("Sandybridge", 1)
 #: The grading runs beside the suite on what CPU it leaves idle: the lowest priority.
 IDLE_NICE = 19
+#: Seconds between looks for the grading's new processes, to lower their priority.
+WATCH_SECONDS = 1.0
 
 
 @dataclass
@@ -71,20 +76,29 @@ def start_grading(folder: Path, source: Path) -> GradingRun:
     with log.open("w") as out:
         process = subprocess.Popen(["nice", "-n", str(IDLE_NICE), "bash", "-c", script], env=env, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)
-    _run_when_idle(process.pid)
+    threading.Thread(target=_keep_idle, args=(process,), daemon=True).start()
     return GradingRun(folder, process, log)
 
 
-def _run_when_idle(pid: int) -> None:
-    """Let the grading have only the CPU the rest of the suite leaves idle.
+def _keep_idle(process: subprocess.Popen) -> None:
+    """Let the grading have only the CPU the rest of the suite leaves idle, until it ends.
 
-    Under Linux's autogroup scheduling a new session competes as a whole with the suite's,
-    whatever its processes' nice values: so the session's own nice value is raised too.
+    Under Linux's autogroup scheduling each session competes as a whole, whatever its
+    processes' nice values, and Jupyter starts every kernel in a session of its own: so the
+    session of each of the grading's processes gets the lowest priority too.
     """
-    try:
-        Path(f"/proc/{pid}/autogroup").write_text(f"{IDLE_NICE}\n")
-    except OSError:  # no autogroup scheduling: the processes' nice value is all there is
-        pass
+    root = psutil.Process(process.pid)
+    while process.poll() is None:
+        try:
+            tree = [root, *root.children(recursive=True)]
+        except psutil.Error:
+            return
+        for proc in tree:
+            try:
+                Path(f"/proc/{proc.pid}/autogroup").write_text(f"{IDLE_NICE}\n")
+            except OSError:  # gone, or no autogroup scheduling: the nice value is all there is
+                pass
+        time.sleep(WATCH_SECONDS)
 
 
 def test_kernel_dependent_solutions_get_full_marks_under_other_kernels(other_kernels_grading):
