@@ -77,6 +77,20 @@ for pid in filter(str.isdigit, os.listdir('/proc')):
 def add(a, b):
     return a - b
 """
+#: Copies the hidden check that calls it (its caller's frame, every cell linecache holds) and
+#: raises the copy in the next exercise, where the student's feedback would show it.
+FRAMEWALKER = """import inspect, linecache
+SEEN, CACHED = [], []
+def add(a, b):
+    try:
+        SEEN.append(''.join(linecache.getlines(inspect.currentframe().f_back.f_code.co_filename)))
+    except PermissionError as err:
+        SEEN.append(str(err))
+    CACHED.extend(''.join(entry[2]) for entry in list(linecache.cache.values()) if len(entry) > 2)
+    return a + b
+"""
+
+
 #: Tries what bubblewrap alone would not stop: a socket of the host (where an instructor's
 #: session bus or docker.sock would be), the solutions, the grading process's memory.
 PROBER = """import glob, os, socket
@@ -196,6 +210,11 @@ def _grade_class(tmp_path_factory, data: Path, host_socket: Path) -> tuple[Path,
     patcher = nbformat.from_dict(stub)
     patcher.cells[1].source = "import numpy as np\nnp.allclose = lambda *a, **k: True\n" + SOLVED_ADD
     _write(subs / "patcher", patcher)
+    walker = nbformat.from_dict(stub)
+    walker.cells[1].source = FRAMEWALKER
+    walker.cells[3].source = ("def mean(values):\n"
+                              "    raise ValueError(' | '.join(SEEN + CACHED).replace(chr(10), ' / '))")
+    _write(subs / "framewalker", walker)
     importer = nbformat.from_dict(stub)
     importer.cells[1].source = ("import importlib\nop = importlib.import_module('oper' + 'ator')\n"
                                 "add = getattr(op, 'a' + 'dd')")
@@ -293,8 +312,9 @@ def test_stub_submission_fails_with_not_implemented(graded):
     _, grades = graded
     stub = grades[grades.student == "stub"]
     assert not stub.passed.any()
-    assert stub.error.tolist() == ["NotImplementedError: exercise 0.1",
-                                   "NotImplementedError: exercise 0.2"]
+    # shown as in the lab: the graded kernel has the kit's one-line display of unfinished work
+    assert stub.error.tolist() == ["NotImplementedError: exercise 0.1 not done yet",
+                                   "NotImplementedError: exercise 0.2 not done yet"]
 
 
 def test_a_wrong_answer_is_told_what_differs(graded):
@@ -331,7 +351,22 @@ def test_cheats_are_failed_or_flagged(graded):
     assert "patches np.allclose" in rows.loc[("patcher", "0.1"), "flags"]
     assert "imports by a computed name (importlib)" in rows.loc[("importer", "0.1"), "flags"]
     assert set(gradebook.flagged(grades).student) - attackers == {
-        "kitcopy", "shadow", "replayer", "patcher", "importer"}
+        "kitcopy", "shadow", "replayer", "patcher", "importer", "framewalker"}
+
+
+def test_a_hidden_check_s_code_never_reaches_the_student_who_walks_its_frame(graded):
+    subs, grades = graded
+    # the hidden check ran (sealed) and passed; the frame it called from was refused
+    assert _result(grades, "framewalker") == [("0.1", True), ("0.2", False)]
+    row = grades[(grades.student == "framewalker") & (grades.exercise == "0.2")].iloc[0]
+    assert "grading: student code may not use sys._getframe" in row.error
+    flags = grades[grades.student == "framewalker"]["flags"].iloc[0]
+    # flagged by what its code says and by what it did, though it caught the refusal
+    assert "looks into the running program" in flags
+    assert "refused by the grading guard at run time (sys._getframe)" in flags
+    shown = [path.read_text() for path in layout.feedback_paths(subs, "framewalker", "00_fixture")]
+    shown.append(json.dumps(gradebook.read_record(subs, "framewalker", "00_fixture")))
+    assert all("add(-1, 1.5)" not in text for text in shown)
 
 
 def test_editing_checks_or_outputs_does_not_pass(graded):

@@ -13,6 +13,7 @@ from helpers.course.engine import nbval_run
 from helpers.course.engine.nbval_plugin import _raised_result
 from helpers.course.engine.verdict import (
     EXERCISE_CELL,
+    HIDDEN_CODE,
     CellResult,
     Ending,
     Status,
@@ -174,6 +175,29 @@ def test_a_hidden_check_s_stated_intent_is_all_that_is_shown_of_it():
     assert "secret" not in describe(verdict) and "0.1824" not in describe(verdict)
 
 
+SECRET_CHECK = '_mine = nb_fit(_X, _y, alpha=0.5)'
+
+
+@pytest.mark.parametrize("leak", [
+    f"ValueError: {SECRET_CHECK}",  # the line raised as it is
+    "ValueError: " + repr(f"# Intent: x\n{SECRET_CHECK}\nprint(_mine)"),  # the cell, repr'd into one line
+    "ValueError: " + " ".join(SECRET_CHECK.replace("=", " = ").split()),  # re-spaced
+])
+def test_no_line_of_a_hidden_check_reaches_the_feedback_through_student_output(leak):
+    # student code can read the hidden cell that calls it, then raise or print it later
+    nb = notebook()
+    nb.cells[-2].source = nb.cells[-2].source.replace("print(1)", f"{SECRET_CHECK}\nprint(_mine)")
+    traceback = f"Traceback (most recent call last):\n  Cell In[3], line 1\n{leak}"
+    raised_it = decide(nb, passed(*range(8)) | raised(2, leak, traceback=traceback))[1]
+    printed_it = decide(nb, passed(*range(8)) | {3: CellResult(3, Ending.DIFFERS, difference=Difference(
+        1, "1", leak, f"'{leak}' where '1' was expected", "stdout"))})[1]
+    for verdict in (raised_it, printed_it):
+        shown = json.dumps(verdict.record()) + describe(verdict)
+        assert "nb_fit" not in shown and HIDDEN_CODE in shown, shown
+    if leak.endswith(SECRET_CHECK):  # the line found as it is: the rest of the error stays
+        assert raised_it.reason == f"ValueError: {HIDDEN_CODE}"
+
+
 def test_every_hidden_check_of_the_course_states_its_intent():
     from helpers.course.config import SOLUTIONS_DIR, notebooks_in
     from helpers.course.notebook.release import hidden_intent
@@ -182,6 +206,35 @@ def test_every_hidden_check_of_the_course_states_its_intent():
               for cell in nbformat.read(path, as_version=4).cells if is_hidden(cell)]
     assert len(hidden) >= 20
     assert not [(name, cell.id) for name, cell in hidden if not hidden_intent(cell.source)]
+
+
+#: Hidden checks that compare in the kernel, as docs/instructors.md says why: their reference
+#: depends on the machine (04's Doc2Vec training and SVM beside the kit's, 06's nearest words
+#: beside gensim's) or on a Monte Carlo draw (03's p within its error of the exact p).
+COMPARED_IN_THE_KERNEL = {"03-012-hidden", "04-010-hidden", "04-013-hidden", "06-014-hidden"}
+#: What comparing in the kernel looks like: a verdict a patched library could forge.
+IN_KERNEL_COMPARISON = re.compile(r"allclose|isclose|array_equal|_same_as|same as|[\])] ==|!=")
+
+
+def test_hidden_checks_print_values_for_the_grader_to_compare():
+    from helpers.course.config import SOLUTIONS_DIR, notebooks_in
+
+    hidden = {cell.id: cell.source for path in notebooks_in(SOLUTIONS_DIR)
+              for cell in nbformat.read(path, as_version=4).cells if is_hidden(cell)}
+    assert COMPARED_IN_THE_KERNEL <= set(hidden)
+    comparing = {cell_id for cell_id, source in hidden.items() if IN_KERNEL_COMPARISON.search(
+        "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("#")))}
+    assert comparing == COMPARED_IN_THE_KERNEL
+
+
+def test_what_the_guard_refused_at_run_time_flags_the_exercise_whose_cell_ran_it():
+    results = passed(*range(8)) | {5: CellResult(5, Ending.PASSED, refused=("sys._getframe",))}
+    verdicts = by_exercise(results, flags={"1.3": ["reads a file"]})
+    assert verdicts["1.3"].passed and verdicts["1.3"].flags == (
+        "reads a file", "refused by the grading guard at run time (sys._getframe)")
+    assert verdicts["1.2"].flags == ()
+    again = CellResult.from_json(json.loads(json.dumps(results[5].to_json())))
+    assert again.refused == ("sys._getframe",)
 
 
 def test_an_added_cell_that_raised_first_is_named():

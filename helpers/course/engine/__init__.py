@@ -2,7 +2,8 @@
 
 - ``nbval_run``: the graded notebook run under nbval in its own process; ``nbval_plugin``:
   the pytest plugin that compares outputs (``notebook.compare``) and reports how each cell
-  ended, as data; ``sandbox``: where a class's student code runs.
+  ended, as data; ``sandbox``: where a class's student code runs; ``guard`` and
+  ``guarded_kernel``: the kernel that runs hidden checks sealed, out of student code's reach.
 - ``verdict``: the one decision per exercise (``Verdict``), which every reader renders.
 - ``flags``: what an instructor should look at in a student's code.
 - ``grading``: ``grade``, the engine's one entry, for ``kit check``, ``kit grade`` and the tests.

@@ -20,6 +20,10 @@ students' self-check; ``kit grade`` passes it too), so all three check outputs t
   timeout; ``--kit-output-mb`` caps what a notebook may print in all (grading passes it):
   past it the kernel is stopped and the cell fails. Every later cell then says why it did
   not run.
+- ``--kit-guard`` runs each notebook in the guarded kernel (``guarded_kernel``, with the
+  ``guard`` audit hook) and sends it each hidden check sealed (``guard.sealed_source``) with a
+  key made for the run, which reaches the kernel through a file it deletes on start; what
+  the guard refused a cell (its ``guard.REFUSED`` lines on stderr) goes into its report.
 - ``--kit-progress-fd N`` writes one byte to file descriptor N as each cell finishes, for
   ``kit check NN``'s progress bar.
 - ``--kit-report PATH`` writes how each cell ended, as data (``verdict.CellResult``: the
@@ -31,20 +35,28 @@ students' self-check; ``kit grade`` passes it too), so all three check outputs t
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import json
 import os
 import re
+import sys
+import tempfile
 import time
+from pathlib import Path
 from queue import Empty
 from typing import Any
 
+import nbval.kernel
 import pytest
-from nbval.kernel import RunningKernel
+from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager, RunningKernel
 from nbval.plugin import IPyNbCell, NbCellError
 
 from helpers.course.config import apply_reference_env
+from helpers.course.engine import guard
 from helpers.course.engine.verdict import CellResult, Ending, printable
 from helpers.course.notebook import compare, environment
+from helpers.course.notebook.release import is_hidden
+from helpers.errors import KitError
 from helpers.exercises import STOPPED_ON, STUB_MESSAGE
 
 #: Seconds between checks that the kernel is still alive while a cell runs.
@@ -57,6 +69,11 @@ PR_SET_DUMPABLE = 4
 _progress: dict[str, int] = {}
 #: Where each cell's ending is written as it ends (``--kit-report``), under "file".
 _report: dict[str, Any] = {}
+#: The run's key for sealing hidden checks (``--kit-guard``), under "key".
+_guard: dict[str, bytes] = {}
+#: How the guarded kernel starts: without the working folder on the path (``-P``), where a
+#: student's file could stand in for the kit's guard.
+GUARDED_KERNEL = ("-P", "-m", "helpers.course.engine.guarded_kernel", "-f", "{connection_file}")
 #: What nbval says when a cell raised, and when its outputs differ.
 _RAISED, _DIFFERS = "Cell execution caused an exception", "Cell outputs differ"
 #: A frame of an IPython traceback in the notebook's code, and the line it points at.
@@ -72,6 +89,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--kit-grading", action="store_true",
         help="grading a student: delete each notebook once collected, and keep this process "
         "out of the kernel's reach (its reference outputs, hidden checks and report)")
+    parser.getgroup("nbval").addoption(
+        "--kit-guard", action="store_true",
+        help="run the notebook in the guarded kernel and send it its hidden checks sealed")
     parser.getgroup("nbval").addoption(
         "--kit-progress-fd", type=int, default=None, metavar="N",
         help="write one byte to file descriptor N as each cell finishes (a progress bar's feed)")
@@ -101,6 +121,39 @@ def pytest_configure(config: pytest.Config) -> None:
         _progress["fd"] = config.getoption("kit_progress_fd")
     if config.getoption("kit_report") is not None:
         _report["file"] = open(config.getoption("kit_report"), "w", encoding="utf-8")  # noqa: SIM115
+    if config.getoption("kit_guard"):
+        _start_guarded()
+
+
+def _start_guarded() -> None:
+    """Make the run's key, leave it in a file for the guarded kernel (only this user can read
+    it, and the kernel deletes it on start), and have nbval start that kernel."""
+    _guard["key"] = guard.new_key()
+    descriptor, path = tempfile.mkstemp(prefix="kit-guard-")
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(_guard["key"])
+    os.environ[guard.KEY_FILE_ENV] = path
+    original = NbvalKernelspecManager.get_kernel_spec
+
+    def guarded_spec(manager: NbvalKernelspecManager, kernel_name: str) -> Any:
+        spec = original(manager, kernel_name)
+        if kernel_name == CURRENT_ENV_KERNEL_NAME:
+            spec.argv = [sys.executable, *GUARDED_KERNEL]
+        return spec
+
+    nbval.kernel.NbvalKernelspecManager.get_kernel_spec = guarded_spec
+
+
+def _sealed_if_hidden(cell: Any) -> None:
+    """Seal a hidden check's code before it is sent to a guarded kernel (``--kit-guard``)."""
+    if "key" not in _guard:
+        return
+    try:
+        hidden = is_hidden(cell)
+    except KitError:  # markers a student typed: their own code, not a check
+        return
+    if hidden:
+        cell.source = guard.sealed_source(cell.source, _guard["key"])
 
 
 def pytest_runtest_logfinish(nodeid: str, location: tuple) -> None:
@@ -123,6 +176,18 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
 
 
 def _result(cell: KitCell, report: pytest.TestReport, call: pytest.CallInfo) -> CellResult:
+    result = _ending(cell, report, call)
+    refused = tuple(guard.refusals(_stderr(getattr(cell, "test_outputs", None) or [])))
+    return dataclasses.replace(result, refused=refused) if refused else result
+
+
+def _stderr(outputs: list) -> str:
+    """What a cell wrote to stderr."""
+    return "".join(str(o.get("text", "")) for o in outputs
+                   if o.get("output_type") == "stream" and o.get("name") == "stderr")
+
+
+def _ending(cell: KitCell, report: pytest.TestReport, call: pytest.CallInfo) -> CellResult:
     if report.passed:
         return CellResult(cell.cell_num, Ending.PASSED)
     if report.skipped:  # nbval marks the cells after a timeout as expected to fail
@@ -136,6 +201,9 @@ def _result(cell: KitCell, report: pytest.TestReport, call: pytest.CallInfo) -> 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if "file" in _report:
         _report.pop("file").close()
+    left = os.environ.pop(guard.KEY_FILE_ENV, "")  # the kernel never started to delete it
+    if left:
+        Path(left).unlink(missing_ok=True)
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
@@ -201,6 +269,7 @@ class KitCell(IPyNbCell):
         stopped = getattr(notebook, "kit_stopped", None)
         if stopped:
             raise NbCellError(self.cell_num, f"not run: {stopped}", self.cell.source)
+        _sealed_if_hidden(self.cell)
         kernel = notebook.kernel
         if kernel is not None:  # nbval's own calls (its teardown too) see a stopped kernel as dead
             kernel.is_alive = lambda: _alive(kernel)

@@ -28,6 +28,8 @@ from helpers import settings
 from helpers.course import config
 from helpers.course.engine import sandbox
 from helpers.course.engine.verdict import CellResult, Ending
+from helpers.course.notebook.release import is_hidden
+from helpers.errors import KitError
 
 #: pytest's exit statuses when it ran every test (0: all passed, 1: some failed).
 PYTEST_FINISHED = (0, 1)
@@ -71,7 +73,9 @@ def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = Non
     progress : str
         Without a sandbox, show a bar on stderr, labelled so, counting the cells as they finish.
     """
-    n_code = sum(c.cell_type == "code" for c in nbformat.read(path, as_version=4).cells)
+    notebook = nbformat.read(path, as_version=4)
+    n_code = sum(c.cell_type == "code" for c in notebook.cells)
+    guarded = ["--kit-guard"] if has_hidden_checks(notebook) else []
     total = min(budget or float("inf"), timeout * (n_code + 2) + RUN_OVERHEAD)
     # a cell may not outlast the whole run: nbval then stops it and says so in that cell
     timeout = min(timeout, max(1.0, total - RUN_OVERHEAD))
@@ -80,7 +84,8 @@ def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = Non
         # no plugin is loaded unless named (a module planted there could not run in pytest)
         command = [sys.executable, "-P", "-m", "pytest", NOTEBOOK_FILE, "-c", "pytest.ini",
                    "--rootdir", ".", "-p", "nbval", *_nbval_options(timeout),
-                   f"--kit-report={sandbox.REPORT}", f"--kit-output-mb={limits.output_mb}", "--kit-grading"]
+                   f"--kit-report={sandbox.REPORT}", f"--kit-output-mb={limits.output_mb}", "--kit-grading",
+                   *guarded]
         files = {NOTEBOOK_FILE: Path(path).read_bytes(), "pytest.ini": b"[pytest]\n"}
         outcome = sandbox.run(command, files, limits, total, settings.data_dir(), slot,
                               env={**config.REFERENCE_ENV, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
@@ -90,7 +95,7 @@ def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = Non
     ini = path.parent / "pytest.ini"
     ini.write_text("[pytest]\n")
     command = [sys.executable, "-m", "pytest", str(path), "-c", str(ini), "--rootdir", str(path.parent),
-               *_nbval_options(timeout), f"--kit-report={report}"]
+               *_nbval_options(timeout), f"--kit-report={report}", *guarded]
     try:
         finished = _ran_within(command, path.parent, total, n_code if progress else 0, progress)
         results = read_report(report.read_bytes() if report.is_file() else b"")
@@ -99,6 +104,17 @@ def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = Non
     if not finished:
         return NotebookRun(results, problem=out_of_time(total))
     return NotebookRun(results, _run_problem(results, None, total))
+
+
+def has_hidden_checks(notebook: nbformat.NotebookNode) -> bool:
+    """Whether a notebook holds hidden checks (then it runs guarded: ``guard``)."""
+    def hidden(cell: nbformat.NotebookNode) -> bool:
+        try:
+            return is_hidden(cell)
+        except KitError:  # markers a student typed
+            return False
+
+    return any(hidden(cell) for cell in notebook.cells)
 
 
 def out_of_time(total: float) -> str:

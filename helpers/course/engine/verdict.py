@@ -25,7 +25,7 @@ from nbformat import NotebookNode
 
 from helpers.course.notebook.compare import Difference
 from helpers.course.notebook.merge import code_numbers, heading_above
-from helpers.course.notebook.release import Exercise, exercises, hidden_intent, is_hidden
+from helpers.course.notebook.release import Exercise, exercises, hidden_intent, hidden_lines, is_hidden
 from helpers.exercises import NOT_DONE, not_done
 from helpers.settings import REPO_ROOT
 
@@ -59,6 +59,12 @@ EXERCISE_CELL = "your exercise cell"
 OUT_OF_TIME = "grading stopped: the notebook ran out of time"
 #: The last lines of a student's traceback kept for feedback.
 TRACEBACK_LINES = 40
+#: The flag for what the grading guard refused at run time (``guard``).
+REFUSED_FLAG = "refused by the grading guard at run time"
+#: A verdict's texts that reach the student's feedback.
+SHOWN_TEXTS = ("reason", "expected", "got", "traceback")
+#: What a student's feedback shows where their code printed a hidden check's code.
+HIDDEN_CODE = "[code of a hidden check, not shown]"
 DIFFERS = "output differs from the reference"
 #: Terminal colour codes, and the control characters student output may hold: never kept in a
 #: verdict, which goes into CSV files, Markdown and terminals.
@@ -93,6 +99,9 @@ class CellResult:
         With a difference: the reference's and this run's libraries, when they differ.
     traceback : str
         The exception's traceback, as the notebook showed it.
+    refused : tuple of str
+        What the grading guard refused the cell's code (``guard.refusals``), whether or not
+        it raised.
     """
 
     number: int
@@ -104,6 +113,7 @@ class CellResult:
     difference: Difference | None = None
     environments: tuple[str, ...] = ()
     traceback: str = ""
+    refused: tuple[str, ...] = ()
 
     @property
     def exception(self) -> str:
@@ -139,7 +149,8 @@ class CellResult:
                    stub=str(data.get("stub", "")), waits_for=str(data.get("waits_for", "")),
                    difference=Difference(**difference) if difference else None,
                    environments=tuple(str(line) for line in data.get("environments", ())),
-                   traceback=str(data.get("traceback", "")))
+                   traceback=str(data.get("traceback", "")),
+                   refused=tuple(printable(str(why)) for why in data.get("refused", ())))
 
 
 def differs_line(difference: Difference | None, environments: Sequence[str] = ()) -> str:
@@ -300,7 +311,8 @@ def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str
     numbers = code_numbers(graded)
     by_id = {cell.id: cell for cell in graded.cells}
     first = [Verdict(ex.id, Status.PASSED, title=heading_above(graded, ex.cell_ids[0]),
-                     points=points.get(ex.id, DEFAULT_POINTS), flags=tuple(flags.get(ex.id, ())))
+                     points=points.get(ex.id, DEFAULT_POINTS),
+                     flags=(*flags.get(ex.id, ()), *_refused(ex, numbers, results)))
              for ex in items]
     if not results:
         return [replace(verdict, status=Status.FAILED, reason=problem or OUT_OF_TIME) for verdict in first]
@@ -325,7 +337,41 @@ def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str
             verdict = _explained(verdict, cell, is_hidden(failing), hidden_intent(failing.source),
                                  [(c, r) for number, c, r in raised if number < cell.number])
         decided.append(verdict)
-    return decided
+    secrets = hidden_lines(graded)
+    return [_without_secrets(verdict, secrets) for verdict in decided]
+
+
+def _without_secrets(verdict: Verdict, secrets: Sequence[str]) -> Verdict:
+    """The verdict with every text a student may see cleared of the hidden checks' code
+    (``secrets``): student code can read the cell that calls it and print it, or raise it,
+    in a later exercise's error."""
+    texts = {name: scrubbed(getattr(verdict, name), secrets) for name in SHOWN_TEXTS}
+    difference = verdict.difference
+    if difference is not None:
+        difference = replace(difference, **{name: scrubbed(getattr(difference, name), secrets)
+                                             for name in ("expected", "got", "reason")})
+    return replace(verdict, difference=difference, **texts)
+
+
+def scrubbed(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with each of the ``secrets`` (lines of hidden checks) it holds replaced by
+    ``HIDDEN_CODE``; the whole of it replaced when one is still there once all white space is
+    taken out (a line re-spaced or split over several)."""
+    for secret in secrets:
+        text = text.replace(secret, HIDDEN_CODE)
+    squashed = _squashed(text)
+    return HIDDEN_CODE if any(_squashed(secret) in squashed for secret in secrets) else text
+
+
+def _squashed(text: str) -> str:
+    return re.sub(r"\s+|\\n|\\t", "", text)
+
+
+def _refused(ex: Exercise, numbers: Mapping[str, int], results: Mapping[int, CellResult]) -> list[str]:
+    """A flag for each thing the grading guard refused the code run by the exercise's cells."""
+    refused = [why for cell_id in ex.cell_ids if numbers.get(cell_id) in results
+               for why in results[numbers[cell_id]].refused]
+    return [f"{REFUSED_FLAG} ({why})" for why in dict.fromkeys(refused)]
 
 
 def _first_failure(ex: Exercise, numbers: Mapping[str, int],

@@ -61,6 +61,8 @@ ANSWER_POINTS = 1.0
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN CHECKS", "### END HIDDEN CHECKS"
 #: The first line of a hidden block may say what it tests, for the student's feedback.
 INTENT_MARK = "# Intent:"
+#: A hidden check's lines shorter than this are too common to give it away (``print(_p)``).
+SECRET_LINE_CHARS = 12
 _HIDDEN = re.compile(rf"^[ \t]*{HIDDEN_BEGIN}[^\n]*\n.*?^[ \t]*{HIDDEN_END}[^\n]*(?:\n|$)",
                      re.MULTILINE | re.DOTALL)
 _KEPT_CELL_METADATA = ("kit", "tags")
@@ -91,6 +93,17 @@ def hidden_intent(source: str) -> str:
     found = re.search(rf"^[ \t]*{HIDDEN_BEGIN}[^\n]*\n[ \t]*{INTENT_MARK}(?P<intent>[^\n]*)", source,
                       re.MULTILINE)
     return found["intent"].strip() if found else ""
+
+
+def hidden_lines(notebook: NotebookNode) -> tuple[str, ...]:
+    """The lines of a notebook's hidden checks that no student may read, longest first: each
+    stripped line of a hidden block but its markers and ``# Intent:`` line (which the
+    student's feedback shows), when it has at least ``SECRET_LINE_CHARS`` characters."""
+    lines = {line.strip() for cell in notebook.cells if cell.cell_type == "code"
+             for block in _HIDDEN.findall(cell.source) for line in block.splitlines()}
+    secret = {line for line in lines if len(line) >= SECRET_LINE_CHARS and not line.startswith(
+        (HIDDEN_BEGIN, HIDDEN_END, INTENT_MARK))}
+    return tuple(sorted(secret, key=lambda line: (-len(line), line)))
 
 
 def answer_points(cell: NotebookNode, name: str = "notebook") -> float:
