@@ -78,9 +78,29 @@ def imdb_sentences(split: str, min_tokens: int = 8, max_tokens: int = 30) -> pd.
     return pd.DataFrame(rows, columns=["doc_id", "label", "tokens"])
 
 
+def _tokens(tokens, name: str) -> list[str]:
+    """``tokens`` as a list of strings (possibly empty), or an InputError."""
+    listed = isinstance(tokens, (Sequence, np.ndarray)) and not isinstance(tokens, (str, bytes))
+    if not listed or (isinstance(tokens, np.ndarray) and tokens.ndim != 1):
+        raise InputError(f"{name} must be a list of tokens, not {type(tokens).__name__}.")
+    tokens = list(tokens)
+    if not all(isinstance(token, str) for token in tokens):
+        raise InputError(f"{name} holds a token that is not a string: {tokens!r:.60}.")
+    return tokens
+
+
+def _corrupting(tokens, rng) -> tuple[list[str], np.random.Generator]:
+    """A Zellig's arguments checked: a list of string tokens and a numpy Generator."""
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), "
+                         f"not {type(rng).__name__}.")
+    return _tokens(tokens, "tokens"), rng
+
+
 def _token_lists(sentences, name: str) -> list[list[str]]:
     """``sentences`` as a list of token lists, each a non-empty list of strings, or an InputError."""
-    if isinstance(sentences, (str, bytes)) or not isinstance(sentences, (Sequence, pd.Series, np.ndarray)):
+    if isinstance(sentences, (str, bytes)) or not isinstance(sentences, (Sequence, pd.Series, np.ndarray)) \
+            or (isinstance(sentences, np.ndarray) and sentences.ndim == 0):
         raise InputError(f"{name} must be a list of sentences, each a list of tokens, "
                          f"not {type(sentences).__name__}.")
     checked = []
@@ -209,13 +229,13 @@ class NgramLM:
     """
 
     def __init__(self, order: int = 3, min_count: int = 2) -> None:
-        if order < 1 or min_count < 1:
-            raise KitError("order and min_count must be at least 1.")
-        self.order, self.min_count = order, min_count
+        self.order, self.min_count = check_int(order, "order"), check_int(min_count, "min_count")
 
     def fit(self, sentences) -> NgramLM:
         """Count every n-gram up to ``order`` in ``sentences`` (lists of tokens)."""
-        sentences = list(sentences)
+        sentences = _token_lists(sentences, "sentences")
+        if not sentences:
+            raise InputError("sentences is empty: give at least one sentence to count.")
         counts = Counter(w for s in sentences for w in s)
         words = sorted(w for w, c in counts.items() if c >= self.min_count and w not in (BOS, EOS, UNK))
         self.vocab_ = np.array([BOS, EOS, UNK, *words])
@@ -273,15 +293,15 @@ class NgramLM:
         return p
 
     def _order(self, order: int | None) -> int:
-        order = self.order if order is None else order
-        if not 1 <= order <= self.order:
-            raise KitError(f"order must be between 1 and {self.order}, not {order}.")
-        return order
+        return self.order if order is None else check_int(order, "order", minimum=1, maximum=self.order)
 
     # -- nltk.lm-like interface
 
     def score(self, word: str, context=(), order: int | None = None) -> float:
         """P(word | context) (the last ``order - 1`` context words are used)."""
+        if not isinstance(word, str):
+            raise InputError(f"word must be a string, not {type(word).__name__}.")
+        context = _tokens(context, "context")
         order = self._order(order)
         tail = self.order - 1
         history = ([BOS] * tail + list(context))[-tail:] if tail else []
@@ -295,7 +315,7 @@ class NgramLM:
     def mean_logprob(self, sentences, order: int | None = None) -> np.ndarray:
         """Each sentence's mean log2-probability per predicted token (``</s>`` included)."""
         order = self._order(order)
-        sentences = list(sentences)
+        sentences = _token_lists(sentences, "sentences")
         flat = self._padded(sentences)
         positions = np.flatnonzero(flat != 0)
         logp = np.log2(self._probabilities(flat, positions, order))
@@ -334,6 +354,7 @@ class SwapAdjacent:
 
     def corrupt(self, tokens: list[str], rng: np.random.Generator) -> list[str] | None:
         """The fake sentence, or None when every adjacent pair is identical."""
+        tokens, rng = _corrupting(tokens, rng)
         candidates = [i for i in range(len(tokens) - 1) if tokens[i] != tokens[i + 1]]
         if not candidates:
             return None
@@ -355,6 +376,7 @@ class ShuffleWindow:
 
     def corrupt(self, tokens: list[str], rng: np.random.Generator) -> list[str] | None:
         """The fake sentence (always a different order), or None if no window has two distinct tokens."""
+        tokens, rng = _corrupting(tokens, rng)
         starts = [i for i in range(len(tokens) - self.window + 1) if len(set(tokens[i:i + self.window])) > 1]
         if not starts:
             return None
@@ -381,6 +403,7 @@ class BigramSubstitute:
 
     def corrupt(self, tokens: list[str], rng: np.random.Generator) -> list[str] | None:
         """The fake sentence, or None if fewer than k positions have a possible replacement."""
+        tokens, rng = _corrupting(tokens, rng)
         fake, changed = list(tokens), set()
         for i in rng.permutation(len(tokens)):
             if i - 1 in changed or i + 1 in changed:  # keep every left neighbour original
@@ -441,6 +464,7 @@ class FlipSentiment:
 
     def corrupt(self, tokens: list[str], rng: np.random.Generator) -> list[str] | None:
         """The fake sentence, or None if it has fewer than k opinion words."""
+        tokens, rng = _corrupting(tokens, rng)
         polarity = {i: p for i, t in enumerate(tokens) for p in ("pos", "neg") if t in self.lexicon[p]}
         if len(polarity) < self.k:
             return None

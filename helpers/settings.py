@@ -83,6 +83,8 @@ def profile(name: str | None = None) -> str:
 #: Doc2Vec models, so where the CPU can run the reference kernels the kit uses them.
 REFERENCE_BLAS_CORE = "Haswell"
 REFERENCE_BLAS_FLAGS = frozenset({"avx2", "fma"})
+#: Where Linux lists the CPU's features.
+CPUINFO = Path("/proc/cpuinfo")
 
 
 def reference_blas() -> dict[str, str]:
@@ -97,10 +99,11 @@ def reference_blas() -> dict[str, str]:
     return {"OPENBLAS_CORETYPE": REFERENCE_BLAS_CORE}
 
 
-def cpu_flags() -> frozenset[str]:
-    """The CPU's feature flags (Linux ``/proc/cpuinfo``); empty where unknown."""
+def cpu_flags(cpuinfo: Path = CPUINFO) -> frozenset[str]:
+    """The CPU's feature flags, from the first ``flags`` line of ``cpuinfo`` (Linux's
+    ``/proc/cpuinfo``); empty where there is none (another system, another architecture)."""
     try:
-        text = Path("/proc/cpuinfo").read_text()
+        text = Path(cpuinfo).read_text()
     except OSError:
         return frozenset()
     line = next((line for line in text.splitlines() if line.startswith("flags")), "")

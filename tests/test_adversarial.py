@@ -59,7 +59,7 @@ def test_mean_logprob_matches_token_scores(lm):
     expected = np.mean([lm.logscore(w, sentence[:i]) for i, w in enumerate(sentence + [adv.EOS])])
     assert lm.mean_logprob([sentence, ["a"]])[0] == pytest.approx(expected)
     assert lm.mean_logprob([["zzz", "qqq"]]).shape == (1,)  # unknown words are <unk>, not errors
-    with pytest.raises(KitError, match="order must be between 1 and 3"):
+    with pytest.raises(InputError, match="order must be at most 3, not 4"):
         lm.mean_logprob([sentence], order=4)
 
 
@@ -241,6 +241,13 @@ def test_verbatim_in_agrees_with_the_plain_definition_on_random_text():
     (lambda: adv.held_out_sentences([["the"]], n=0), "n must be at least 1"),
     (lambda: adv.held_out_sentences([["the"]], seed=-1), "seed must be at least 0"),
     (lambda: adv.held_out_sentences("the film"), "list of sentences"),
+    (lambda: adv.NgramLM(order=0), "order must be at least 1"),
+    (lambda: adv.NgramLM(min_count="2"), "min_count must be a whole number"),
+    (lambda: adv.NgramLM().fit([]), "sentences is empty"),
+    (lambda: adv.NgramLM(order=1).fit([["a"]]).score(3), "word must be a string"),
+    (lambda: adv.NgramLM(order=1).fit([["a"]]).score("a", "b c"), "context must be a list of tokens"),
+    (lambda: adv.SwapAdjacent().corrupt(["a", "b"], 0), "rng must be a numpy Generator"),
+    (lambda: adv.ShuffleWindow().corrupt("a b c d", np.random.default_rng(0)), "tokens must be a list"),
 ])
 def test_bad_arguments_are_one_clear_input_error(call, message):
     with pytest.raises(InputError, match=message):

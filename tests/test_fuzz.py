@@ -5,12 +5,14 @@ infinity, empty, ragged, negative, huge) and calls the function. A result must b
 (finite, of the right shape and range); a refusal must be an ``InputError``; any other
 exception fails the test, with hypothesis's smallest example. Sizes stay small so that the
 whole file runs in well under a minute on a busy machine. ``TALLY`` counts the outcomes,
-printed at the end of the module (run with ``-s`` to see it).
+printed at the end of the module (run with ``-s`` to see it); each call in a test must give a
+valid result for some example, so a function that refused every input would fail.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import tempfile
 import warnings
 from collections import Counter
@@ -26,6 +28,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from helpers import (
+    adversarial,
     annotation,
     embedding_space,
     evaluation,
@@ -43,10 +46,12 @@ from helpers.naive_bayes import NaiveBayes
 
 TALLY: Counter[str] = Counter()
 # Derandomized: CI draws the same cases every run, so a failure is never a fluke of the draw.
-FAST = settings(max_examples=150, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow])
-SLOW = settings(max_examples=40, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow])
+# The per-test fixture below counts over all of a test's examples, as meant.
+_QUIET = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+FAST = settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=_QUIET)
+SLOW = settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=_QUIET)
+#: This test's outcomes by the line that called ``outcome``.
+SITES: dict[int, Counter[str]] = {}
 HIGHEST_SIMILARITY = 1 + validation.SIMILARITY_ROUNDING
 
 
@@ -56,8 +61,18 @@ def tally():
     print(f"\nfuzz cases: {sum(TALLY.values())} ({dict(TALLY)})")
 
 
+@pytest.fixture(autouse=True)
+def some_input_is_accepted(request):
+    SITES.clear()
+    yield
+    never = sorted(line for line, seen in SITES.items() if not seen["valid result"])
+    assert not never, (f"{request.node.name}: the calls on lines {never} refused every input drawn: a "
+                       "function that refused everything would pass")
+
+
 def outcome(call: Callable[[], object], valid: Callable[[object], bool]) -> None:
     """Call; a result must pass ``valid``; only an InputError may be raised."""
+    site = SITES.setdefault(sys._getframe(1).f_lineno, Counter())
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # overflow and convergence notes are not the question here
@@ -65,9 +80,11 @@ def outcome(call: Callable[[], object], valid: Callable[[object], bool]) -> None
     except InputError as err:
         assert str(err), "an InputError must say what was wrong"
         TALLY["clear error"] += 1
+        site["clear error"] += 1
         return
     assert valid(result), f"not a valid result: {result!r}"
     TALLY["valid result"] += 1
+    site["valid result"] += 1
 
 
 # --------------------------------------------------------------------------- strategies
@@ -132,9 +149,20 @@ def test_lowest_vs_highest(similarity, correct, bins):
             lambda r: probability(r["p_value"]) and r["n_low"] >= 1)
 
 
+def _systems_of(n: int):
+    """Two or three systems' 0/1 scores on the same ``n`` items."""
+    return st.dictionaries(st.sampled_from(["nb", "svm", "d2v"]),
+                           st.lists(st.sampled_from([0, 1, True, False]), min_size=n, max_size=n),
+                           min_size=2, max_size=3)
+
+
+same_items = st.integers(1, 8).flatmap(_systems_of)
+
+
 @SLOW
-@given(either(st.dictionaries(st.sampled_from(["nb", "svm", "d2v"]), binary, max_size=3)),
-       either(st.lists(st.tuples(st.sampled_from(["nb", "svm", "x"]), st.sampled_from(["nb", "svm"])),
+@given(either(same_items, st.dictionaries(st.sampled_from(["nb", "svm", "d2v"]), binary, max_size=3)),
+       either(st.just([("nb", "svm")]),
+              st.lists(st.tuples(st.sampled_from(["nb", "svm", "x"]), st.sampled_from(["nb", "svm"])),
                        max_size=2)),
        either(st.integers(1, 20)))
 def test_compare(correct, pairs, n_resamples):
@@ -213,13 +241,22 @@ def test_oov_rate(source, target_tokens):
 
 
 @SLOW
-@given(either(st.dictionaries(st.sampled_from(["nb", "svm"]),
+def _per_target(correct: dict) -> dict:
+    """Each system's scores as the per-target tables ``paired_tests`` takes."""
+    return {name: pd.DataFrame({"target": (["t", "u"] * 4)[:len(c)], "correct": c,
+                                "doc_id": [f"d{i}" for i in range(len(c))]}) for name, c in correct.items()}
+
+
+@SLOW
+@given(either(same_items.map(_per_target),
+              st.dictionaries(st.sampled_from(["nb", "svm"]),
                               st.builds(lambda c: pd.DataFrame({"target": ["t", "u", "t"][:len(c)],
                                                                 "doc_id": ["a", "b", "c"][:len(c)],
                                                                 "correct": c}),
                                         st.lists(st.sampled_from([0, 1, True, 0.5]), min_size=1, max_size=3)),
                               max_size=2)),
-       either(st.lists(st.tuples(st.sampled_from(["nb", "svm", "x"]), st.sampled_from(["nb", "svm"])),
+       either(st.just([("nb", "svm")]),
+              st.lists(st.tuples(st.sampled_from(["nb", "svm", "x"]), st.sampled_from(["nb", "svm"])),
                        max_size=2)))
 def test_paired_tests(correct, pairs):
     outcome(lambda: transport.paired_tests(correct, pairs, n_resamples=20),
@@ -229,8 +266,14 @@ def test_paired_tests(correct, pairs):
 # --------------------------------------------------------------------------- leakage
 
 
+#: Reviews made of real words, which a vectorizer keeps.
+worded = st.lists(st.lists(st.sampled_from(["good", "film", "plot", "dull", "acting"]), min_size=1,
+                           max_size=6).map(" ".join), min_size=1, max_size=5)
+
+
 @SLOW
-@given(any_texts, any_texts, either(st.sampled_from([1, 2, 3])), either(st.integers(1, 3)),
+@given(either(worded, any_texts), either(worded, any_texts), either(st.sampled_from([1, 2, 3])),
+       either(st.integers(1, 3)),
        either(st.sampled_from(["english", None, ["a"]])))
 def test_train_test_overlap(train, test, ngram, chunk_size, stop_words):
     outcome(lambda: leakage.train_test_overlap(train, test, ngram, stop_words, chunk_size,
@@ -251,7 +294,12 @@ def test_binning(similarity, correct, bins):
 
 # --------------------------------------------------------------------------- own reviews
 
+#: A review sheet as a user would write it: a text and a pos/neg label per row.
+good_csv = st.lists(st.tuples(st.text(alphabet="ab cd", min_size=1, max_size=8).filter(str.strip),
+                              st.sampled_from(["pos", "neg", " POS "])), min_size=1, max_size=4).map(
+    lambda rows: "text,label\n" + "".join(f"{text},{label}\n" for text, label in rows))
 csv_text = st.one_of(
+    good_csv,
     st.lists(st.lists(st.text(alphabet='ab,"\n pPoOsSnNeEgG\x00', max_size=6), max_size=4), max_size=5).map(
         lambda rows: "\n".join(",".join(row) for row in [["text", "label"], *rows])),
     st.text(alphabet='ab,"\n\r pos neg text label id\x00', max_size=40))
@@ -273,8 +321,13 @@ entries = st.lists(st.tuples(st.sampled_from(["pos", "neg", "neutral", ".hidden"
                              st.binary(max_size=8)), max_size=4)
 
 
+#: A folder as a user would make it: pos/ and neg/ of text files.
+good_entries = st.lists(st.tuples(st.sampled_from(["pos", "neg"]), st.sampled_from(["a.txt", "B.TXT"]),
+                                  st.sampled_from([b"a good film", b"dull"])), min_size=1, max_size=4)
+
+
 @SLOW
-@given(entries)
+@given(st.one_of(good_entries, entries))
 def test_load_reviews_from_any_folder(made):
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -308,10 +361,21 @@ def test_unit_rows_and_centered(found, center):
             lambda r: r.shape == np.shape(found) and not np.isnan(r).any())
 
 
+def _grouped_rows(n: int):
+    """``n`` vectors and a group for each."""
+    return st.tuples(hnp.arrays(np.float64, (n, 3), elements=st.floats(-5, 5)),
+                     st.lists(st.sampled_from(["a", "b"]), min_size=n, max_size=n))
+
+
+grouped = st.integers(2, 6).flatmap(_grouped_rows)
+
+
 @FAST
-@given(either(vectors), either(st.lists(st.sampled_from(["a", "b", None]), min_size=1, max_size=6)),
+@given(either(grouped, st.tuples(either(vectors), either(st.lists(st.sampled_from(["a", "b", None]),
+                                                                   max_size=6)))),
        either(st.one_of(st.none(), st.integers(1, 5))), either(st.integers(1, 20)), st.booleans())
-def test_grouping_and_random_pairs(found, groups, n_anchors, n_pairs, center):
+def test_grouping_and_random_pairs(rows, n_anchors, n_pairs, center):
+    found, groups = rows if isinstance(rows, tuple) and len(rows) == 2 else (rows, rows)
     cosine = lambda values: np.all(np.abs(values) <= 1 + 1e-9)  # noqa: E731
     outcome(lambda: embedding_space.grouping_similarity(found, groups, n_anchors, center),
             lambda r: cosine(r.within) and cosine(r.across))
@@ -319,11 +383,18 @@ def test_grouping_and_random_pairs(found, groups, n_anchors, n_pairs, center):
             lambda r: len(r) == n_pairs and cosine(r))
 
 
+def _labelled_rows(n: int):
+    """``n`` vectors and a label for each."""
+    shape = st.tuples(st.just(n), st.integers(1, 3))
+    return st.tuples(hnp.arrays(np.float64, shape, elements=st.floats(-5, 5)),
+                     st.lists(st.sampled_from(["pos", "neg"]), min_size=n, max_size=n))
+
+
 @SLOW
-@given(either(hnp.arrays(np.float64, st.tuples(st.integers(8, 14), st.integers(1, 3)),
-                         elements=st.floats(-5, 5))),
-       either(st.lists(st.sampled_from(["pos", "neg"]), min_size=8, max_size=14)))
-def test_order_probe(found, labels):
+@given(either(st.integers(8, 14).flatmap(_labelled_rows),
+              st.tuples(either(vectors), either(st.lists(st.sampled_from(["pos", "neg"]), max_size=14)))))
+def test_order_probe(rows):
+    found, labels = rows if isinstance(rows, tuple) and len(rows) == 2 else (rows, rows)
     outcome(lambda: embedding_space.order_probe(found, labels), probability)
 
 
@@ -364,7 +435,8 @@ def test_naive_bayes(X, y, alpha, sparse):
 
 
 @FAST
-@given(anything, st.integers(1, 2), st.integers(0, 2))
+@given(st.one_of(anything, st.builds(lambda n: pd.DataFrame({"a": range(n)}), st.integers(1, 3))),
+       st.integers(1, 2), st.integers(0, 2))
 def test_validation_checks(value, ndim, min_rows):
     outcome(lambda: validation.check_array(value, "x", ndim, min_rows),
             lambda r: r.ndim == ndim and len(r) >= min_rows and np.isfinite(r).all())
@@ -381,10 +453,19 @@ def test_validation_checks(value, ndim, min_rows):
 # --------------------------------------------------------------------------- projector, features, evaluation
 
 
+def _described_rows(n: int):
+    """``n`` vectors and a line of metadata for each."""
+    return st.tuples(hnp.arrays(np.float64, (n, 2), elements=st.floats(-5, 5)),
+                     st.lists(st.text(alphabet="ab\t\n\\", max_size=4), min_size=n, max_size=n))
+
+
 @SLOW
-@given(either(vectors), either(st.lists(st.text(alphabet="ab\t\n\\", max_size=4), min_size=1, max_size=6)),
+@given(either(st.integers(1, 6).flatmap(_described_rows),
+              st.tuples(either(vectors), either(st.lists(st.text(alphabet="ab\t\n\\", max_size=4), min_size=1,
+                                                         max_size=6)))),
        either(st.text(alphabet="abc_-", min_size=1, max_size=5)))
-def test_export_projector(found, metadata, name):
+def test_export_projector(rows, name):
+    found, metadata = rows if isinstance(rows, tuple) and len(rows) == 2 else (rows, rows)
     with tempfile.TemporaryDirectory() as folder:
         outcome(lambda: projector.export_projector(found, metadata, folder, name, config=False),
                 lambda paths: all(Path(p).is_file() for p in paths.values()))
@@ -416,8 +497,21 @@ def test_summarize_and_fold_accuracies(table):
     outcome(lambda: evaluation.summarize(table), lambda r: 0 <= r["accuracy"] <= 1 and r["n"] == len(table))
 
 
+def _sheet(rows: list) -> str:
+    """An annotation sheet as ``kit annotate`` writes it, with the given entries filled in."""
+    header = ",".join(annotation.SHEET_COLUMNS)
+    return header + "\n" + "".join(f"d{i},nb,pos,0.5,a snippet,,{category},{fixability},{source},\n"
+                                   for i, (category, fixability, source) in enumerate(rows))
+
+
+entry = st.tuples(st.sampled_from(["negation", "sarcasm", ""]), st.sampled_from([*annotation.FIXABILITY, ""]),
+                  st.sampled_from([*annotation.SOURCES, ""]))
+good_sheet = st.lists(entry, min_size=1, max_size=4).map(_sheet)
+
+
 @SLOW
-@given(st.one_of(csv_text, st.text(alphabet='ab,;"\n doc_id category fixability easy', max_size=60)))
+@given(st.one_of(good_sheet, csv_text,
+                 st.text(alphabet='ab,;"\n doc_id category fixability easy', max_size=60)))
 def test_read_annotations_from_any_csv(content):
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "errors.csv"
@@ -427,3 +521,38 @@ def test_read_annotations_from_any_csv(content):
         except KitError as err:  # a sheet that is not the kit's is the user's to fix: a KitError says how
             assert str(err)
             TALLY["clear error"] += 1
+
+
+# --------------------------------------------------------------------------- adversarial
+
+words = st.sampled_from(["not", "a", "good", "film", "bad", "."])
+sentences = st.lists(st.lists(words, min_size=1, max_size=6), min_size=1, max_size=5)
+generators = st.integers(0, 2**32 - 1).map(np.random.default_rng)
+
+
+def _is_sentence_from(tokens: list[str]):
+    return lambda fake: fake is None or (isinstance(fake, list) and all(isinstance(t, str) for t in fake)
+                                         and len(fake) == len(tokens) and fake != list(tokens))
+
+
+@FAST
+@given(either(sentences), either(st.integers(1, 4)), either(st.integers(1, 3)),
+       either(st.one_of(st.none(), st.integers(1, 4))), either(st.lists(words, max_size=3)))
+def test_ngram_lm(found, order, min_count, scored, context):
+    def model():
+        return adversarial.NgramLM(order, min_count).fit(found)
+
+    outcome(lambda: model().mean_logprob(found, scored),
+            lambda r: len(r) == len(found) and bool(np.all(np.asarray(r) <= 0)))
+    outcome(lambda: model().score("film", context, scored), lambda p: 0 < p <= 1)
+
+
+@FAST
+@given(either(st.lists(words, max_size=8)), either(generators), either(st.integers(1, 2)))
+def test_zelligs(tokens, rng, k):
+    lm = adversarial.NgramLM(order=2, min_count=1).fit([["not", "a", "good", "film", "."],
+                                                        ["a", "bad", "film"]])
+    flip = adversarial.FlipSentiment({"pos": ["good"], "neg": ["bad"]}, {"good": 60, "bad": 60}, k=1)
+    for zellig in (adversarial.SwapAdjacent(), adversarial.ShuffleWindow(), flip,
+                   adversarial.BigramSubstitute(lm, k=k)):
+        outcome(lambda zellig=zellig: zellig.corrupt(tokens, rng), _is_sentence_from(tokens))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import platform
+
 import pytest
 
 from helpers import settings
@@ -23,6 +25,16 @@ def test_the_reference_blas_kernels_are_used_where_the_cpu_runs_them(monkeypatch
     assert settings.reference_blas() == expected
 
 
-def test_cpu_flags_are_read_from_the_machine():
-    flags = settings.cpu_flags()
-    assert isinstance(flags, frozenset) and all(isinstance(flag, str) and flag for flag in flags)
+def test_cpu_flags_are_read_from_the_first_flags_line(tmp_path):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx fma\n\nprocessor\t: 1\nflags\t\t: fpu\n")
+    assert settings.cpu_flags(cpuinfo) == {"fpu", "sse2", "avx", "fma"}
+    assert settings.cpu_flags(tmp_path / "absent") == frozenset()
+    cpuinfo.write_text("processor\t: 0\nFeatures\t: fp asimd\n")  # an ARM machine's: no flags line
+    assert settings.cpu_flags(cpuinfo) == frozenset()
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64" or not settings.CPUINFO.is_file(),
+                    reason="x86-64 Linux only")
+def test_cpu_flags_are_read_from_this_machine():
+    assert "sse2" in settings.cpu_flags()  # every x86-64 CPU has it

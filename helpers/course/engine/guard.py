@@ -189,7 +189,10 @@ def install(key: bytes, report: TextIO | None = None) -> None:
         when it is in ``/proc``; else ""."""
         if not args or not isinstance_(args[0], str_ | bytes):
             return ""
-        path = realpath(join(getcwd(), fsdecode(args[0])))
+        try:
+            path = realpath(join(getcwd(), fsdecode(args[0])))
+        except (OSError, ValueError):  # no working folder, a NUL in the name: open says so itself
+            return ""
         return path if proc.match(path) else ""
 
     def refusal(event: str, args: tuple) -> str:
