@@ -78,11 +78,13 @@ def imdb_sentences(split: str, min_tokens: int = 8, max_tokens: int = 30) -> pd.
     return pd.DataFrame(rows, columns=["doc_id", "label", "tokens"])
 
 
-def _tokens(tokens, name: str) -> list[str]:
-    """``tokens`` as a list of strings (possibly empty), or an InputError."""
-    listed = isinstance(tokens, (Sequence, np.ndarray)) and not isinstance(tokens, (str, bytes))
-    if not listed or (isinstance(tokens, np.ndarray) and tokens.ndim != 1):
-        raise InputError(f"{name} must be a list of tokens, not {type(tokens).__name__}.")
+def _tokens(tokens, name: str, allow_empty: bool = True) -> list[str]:
+    """``tokens`` as a list of strings (non-empty unless ``allow_empty``), or an InputError."""
+    listed = isinstance(tokens, (Sequence, np.ndarray)) and not isinstance(tokens, (str, bytes)) \
+        and not (isinstance(tokens, np.ndarray) and tokens.ndim != 1)
+    if not listed or not (allow_empty or len(tokens)):
+        what = "a list of tokens" if allow_empty else "a non-empty list of tokens"
+        raise InputError(f"{name} must be {what}, not {tokens!r:.60}.")
     tokens = list(tokens)
     if not all(isinstance(token, str) for token in tokens):
         raise InputError(f"{name} holds a token that is not a string: {tokens!r:.60}.")
@@ -103,16 +105,7 @@ def _token_lists(sentences, name: str) -> list[list[str]]:
             or (isinstance(sentences, np.ndarray) and sentences.ndim == 0):
         raise InputError(f"{name} must be a list of sentences, each a list of tokens, "
                          f"not {type(sentences).__name__}.")
-    checked = []
-    for i, tokens in enumerate(sentences):
-        listed = isinstance(tokens, (Sequence, np.ndarray)) and not isinstance(tokens, (str, bytes))
-        if not listed or not len(tokens):
-            raise InputError(f"{name}[{i}] must be a non-empty list of tokens, not {tokens!r:.60}.")
-        tokens = list(tokens)
-        if not all(isinstance(token, str) for token in tokens):
-            raise InputError(f"{name}[{i}] holds a token that is not a string: {tokens!r:.60}.")
-        checked.append(tokens)
-    return checked
+    return [_tokens(tokens, f"{name}[{i}]", allow_empty=False) for i, tokens in enumerate(sentences)]
 
 
 def verbatim_in(sentences, text, whole: bool = False) -> np.ndarray:

@@ -97,6 +97,14 @@ def test_release_refuses_hidden_markers_beside_visible_code(fixture_solution):
         release.release_notebook(broken, "00_fixture")
 
 
+def test_a_graded_notebook_takes_markers_a_student_typed_for_their_own_code(fixture_solution):
+    hidden = fixture_solution.cells[3]
+    typed = nbformat.from_dict(fixture_solution).cells[3]
+    typed.source += "\nprint(1)"
+    assert release.is_hidden(hidden) and release.is_graded_hidden(hidden)
+    assert not release.is_graded_hidden(typed) and not release.is_graded_hidden(fixture_solution.cells[1])
+
+
 def test_release_is_byte_stable_and_check_detects_drift(tmp_path):
     out = tmp_path / "notebooks"
     assert release.release(FIXTURES, out) == [out / "00_fixture.ipynb"]

@@ -55,8 +55,7 @@ from helpers.course.config import apply_reference_env
 from helpers.course.engine import guard
 from helpers.course.engine.verdict import CellResult, Ending, printable
 from helpers.course.notebook import compare, environment
-from helpers.course.notebook.release import is_hidden
-from helpers.errors import KitError
+from helpers.course.notebook.release import is_graded_hidden
 from helpers.exercises import STOPPED_ON, STUB_MESSAGE
 
 #: Seconds between checks that the kernel is still alive while a cell runs.
@@ -146,13 +145,7 @@ def _start_guarded() -> None:
 
 def _sealed_if_hidden(cell: Any) -> None:
     """Seal a hidden check's code before it is sent to a guarded kernel (``--kit-guard``)."""
-    if "key" not in _guard:
-        return
-    try:
-        hidden = is_hidden(cell)
-    except KitError:  # markers a student typed: their own code, not a check
-        return
-    if hidden:
+    if "key" in _guard and is_graded_hidden(cell):
         cell.source = guard.sealed_source(cell.source, _guard["key"])
 
 

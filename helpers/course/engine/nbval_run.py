@@ -28,8 +28,7 @@ from helpers import settings
 from helpers.course import config
 from helpers.course.engine import sandbox
 from helpers.course.engine.verdict import CellResult, Ending
-from helpers.course.notebook.release import is_hidden
-from helpers.errors import KitError
+from helpers.course.notebook.release import is_graded_hidden
 
 #: pytest's exit statuses when it ran every test (0: all passed, 1: some failed).
 PYTEST_FINISHED = (0, 1)
@@ -108,13 +107,7 @@ def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = Non
 
 def has_hidden_checks(notebook: nbformat.NotebookNode) -> bool:
     """Whether a notebook holds hidden checks (then it runs guarded: ``guard``)."""
-    def hidden(cell: nbformat.NotebookNode) -> bool:
-        try:
-            return is_hidden(cell)
-        except KitError:  # markers a student typed
-            return False
-
-    return any(hidden(cell) for cell in notebook.cells)
+    return any(is_graded_hidden(cell) for cell in notebook.cells)
 
 
 def out_of_time(total: float) -> str:

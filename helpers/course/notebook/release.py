@@ -168,6 +168,15 @@ def is_hidden(cell: NotebookNode) -> bool:
     return True
 
 
+def is_graded_hidden(cell: NotebookNode) -> bool:
+    """``is_hidden`` for a notebook being graded: markers a student typed in a cell of their
+    own, where ``is_hidden`` would refuse them, are their code, not a hidden check."""
+    try:
+        return is_hidden(cell)
+    except KitError:
+        return False
+
+
 @dataclass(frozen=True)
 class Exercise:
     """An exercise and the cells that grade it: its own cell, then its own checks (by id)."""
