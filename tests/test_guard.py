@@ -14,6 +14,9 @@ import pytest
 from helpers.course.engine import guard
 from helpers.errors import KitError
 
+#: A hang guard, not a speed target: a child importing pandas on a loaded machine can take minutes.
+CHILD_SECONDS = 900
+
 HIDDEN_CELL = """# NBVAL_CHECK_OUTPUT
 ### BEGIN HIDDEN CHECKS
 # Intent: unbalanced classes
@@ -141,7 +144,7 @@ def _in_child(key_holder: str) -> list[str]:
         "guard.install(key)", 'names = {"__name__": "__main__"}',
         "build = compile  # as IPython compiles cells: with its own reference, whatever the student replaces",
         f"exec(build({STUDENT!r}, '/tmp/ipykernel_7/1.py', 'exec'), names)", key_holder])
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=CHILD_SECONDS,
                           check=True)
     return done.stdout.splitlines()
 
