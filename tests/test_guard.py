@@ -144,8 +144,8 @@ def _in_child(key_holder: str) -> list[str]:
         "guard.install(key)", 'names = {"__name__": "__main__"}',
         "build = compile  # as IPython compiles cells: with its own reference, whatever the student replaces",
         f"exec(build({STUDENT!r}, '/tmp/ipykernel_7/1.py', 'exec'), names)", key_holder])
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=CHILD_SECONDS,
-                          check=True)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=CHILD_SECONDS, check=True)
     return done.stdout.splitlines()
 
 
