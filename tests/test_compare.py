@@ -127,7 +127,7 @@ def _nbval(path: Path) -> subprocess.CompletedProcess:
     (path.parent / "pytest.ini").write_text("[pytest]\n")
     return subprocess.run(
         [sys.executable, "-m", "pytest", str(path), "-c", str(path.parent / "pytest.ini"),
-         *config.NBVAL_ARGS, "-q", "-p", "no:cacheprovider"],
+         "-p", config.PLUGIN, "-q", "-p", "no:cacheprovider"],
         capture_output=True, text=True, cwd=path.parent, env=config.reference_environ())
 
 

@@ -105,14 +105,22 @@ def test_readme_maps_every_notebook():
         assert row.group(0) in students.splitlines(), f"STUDENT_README.md's map differs on {notebook.stem}"
 
 
-def test_pytest_runs_nbval_as_the_tooling_configures_it():
+def test_pytest_runs_nbval_as_the_tooling_configures_it(pytestconfig):
     from helpers.course import config
+    from helpers.course.engine import nbval_plugin
 
     pytest_options = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["pytest"]
     addopts = pytest_options["ini_options"]["addopts"]
     assert f"-p {config.PLUGIN}" in addopts
-    assert f"--nbval-cell-timeout {config.CELL_TIMEOUT}" in addopts
-    assert "--nbval-lax" in addopts and "--nbval-current-env" in addopts
+    assert "--nbval" not in addopts, "nbval's options belong in config.NBVAL_OPTIONS"
+    # this very run got them from the plugin
+    assert pytestconfig.getoption("nbval_lax") and pytestconfig.getoption("nbval_current_env")
+    assert pytestconfig.getoption("nbval_cell_timeout") == config.CELL_TIMEOUT
+    # an option the command line gives is left as given
+    args = ["tests", "--nbval-cell-timeout", "5"]
+    nbval_plugin.pytest_load_initial_conftests(pytestconfig, None, args)
+    added = [option for option in config.NBVAL_OPTIONS if "timeout" not in option]
+    assert args == [*added, "tests", "--nbval-cell-timeout", "5"]
 
 
 def _start_here(name: str = "README.md") -> str:

@@ -189,7 +189,7 @@ def _nbval(path: Path) -> subprocess.CompletedProcess:
     (path.parent / "pytest.ini").write_text("[pytest]\n")
     return subprocess.run(
         [sys.executable, "-m", "pytest", str(path), "-c", str(path.parent / "pytest.ini"),
-         "-p", "helpers.course.engine.nbval_plugin", "--nbval-lax", "--nbval-current-env", "-q",
+         "-p", "helpers.course.engine.nbval_plugin", "-q",
          "-p", "no:cacheprovider"],
         capture_output=True, text=True, cwd=path.parent)
 

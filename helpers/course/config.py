@@ -36,10 +36,12 @@ CELL_TIMEOUT = 1200
 #: Notebooks ``kit grade`` runs at once (each kernel may use every core itself).
 GRADE_JOBS = 2
 
-#: The nbval plugin options shared by pytest (``pyproject.toml``) and ``kit grade``.
+#: The kit's nbval plugin: ``pyproject.toml`` names it for pytest, ``kit grade`` passes it.
 PLUGIN = "helpers.course.engine.nbval_plugin"
-NBVAL_ARGS = ("--nbval-lax", "--nbval-current-env", f"--nbval-sanitize-with={SANITIZE_FILE}",
-              "-p", PLUGIN)
+#: How nbval checks a notebook, for pytest and ``kit grade`` alike: the plugin adds each of
+#: these that a pytest command line does not give itself (``nbval_plugin``).
+NBVAL_OPTIONS = ("--nbval-lax", "--nbval-current-env", f"--nbval-sanitize-with={SANITIZE_FILE}",
+                 f"--nbval-cell-timeout={CELL_TIMEOUT}")
 
 
 def notebooks_in(folder: Path, numbers: list[str] | None = None) -> list[Path]:

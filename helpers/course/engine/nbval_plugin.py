@@ -3,6 +3,9 @@
 Loaded with ``-p helpers.course.engine.nbval_plugin`` (``pyproject.toml`` for the tests and the
 students' self-check; ``kit grade`` passes it too), so all three check outputs the same way.
 
+- nbval's options come from ``config.NBVAL_OPTIONS`` (lax mode, this environment's kernel, the
+  sanitizer file, the cell timeout): ``pyproject.toml`` names only this plugin.
+
 - ``PYTHONHASHSEED=0`` for every kernel nbval starts (kernels inherit this process's
   environment), so set iteration order and gensim's hashing match the reference run.
 - stderr and HTML are not compared (``compare.NOT_COMPARED``): a new library warning or a
@@ -51,6 +54,7 @@ import pytest
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager, RunningKernel
 from nbval.plugin import IPyNbCell, NbCellError
 
+from helpers.course import config
 from helpers.course.config import apply_reference_env
 from helpers.course.engine import guard
 from helpers.course.engine.verdict import CellResult, Ending, printable
@@ -78,6 +82,14 @@ _RAISED, _DIFFERS = "Cell execution caused an exception", "Cell outputs differ"
 #: A frame of an IPython traceback in the notebook's code, and the line it points at.
 _FRAME = re.compile(r"^Cell In\[\d+\], line (?P<line>\d+)(?:, in (?P<function>[\w.<>]+))?")
 _ARROW = re.compile(r"^-+> *\d+ ?(?P<code>.*)$")
+
+
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser,
+                                  args: list[str]) -> None:
+    """Give pytest nbval's options as ``config.NBVAL_OPTIONS`` sets them, where ``args`` does
+    not set them itself (``kit grade`` sets its own cell timeout)."""
+    given = {arg.split("=")[0] for arg in args}
+    args[:0] = [option for option in config.NBVAL_OPTIONS if option.split("=")[0] not in given]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -173,7 +173,8 @@ def _count(finished, bar) -> None:
 
 
 def _nbval_options(timeout: float) -> list[str]:
-    return ["-p", "no:cacheprovider", *config.NBVAL_ARGS, f"--nbval-cell-timeout={timeout}", "-q"]
+    # the plugin adds the rest of config.NBVAL_OPTIONS
+    return ["-p", "no:cacheprovider", "-p", config.PLUGIN, f"--nbval-cell-timeout={timeout}", "-q"]
 
 
 def _run_problem(results: dict[int, CellResult], outcome: sandbox.Outcome | None, total: float) -> str:
