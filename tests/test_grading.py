@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import socket
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import grading_harness
@@ -530,6 +531,25 @@ def test_a_correct_notebook_reads_the_prepared_caches_and_rebuilds_nothing(corpo
     grades = classgrade.grade(tmp_path / "class", notebook="03", jobs=1)
     assert grades.passed.all(), grades.error.tolist()
     assert "03_significance" in json.loads(classgrade.prepared_path().read_text())
+
+
+def test_prepares_running_at_once_keep_each_other_s_records(empty_data_dir):
+    # tests/test_portability.py prepares notebooks 05-08 two at a time
+    names = [f"{n:02d}_notebook" for n in range(16)]
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda name: classgrade._record_prepared(name, {"sha256": name, "seconds": 1}), names))
+    assert sorted(json.loads(classgrade.prepared_path().read_text())) == names
+
+
+def test_strict_caches_hold_until_the_last_prepare_running_at_once_ends(monkeypatch):
+    monkeypatch.delenv(storage.STRICT_CACHE_ENV, raising=False)
+    first, second = classgrade._strict_caches(), classgrade._strict_caches()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert os.environ.get(storage.STRICT_CACHE_ENV) == "1"
+    second.__exit__(None, None, None)
+    assert storage.STRICT_CACHE_ENV not in os.environ
 
 
 def test_a_local_dask_cluster_grades_a_class_end_to_end(tmp_path, monkeypatch, capsys):

@@ -290,24 +290,33 @@ def prepare(solutions_dir: Path = config.SOLUTIONS_DIR, notebooks: list[str] | N
         if failing or run.problem:
             raise KitError(f"The solution of {path.stem} does not pass here, so students cannot be "
                            f"graded against it: {'; '.join(failing) or run.problem}")
-        done[path.stem] = {"sha256": digest, "seconds": round(time.monotonic() - started, 1)}
-        _write_prepared(done)
+        _record_prepared(path.stem, {"sha256": digest, "seconds": round(time.monotonic() - started, 1)})
         graded_now.append(path.stem)
     return graded_now
 
 
+_strict = {"lock": threading.Lock(), "users": 0, "before": None}
+
+
 @contextmanager
 def _strict_caches() -> Iterator[None]:
-    """Make a cache that cannot be stored an error in the notebooks run meanwhile."""
-    before = os.environ.get(storage.STRICT_CACHE_ENV)
-    os.environ[storage.STRICT_CACHE_ENV] = "1"
+    """Make a cache that cannot be stored an error in the notebooks run meanwhile (until the
+    last of the ``prepare`` calls running at once in this process ends)."""
+    with _strict["lock"]:
+        if _strict["users"] == 0:
+            _strict["before"] = os.environ.get(storage.STRICT_CACHE_ENV)
+            os.environ[storage.STRICT_CACHE_ENV] = "1"
+        _strict["users"] += 1
     try:
         yield
     finally:
-        if before is None:
-            os.environ.pop(storage.STRICT_CACHE_ENV)
-        else:
-            os.environ[storage.STRICT_CACHE_ENV] = before
+        with _strict["lock"]:
+            _strict["users"] -= 1
+            if _strict["users"] == 0:
+                if _strict["before"] is None:
+                    os.environ.pop(storage.STRICT_CACHE_ENV)
+                else:
+                    os.environ[storage.STRICT_CACHE_ENV] = _strict["before"]
 
 
 def _read_prepared() -> dict[str, dict]:
@@ -321,9 +330,15 @@ def _read_prepared() -> dict[str, dict]:
     return {name: entry for name, entry in found.items() if isinstance(entry, dict)}
 
 
-def _write_prepared(done: dict[str, dict]) -> None:
-    text = json.dumps(done, indent=1, sort_keys=True)
-    files.atomic_write(prepared_path(), lambda tmp: tmp.write_text(text))
+def _record_prepared(notebook: str, entry: dict) -> None:
+    """Add one notebook to the record, keeping what another ``prepare`` running at the same
+    time recorded meanwhile (read and written under the record's lock)."""
+    path = prepared_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with files.file_lock(path.with_name(f".{path.name}.lock")):
+        done = {**_read_prepared(), notebook: entry}
+        text = json.dumps(done, indent=1, sort_keys=True)
+        files.atomic_write(path, lambda tmp: tmp.write_text(text))
 
 
 def students_in(submissions_dir: Path, student: str | None = None) -> list[Path]:
