@@ -18,9 +18,13 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
+import hashlib
 import html
+import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -29,7 +33,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 from sklearn.svm import LinearSVC
 
-from helpers import data, systems
+from helpers import data, settings, storage, systems
 from helpers.errors import InputError, KitError
 from helpers.evaluation import PREDICTION_COLUMNS, BowSystem, FeatureChoice, make_svm
 from helpers.features import make_vectorizer, mark_negation
@@ -119,8 +123,9 @@ def chosen_setting(system: BowSystem | FeatureChoice, reviews: pd.DataFrame) -> 
     A ``FeatureChoice`` (the headline ``svm-bow``) scores every candidate setting with every C
     of its grid by inner CV on ``reviews`` alone and keeps the best, exactly as
     ``evaluation.cross_validate`` does in each outer fold and ``evaluation.fit_predict`` on
-    its training reviews. A ``BowSystem`` is its own setting, with the C its inner CV chooses
-    (NaN for NB).
+    its training reviews; its choice is cached under ``data/results/`` (keyed by the system
+    and the reviews' labels and texts). A ``BowSystem`` is its own setting, with the C its
+    inner CV chooses (NaN for NB).
 
     Parameters
     ----------
@@ -143,11 +148,47 @@ def chosen_setting(system: BowSystem | FeatureChoice, reviews: pd.DataFrame) -> 
     if not isinstance(system, BowSystem | FeatureChoice):
         raise InputError(f"system must be a BowSystem or a FeatureChoice, not {type(system).__name__}.")
     _check_reviews(reviews)
+    if not isinstance(system, FeatureChoice):
+        return system, _tuned(system, reviews)[1]
+    # a feature choice's inner CV scores every candidate with every C (about 15 s on 1,800
+    # reviews), and notebook 05 asks for the same choice again in every run: it is cached
+    candidate, C = storage.cached(_choice_path(system, reviews), lambda: _tuned(system, reviews),
+                                  _write_choice, functools.partial(_read_choice, system=system))
+    return system.candidates[candidate], C
+
+
+def _tuned(system: BowSystem | FeatureChoice, reviews: pd.DataFrame) -> tuple[int, float]:
+    """The inner CV's choice on ``reviews``: the candidate's position (0 for a BowSystem), C."""
     rows = np.arange(len(reviews))
     # features() cuts a test part too: one training row, as tf-idf refuses an empty one
     X, _ = system.features(system.represent(reviews), rows, rows[:1])
     model, C = system.fit_tuned(X, reviews.label.to_numpy())
-    return (system.candidates[model.candidate] if isinstance(system, FeatureChoice) else system), float(C)
+    return int(getattr(model, "candidate", 0)), float(C)
+
+
+def _choice_path(system: FeatureChoice, reviews: pd.DataFrame) -> Path:
+    """Where a feature choice's choice on ``reviews`` is cached: keyed by the system and the
+    reviews' labels and texts, in order (the inner CV's round-robin groups follow it)."""
+    digest = hashlib.sha256()
+    for label, text in zip(reviews.label.astype(str), reviews.text, strict=True):
+        digest.update(f"{len(label)}:{label}{len(text)}:{text}".encode())
+    key = storage.key({"artefact": "feature choice", "system": system.key(), "reviews": digest.hexdigest()},
+                      libraries=["numpy", "scipy", "scikit-learn"])
+    return settings.data_dir() / "results" / f"{key}.json"
+
+
+def _write_choice(choice: tuple[int, float], path: Path) -> None:
+    path.write_text(json.dumps({"candidate": choice[0], "C": choice[1]}))
+
+
+def _read_choice(path: Path, system: FeatureChoice) -> tuple[int, float] | None:
+    """A cached choice, if it names one of the system's candidates and a C of its grid."""
+    found = json.loads(path.read_text())
+    candidate, C = found.get("candidate"), found.get("C")
+    if not (isinstance(candidate, int) and 0 <= candidate < len(system.candidates)
+            and C in system.candidates[candidate].Cs):
+        return None
+    return candidate, float(C)
 
 
 def changed(system: BowSystem | FeatureChoice, **changes) -> BowSystem | FeatureChoice:

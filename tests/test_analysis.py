@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.svm import LinearSVC
 
-from helpers import analysis, evaluation, systems
+from helpers import analysis, evaluation, storage, systems
 from helpers.errors import InputError, KitError
 from helpers.evaluation import SVM_MAX_ITER, BowSystem, FeatureChoice
 from helpers.features import make_vectorizer, mark_negation
@@ -114,7 +114,7 @@ def _by_frequency() -> pd.DataFrame:
 PRESENCE, FREQUENCY = BowSystem("svm", binary=True, Cs=(0.1,)), BowSystem("svm", Cs=(0.1, 1.0))
 
 
-def test_chosen_setting_is_the_candidate_the_inner_cv_prefers():
+def test_chosen_setting_is_the_candidate_the_inner_cv_prefers(empty_data_dir):  # its cache there
     reviews = _by_frequency()
     setting, C = analysis.chosen_setting(FeatureChoice((PRESENCE, FREQUENCY)), reviews)
     assert setting == FREQUENCY and C in FREQUENCY.Cs
@@ -127,7 +127,25 @@ def test_chosen_setting_is_the_candidate_the_inner_cv_prefers():
         analysis.chosen_setting("svm-bow", reviews)
 
 
-def test_explainer_of_a_feature_choice_fits_the_chosen_setting():
+def test_a_feature_choice_s_choice_is_cached_and_a_bad_cache_is_made_again(empty_data_dir, monkeypatch):
+    reviews, system = _by_frequency(), FeatureChoice((PRESENCE, FREQUENCY))
+    chosen = analysis.chosen_setting(system, reviews)
+    [stored] = (empty_data_dir / "results").glob("*.json")
+    with monkeypatch.context() as patched:
+        patched.setattr(analysis, "_tuned", lambda *args: pytest.fail("chose again, cache unread"))
+        assert analysis.chosen_setting(system, reviews) == chosen
+    # other reviews (one label changed) are another choice
+    other = reviews.assign(label=reviews.label.where(reviews.index != 0, "pos"))
+    analysis.chosen_setting(system, other)
+    assert len(list((empty_data_dir / "results").glob("*.json"))) == 2
+    # a C outside the candidate's grid, even under a checksum that matches, is chosen again
+    stored.write_text('{"candidate": 1, "C": 0.5}')
+    (stored.parent / (stored.name + ".sha256")).write_text(storage.sha256sum(stored) + "\n")
+    assert analysis.chosen_setting(system, reviews) == chosen
+    assert list(stored.parent.glob("*.corrupt-*"))
+
+
+def test_explainer_of_a_feature_choice_fits_the_chosen_setting(empty_data_dir):
     reviews = _by_frequency()
     explainer = analysis.Explainer(FeatureChoice((PRESENCE, FREQUENCY))).fit(reviews)
     assert explainer.setting_ == FREQUENCY
