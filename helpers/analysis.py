@@ -171,9 +171,9 @@ def _choice_path(system: FeatureChoice, reviews: pd.DataFrame) -> Path:
     reviews' labels and texts, in order (the inner CV's round-robin groups follow it)."""
     digest = hashlib.sha256()
     for label, text in zip(reviews.label.astype(str), reviews.text, strict=True):
-        digest.update(f"{len(label)}:{label}{len(text)}:{text}".encode())
+        digest.update(f"{len(label)}:{label}{len(text)}:{text}".encode("utf-8", "surrogatepass"))
     key = storage.key({"artefact": "feature choice", "system": system.key(), "reviews": digest.hexdigest()},
-                      libraries=["numpy", "scipy", "scikit-learn"])
+                      libraries=["numpy", "scipy", "scikit-learn", "nltk"])  # nltk: negation, stemming
     return settings.data_dir() / "results" / f"{key}.json"
 
 
@@ -184,9 +184,11 @@ def _write_choice(choice: tuple[int, float], path: Path) -> None:
 def _read_choice(path: Path, system: FeatureChoice) -> tuple[int, float] | None:
     """A cached choice, if it names one of the system's candidates and a C of its grid."""
     found = json.loads(path.read_text())
+    if not isinstance(found, dict):
+        return None
     candidate, C = found.get("candidate"), found.get("C")
-    if not (isinstance(candidate, int) and 0 <= candidate < len(system.candidates)
-            and C in system.candidates[candidate].Cs):
+    if not (type(candidate) is int and 0 <= candidate < len(system.candidates)
+            and type(C) in (int, float) and C in system.candidates[candidate].Cs):
         return None
     return candidate, float(C)
 
@@ -400,6 +402,11 @@ class Highlighted:
     __repr__ = __str__
 
 
+#: How far a refitted model's score for a review may be from its cross-validated one (they
+#: agree to about 1e-15: the same liblinear fit on the same features).
+SCORE_ATOL = 1e-6
+
+
 def fold_explainer(doc_id: str, name: str = "svm-bow") -> Explainer:
     """The model that made the CV prediction for ``doc_id``: refitted on that review's
     training folds, with the C its fold chose (a headline bag-of-words system).
@@ -413,14 +420,18 @@ def fold_explainer(doc_id: str, name: str = "svm-bow") -> Explainer:
         raise KitError(f"No review {doc_id!r} among the 2,000 movie reviews.")
     fold = int(row.fold.iloc[0])
     predictions = systems.predictions(name, progress=False)
-    C = predictions.loc[predictions.doc_id == doc_id, "C"].iloc[0]
+    C, score = predictions.loc[predictions.doc_id == doc_id, ["C", "score"]].iloc[0]
     system = systems.system(name)
     if not isinstance(system, FeatureChoice):
         return Explainer(system, C=None if np.isnan(C) else float(C)).fit(reviews[reviews.fold != fold])
     explainer = Explainer(system).fit(reviews[reviews.fold != fold])
-    if explainer.C_ != C:  # the choice made again must be the fold's, or this explains another model
-        raise KitError(f"The inner CV chose C = {explainer.C_:g} on {doc_id}'s training folds, but the "
-                       f"cached {name} predictions used C = {C:g}: delete data/results/ and run again.")
+    # the choice made again (or cached) must be the fold's, or this explains another model:
+    # the same C, and the same score for the review (another setting with that C scores it apart)
+    refitted = explainer.score(row.text.iloc[0])
+    if explainer.C_ != C or not np.isclose(refitted, score, rtol=0, atol=SCORE_ATOL):
+        raise KitError(f"The model refitted on {doc_id}'s training folds (C = {explainer.C_:g}) scores it "
+                       f"{refitted:.6f}, but the cached {name} predictions used C = {C:g} and scored "
+                       f"{score:.6f}: delete data/results/ and run again.")
     return explainer
 
 

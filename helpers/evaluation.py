@@ -452,7 +452,8 @@ def _cache_path(system: System, reviews: pd.DataFrame | None = None,
     folds = (ours if reviews is None else reviews).fold.to_numpy()  # part of what was evaluated
     key = storage.key({"artefact": "cv predictions", "system": system.key(),
                        "folds": hashlib.sha256(folds.astype(np.int64).tobytes()).hexdigest()},
-                      datasets=["movie_reviews"], libraries=["numpy", "scipy", "scikit-learn"])
+                      datasets=["movie_reviews"],
+                      libraries=["numpy", "scipy", "scikit-learn", "nltk"])  # nltk: negation, stemming
     return settings.data_dir() / "results" / f"{key}.csv"
 
 

@@ -189,6 +189,21 @@ def test_changed_changes_every_candidate_of_a_feature_choice():
             call()
 
 
+def test_a_fold_explainer_of_another_model_than_the_fold_s_says_so(empty_data_dir, monkeypatch):
+    reviews, choice = _by_frequency(), FeatureChoice((PRESENCE, FREQUENCY))
+    cv = evaluation.cross_validate(choice, "choice", reviews=reviews, use_cache=False, progress=False,
+                                   n_jobs=1)
+    monkeypatch.setattr(analysis.data, "load_movie_reviews", lambda: reviews)
+    monkeypatch.setattr(analysis.systems, "system", lambda name: choice)
+    monkeypatch.setattr(analysis.systems, "predictions", lambda name, progress: cv)
+    explainer = analysis.fold_explainer("d1", "choice")
+    assert explainer.score(reviews.text.iloc[1]) == pytest.approx(cv.score.iloc[1], abs=analysis.SCORE_ATOL)
+    # the same C, another score: the cached predictions are another model's
+    monkeypatch.setattr(analysis.systems, "predictions", lambda name, progress: cv.assign(score=cv.score + 1))
+    with pytest.raises(KitError, match="delete data/results/"):
+        analysis.fold_explainer("d1", "choice")
+
+
 def test_fold_explainer_reproduces_the_cached_cv_score(corpora):
     predictions = systems.predictions("nb", progress=False)
     wrong = analysis.ranked_errors(predictions).iloc[0]

@@ -113,14 +113,20 @@ def test_pytest_runs_nbval_as_the_tooling_configures_it(pytestconfig):
     addopts = pytest_options["ini_options"]["addopts"]
     assert f"-p {config.PLUGIN}" in addopts
     assert "--nbval" not in addopts, "nbval's options belong in config.NBVAL_OPTIONS"
-    # this very run got them from the plugin
-    assert pytestconfig.getoption("nbval_lax") and pytestconfig.getoption("nbval_current_env")
-    assert pytestconfig.getoption("nbval_cell_timeout") == config.CELL_TIMEOUT
-    # an option the command line gives is left as given
-    args = ["tests", "--nbval-cell-timeout", "5"]
+    # this very run got them from the plugin (unless its command line chose otherwise)
+    ours = " ".join(pytestconfig.invocation_params.args)
+    assert pytestconfig.getoption("nbval_lax") or "--nbval" in ours
+    assert pytestconfig.getoption("nbval_current_env") or "--nbval-kernel-name" in ours
+    timeout = pytestconfig.getoption("nbval_cell_timeout")
+    assert timeout == config.CELL_TIMEOUT or "--nbval-cell-timeout" in ours
+    # a choice the command line makes is left as it made it
+    for given in (["--nbval-cell-timeout", "5"], ["--nbval-cell-timeout=5"]):
+        args = ["tests", *given]
+        nbval_plugin.pytest_load_initial_conftests(pytestconfig, None, args)
+        assert args == [*(o for o in config.NBVAL_OPTIONS if "timeout" not in o), "tests", *given]
+    args = ["--nbval", "--nbval-kernel-name", "python3", "--sanitize-with", "mine.cfg"]
     nbval_plugin.pytest_load_initial_conftests(pytestconfig, None, args)
-    added = [option for option in config.NBVAL_OPTIONS if "timeout" not in option]
-    assert args == [*added, "tests", "--nbval-cell-timeout", "5"]
+    assert args[:-5] == [f"--nbval-cell-timeout={config.CELL_TIMEOUT}"]
 
 
 def _start_here(name: str = "README.md") -> str:

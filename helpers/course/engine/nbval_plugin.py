@@ -84,12 +84,20 @@ _FRAME = re.compile(r"^Cell In\[\d+\], line (?P<line>\d+)(?:, in (?P<function>[\
 _ARROW = re.compile(r"^-+> *\d+ ?(?P<code>.*)$")
 
 
+#: nbval's options that make one choice (aliases, or choices that exclude each other): one
+#: given on the command line leaves the others of its group out of what the plugin adds.
+SAME_CHOICE = ({"--nbval", "--nbval-lax"}, {"--nbval-current-env", "--current-env", "--nbval-kernel-name"},
+               {"--nbval-sanitize-with", "--sanitize-with"}, {"--nbval-cell-timeout"})
+
+
 def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser,
                                   args: list[str]) -> None:
     """Give pytest nbval's options as ``config.NBVAL_OPTIONS`` sets them, where ``args`` does
-    not set them itself (``kit grade`` sets its own cell timeout)."""
+    not make the same choice itself (``kit grade`` sets its own cell timeout; ``--nbval`` is
+    strict mode instead of lax)."""
     given = {arg.split("=")[0] for arg in args}
-    args[:0] = [option for option in config.NBVAL_OPTIONS if option.split("=")[0] not in given]
+    args[:0] = [option for option in config.NBVAL_OPTIONS
+                if not given & next(g for g in SAME_CHOICE if option.split("=")[0] in g)]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
