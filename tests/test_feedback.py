@@ -111,6 +111,12 @@ def test_markdown_escapes_html_and_links_outside_fences():
     assert "Error: ``Error with `ticks` and <i>``" in markdown
 
 
+def test_partial_credit_says_it_is_the_checks_that_passed():
+    rec = make_record(exercises=[make_exercise("1.2", "failed", 3.0, partial=2.0)])
+    for page in (feedback.render_html(rec), feedback.render_markdown(rec)):
+        assert "2 / 3 (the checks that passed)" in page
+
+
 def test_a_missing_notebook_says_so():
     rec = missing_notebook("bob", "02_logistic", ["2.1"])
     for text in both(rec):

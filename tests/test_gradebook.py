@@ -84,6 +84,13 @@ def test_points_earned_are_the_exercises_points_when_passed_else_zero():
     assert grades.points.dtype == float and grades.passed.dtype == bool
 
 
+def test_a_failed_exercise_earns_the_points_of_the_checks_that_passed(tmp_path):
+    record = make_record("carol", "01_naive_bayes", [make_exercise("1.2", "failed", 3.0, partial=2.0)])
+    gradebook.write_record(tmp_path, record)  # a valid record
+    grades = gradebook.grades_table([record])
+    assert (grades.points.iloc[0], grades.max_points.iloc[0]) == (2.0, 3.0)
+
+
 def test_records_round_trip_sorted(tmp_path):
     records = class_records()
     write_all(tmp_path, reversed(records))
@@ -163,6 +170,9 @@ def test_unusable_records_are_skipped_with_one_line_each(tmp_path, capsys):
     (lambda r: r["exercises"][0].update(status="ok"), "status"),
     (lambda r: r["exercises"][0].update(passed=False), "passed"),
     (lambda r: r["exercises"][0].pop("hidden"), "hidden"),
+    (lambda r: r["exercises"][0].update(partial="1"), "partial"),
+    (lambda r: r["exercises"][0].update(partial=0.5), "partial"),  # it passed: all its points
+    (lambda r: r["exercises"][0].update(status="failed", passed=False, partial=1.5), "partial"),
 ])
 def test_a_bad_record_is_refused_naming_the_key(tmp_path, change, key):
     record = copy.deepcopy(make_record())

@@ -6,7 +6,9 @@ import json
 import os
 import shutil
 import socket
+import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from pathlib import Path
 
 import grading_harness
@@ -331,6 +333,8 @@ def test_hidden_checks_run_in_grading_and_catch_a_hard_coded_answer(graded):
     assert _result(grades, "hardcoded") == [("0.1", False), ("0.2", True)]
     row = grades[(grades.student == "hardcoded") & (grades.exercise == "0.1")].iloc[0]
     assert row.error == "output differs from the reference (a hidden check)"
+    # 0.1's checks declare half a point each (partial credit): its visible check passed
+    assert (row.points, row.max_points) == (0.5, 1.0)
     record = gradebook.read_record(subs, "hardcoded", "00_fixture")["exercises"][0]
     # nothing of a hidden check is shown: its printed line may quote the check's own source
     assert record["hidden"] and record["got"] == "" and record["expected"] == ""
@@ -533,9 +537,42 @@ def test_a_correct_notebook_reads_the_prepared_caches_and_rebuilds_nothing(corpo
     assert "03_significance" in json.loads(classgrade.prepared_path().read_text())
 
 
-def test_prepares_running_at_once_keep_each_other_s_records(empty_data_dir):
+def _with_points(exercise: object = None, *checks: object) -> nbformat.NotebookNode:
+    """An exercise with two visible checks, points declared as given (None: not declared)."""
+    check = "# NBVAL_CHECK_OUTPUT\nprint(x)"
+    cells = [nbformat.v4.new_code_cell("x = 1", metadata={"kit": {"exercise": "1.1"}}),
+             *(nbformat.v4.new_code_cell(check, metadata={"kit": {"checks": "1.1"}}) for _ in range(2))]
+    for cell, points in zip(cells, (exercise, *checks), strict=False):
+        if points is not None:
+            cell.metadata["kit"]["points"] = points
+    return nbformat.v4.new_notebook(cells=cells)
+
+
+def test_an_exercise_is_worth_its_checks_points_when_they_declare_them():
+    assert grading.points_of(_with_points()) == {"1.1": 1.0}
+    assert grading.points_of(_with_points(3)) == {"1.1": 3.0}
+    solution = _with_points(None, 2, 0.5)
+    assert grading.points_of(solution) == {"1.1": 2.5}
+    assert list(grading.check_points_of(solution).values()) == [2.0, 0.5]
+    with pytest.raises(KitError, match="others do not"):
+        grading.points_of(_with_points(None, 2))
+    with pytest.raises(KitError, match="not both"):
+        grading.points_of(_with_points(3, 2, 1))
+    with pytest.raises(KitError, match="a check of exercise 1.1: points must be a positive number"):
+        grading.points_of(_with_points(None, 2, -1))
+
+
+def test_prepares_running_at_once_keep_each_other_s_records(empty_data_dir, monkeypatch):
     # tests/test_portability.py prepares notebooks 05-08 two at a time
     names = [f"{n:02d}_notebook" for n in range(16)]
+    read = classgrade._read_prepared
+
+    def slowly() -> dict:  # between reading and writing, another may read: lost without the lock
+        found = read()
+        time.sleep(0.01)
+        return found
+
+    monkeypatch.setattr(classgrade, "_read_prepared", slowly)
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(lambda name: classgrade._record_prepared(name, {"sha256": name, "seconds": 1}), names))
     assert sorted(json.loads(classgrade.prepared_path().read_text())) == names
@@ -543,12 +580,10 @@ def test_prepares_running_at_once_keep_each_other_s_records(empty_data_dir):
 
 def test_strict_caches_hold_until_the_last_prepare_running_at_once_ends(monkeypatch):
     monkeypatch.delenv(storage.STRICT_CACHE_ENV, raising=False)
-    first, second = classgrade._strict_caches(), classgrade._strict_caches()
-    first.__enter__()
-    second.__enter__()
-    first.__exit__(None, None, None)
-    assert os.environ.get(storage.STRICT_CACHE_ENV) == "1"
-    second.__exit__(None, None, None)
+    with ExitStack() as second:
+        with classgrade._strict_caches():
+            second.enter_context(classgrade._strict_caches())
+        assert os.environ.get(storage.STRICT_CACHE_ENV) == "1"  # the first ended, not the second
     assert storage.STRICT_CACHE_ENV not in os.environ
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import nbformat
 import pytest
@@ -265,6 +266,34 @@ def test_a_stopped_run_keeps_the_exercises_that_ended_before_it():
         ("1.3", Status.FAILED, "not run: grading stopped in 1.2")]
     after_the_last = decide(notebook(), passed(*range(7)), stopped)  # a fork bomb in the added cell
     assert all(v.passed for v in after_the_last)
+
+
+def _two_checks() -> object:
+    """notebook() with a second visible check of 1.2 (cell 4; 1.3's cells move up one)."""
+    nb = notebook()
+    at = next(i for i, cell in enumerate(nb.cells) if cell.get("id") == "check2") + 1
+    nb.cells.insert(at, _code("# NBVAL_CHECK_OUTPUT\nprint(f2() or 2)", "check2b", checks="1.2"))
+    return nb
+
+
+@pytest.mark.parametrize(("results", "status", "partial"), [
+    (passed(0, 1, 2, 4), Status.FAILED, 1.0),      # its first check failed, its second passed
+    (passed(0, 1, 2, 3), Status.FAILED, 2.0),      # its first check passed, its second failed
+    (passed(0, 1, 3, 4), Status.FAILED, 0.0),      # its own cell did not run: nothing
+    (passed(0, 1, 2, 3, 4), Status.PASSED, 0.0),   # passed: all its points, no partial
+    ({**passed(0, 1, 3, 4), **raised(2, STUB_11, stub="1.1")}, Status.BLOCKED, 0.0),
+])
+def test_checks_that_declare_points_give_partial_credit_when_the_exercise_cell_ran(results, status, partial):
+    nb = _two_checks()
+    decided = decide(nb, results, points={"1.2": 3.0}, check_points={"check2": 2.0, "check2b": 1.0})
+    verdict = {v.exercise: v for v in decided}["1.2"]
+    assert (verdict.status, verdict.partial) == (status, partial)
+    assert verdict.earned == (3.0 if status is Status.PASSED else partial)
+    back = Verdict.from_record(json.loads(json.dumps(verdict.record())))
+    assert (back.partial, back.earned) == (verdict.partial, verdict.earned)
+    # what the instructor awards replaces it; without declared points nothing is partial
+    assert replace(verdict, awarded=0.5).earned == 0.5
+    assert {v.exercise: v for v in decide(nb, results)}["1.2"].partial == 0.0
 
 
 def test_a_record_reads_back_as_the_same_verdict():

@@ -71,7 +71,8 @@ def _verdicts(record: Record) -> list[Verdict]:
 
 
 def _earned(verdict: Verdict) -> str:
-    return f"{_points(verdict.earned)} / {_points(verdict.points)}"
+    partial = " (the checks that passed)" if verdict.partial and verdict.awarded is None else ""
+    return f"{_points(verdict.earned)} / {_points(verdict.points)}{partial}"
 
 
 def _total(verdicts: list[Verdict]) -> str:

@@ -119,8 +119,8 @@ def check_record(record: Mapping[str, Any]) -> None:
     """Raise ``KitError`` naming the first key of ``record`` that breaks the record format.
 
     Checks that every key is there with the right type, the version, that student and notebook
-    are plain names, that each exercise's status is known and agrees with ``passed``, and
-    that its points are not negative.
+    are plain names, that each exercise's status is known and agrees with ``passed``, that
+    its points are not negative, and its partial points (if any) within them.
     """
     if not isinstance(record, Mapping):
         raise KitError(f"A grading record must be a JSON object, not {type(record).__name__}.")
@@ -145,6 +145,18 @@ def check_record(record: Mapping[str, Any]) -> None:
                            f"{exercise['status']!r}.")
         if exercise["points"] < 0:
             raise KitError(f"{at}: 'points' must not be negative, not {exercise['points']}.")
+        _check_partial(at, exercise)
+
+
+def _check_partial(at: str, exercise: Mapping[str, Any]) -> None:
+    """The points of the checks that passed (optional: records before partial credit have
+    none): a number from 0 to the exercise's points, and 0 for an exercise that passed."""
+    partial = exercise.get("partial", 0.0)
+    if isinstance(partial, bool) or not isinstance(partial, _NUMBER):
+        raise KitError(f"{at}: 'partial' must be a number, not {type(partial).__name__}.")
+    if not 0 <= partial <= exercise["points"] or (exercise["passed"] and partial):
+        raise KitError(f"{at}: 'partial' must be from 0 to its points ({exercise['points']:g}), and 0 "
+                       f"when it passed, not {partial:g}.")
 
 
 def write_record(submissions_dir: Path, record: Mapping[str, Any]) -> Path:

@@ -24,13 +24,14 @@ from helpers.course.engine import flags, sandbox
 from helpers.course.engine.nbval_run import NOTEBOOK_FILE, NotebookRun, run_notebook
 from helpers.course.engine.verdict import DEFAULT_POINTS, Verdict, decide
 from helpers.course.notebook.merge import graded_notebook
-from helpers.course.notebook.release import Exercise, exercise_id, exercises, kit_metadata
+from helpers.course.notebook.release import Exercise, checked_exercise, exercise_id, exercises, kit_metadata
 from helpers.errors import KitError
 
 
 def grade(graded: NotebookNode, work: Path, timeout: float, *, items: Sequence[Exercise] | None = None,
-          points: Mapping[str, float] | None = None, found_flags: Mapping[str, Sequence[str]] | None = None,
-          added: Iterable[str] = (), limits: sandbox.Limits | None = None,
+          points: Mapping[str, float] | None = None, check_points: Mapping[str, float] | None = None,
+          found_flags: Mapping[str, Sequence[str]] | None = None, added: Iterable[str] = (),
+          limits: sandbox.Limits | None = None,
           slot: tuple[int, frozenset[int]] = (0, frozenset()), budget: float | None = None,
           progress: str = "") -> tuple[NotebookRun, list[Verdict]]:
     """Run a graded notebook under nbval and decide each exercise.
@@ -45,8 +46,9 @@ def grade(graded: NotebookNode, work: Path, timeout: float, *, items: Sequence[E
         Seconds one cell may run.
     items : sequence of Exercise, optional
         The exercises to decide (default every exercise of ``graded``).
-    points, found_flags : mapping, optional
-        Each exercise's points (default 1) and flags (see ``verdict.decide``).
+    points, check_points, found_flags : mapping, optional
+        Each exercise's points (default 1), the points of the checks that declare their own
+        (``check_points_of``) and flags (see ``verdict.decide``).
     added : iterable of str
         Ids of the cells the student added.
     limits, slot, budget :
@@ -64,7 +66,7 @@ def grade(graded: NotebookNode, work: Path, timeout: float, *, items: Sequence[E
     nbformat.write(graded, path)
     run = run_notebook(path, timeout, limits, slot, budget, progress)
     return run, decide(graded, run.results, run.problem, items=items, points=points,
-                       flags=found_flags, added=added)
+                       check_points=check_points, flags=found_flags, added=added)
 
 
 def grade_notebook(solution: NotebookNode, reference: NotebookNode, submission: NotebookNode,
@@ -86,25 +88,54 @@ def grade_notebook(solution: NotebookNode, reference: NotebookNode, submission: 
     except (RecursionError, MemoryError, ValueError):  # code too deep to walk: flag, keep verdicts
         found = {ex.id: ["code too deeply nested to look through"] for ex in exercises(reference)}
     added = theirs - {cell.id for cell in graded.cells if exercise_id(cell)}
-    return grade(graded, work, timeout, points=points_of(solution), found_flags=found, added=added,
-                 limits=limits, slot=slot, budget=budget)
+    return grade(graded, work, timeout, points=points_of(solution), check_points=check_points_of(solution),
+                 found_flags=found, added=added, limits=limits, slot=slot, budget=budget)
 
 
 def points_of(solution: NotebookNode) -> dict[str, float]:
-    """Each exercise's points: its cell's ``kit.points`` in the solution (default 1).
+    """Each exercise's points: its cell's ``kit.points`` in the solution (default 1), or the
+    sum of its checks' when they declare their own (``check_points_of``).
 
     Raises
     ------
     KitError
-        If a cell's points are not a positive number.
+        If a cell's points are not a positive number, some of an exercise's checks declare
+        points and others do not, or both the exercise and its checks declare them.
     """
+    by_check = check_points_of(solution)
     found = {}
-    for cell in solution.cells:
-        ex = exercise_id(cell)
-        if ex is None:
-            continue
-        value = kit_metadata(cell).get("points", DEFAULT_POINTS)
-        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-            raise KitError(f"exercise {ex}: points must be a positive number, not {value!r}.")
-        found[ex] = float(value)
+    for ex in exercises(solution):
+        cell = next(c for c in solution.cells if c.get("id") == ex.cell_ids[0])
+        declared = [by_check[c] for c in ex.cell_ids[1:] if c in by_check]
+        if declared and "points" in kit_metadata(cell):
+            raise KitError(f"exercise {ex.id}: declare its points on the exercise or its checks, not both.")
+        if declared and len(declared) != len(ex.cell_ids) - 1:
+            raise KitError(f"exercise {ex.id}: some of its checks declare points and others do not; "
+                           "declare them on every check (partial credit) or on none.")
+        own = kit_metadata(cell)
+        found[ex.id] = float(sum(declared)) if declared else _positive(own, f"exercise {ex.id}")
     return found
+
+
+def check_points_of(solution: NotebookNode) -> dict[str, float]:
+    """The points of each check cell that declares its own (``kit.points``), by cell id.
+
+    An exercise whose checks declare points is worth their sum, and a student whose exercise
+    cell runs earns the points of each of its checks that passes (partial credit,
+    ``verdict.decide``).
+
+    Raises
+    ------
+    KitError
+        If a check's points are not a positive number.
+    """
+    return {cell.id: _positive(kit_metadata(cell), f"a check of exercise {checked_exercise(cell)}")
+            for cell in solution.cells
+            if checked_exercise(cell) is not None and "points" in kit_metadata(cell)}
+
+
+def _positive(metadata: Mapping, what: str) -> float:
+    value = metadata.get("points", DEFAULT_POINTS)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise KitError(f"{what}: points must be a positive number, not {value!r}.")
+    return float(value)

@@ -207,6 +207,9 @@ class Verdict:
         so on (None when it passed, or the run stopped before any cell was reported).
     points : float
         What the exercise is worth.
+    partial : float
+        For an exercise that failed but whose checks declare their own points: the points of
+        the checks that passed (its cell ran); else 0.
     expected, got : str
         For an output difference in a visible check: the line expected and the line printed.
     difference : Difference or None
@@ -232,6 +235,7 @@ class Verdict:
     where: str = ""
     position: int | None = None
     points: float = DEFAULT_POINTS
+    partial: float = 0.0
     expected: str = ""
     got: str = ""
     difference: Difference | None = None
@@ -248,17 +252,18 @@ class Verdict:
 
     @property
     def earned(self) -> float:
-        """The points earned: what the instructor awarded, else all of them if passed and
-        none if not."""
+        """The points earned: what the instructor awarded, else all of them if passed, else
+        those of the checks that passed (``partial``)."""
         if self.awarded is not None:
             return self.awarded
-        return self.points if self.passed else 0.0
+        return self.points if self.passed else self.partial
 
     def record(self) -> dict[str, Any]:
         """The exercise's entry in a grading record (``gradebook``'s format)."""
         check = (EXERCISE_CELL if self.position == 0 else self.where) if self.status is Status.FAILED else ""
         return {"exercise": self.exercise, "title": self.title, "points": self.points,
-                "passed": self.passed, "status": str(self.status), "error": self.reason,
+                "partial": self.partial, "passed": self.passed, "status": str(self.status),
+                "error": self.reason,
                 "check": check, "hidden": self.hidden, "expected": self.expected,
                 "got": self.got, "traceback": self.traceback, "flags": "; ".join(self.flags)}
 
@@ -273,6 +278,7 @@ class Verdict:
                    awarded=None if awarded is None else float(awarded), comment=str(entry.get("comment", "")),
                    reason=str(entry.get("error", "")), title=str(entry.get("title", "")),
                    where=str(entry.get("check", "")), points=float(entry.get("points", DEFAULT_POINTS)),
+                   partial=float(entry.get("partial", 0.0)),
                    expected=str(entry.get("expected", "")), got=str(entry.get("got", "")),
                    hidden=bool(entry.get("hidden", False)), traceback=str(entry.get("traceback", "")),
                    flags=tuple(flag for flag in str(flags).split("; ") if flag))
@@ -280,7 +286,8 @@ class Verdict:
 
 def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str = "", *,
            items: Sequence[Exercise] | None = None, points: Mapping[str, float] | None = None,
-           flags: Mapping[str, Sequence[str]] | None = None, added: Iterable[str] = ()) -> list[Verdict]:
+           check_points: Mapping[str, float] | None = None, flags: Mapping[str, Sequence[str]] | None = None,
+           added: Iterable[str] = ()) -> list[Verdict]:
     """One verdict per exercise of a notebook that nbval ran: the one decision of the kit.
 
     An exercise passes when its cell and all its own checks ran as their references say. A
@@ -303,6 +310,9 @@ def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str
         The exercises to decide (default every exercise of ``graded``).
     points, flags : mapping, optional
         Each exercise's points (default 1) and what the instructor should look at.
+    check_points : mapping of str to float, optional
+        The points of each check that declares its own, by cell id: an exercise that fails
+        after its own cell ran earns those of its checks that passed (``Verdict.partial``).
     added : iterable of str
         Ids of the cells the student added: a failure after one of them raised says so.
     """
@@ -333,6 +343,7 @@ def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str
             decided.append(replace(verdict, status=Status.FAILED, reason=reason))
             continue
         if verdict.status is Status.FAILED:
+            verdict = replace(verdict, partial=_partial(ex, position, numbers, results, check_points or {}))
             failing = by_id[ex.cell_ids[position]]
             verdict = _explained(verdict, cell, is_hidden(failing), hidden_intent(failing.source),
                                  [(c, r) for number, c, r in raised if number < cell.number])
@@ -383,6 +394,16 @@ def _first_failure(ex: Exercise, numbers: Mapping[str, int],
         if result.ending is not Ending.PASSED:
             return position, result
     return None
+
+
+def _partial(ex: Exercise, position: int, numbers: Mapping[str, int], results: Mapping[int, CellResult],
+             check_points: Mapping[str, float]) -> float:
+    """The points of the exercise's checks that passed, when its own cell ran (``position``,
+    its first failure, is a check): partial credit, where its checks declare points."""
+    if position == 0:
+        return 0.0
+    return float(sum(check_points[cell_id] for cell_id in ex.cell_ids[1:] if cell_id in check_points
+                     and numbers[cell_id] in results and results[numbers[cell_id]].ending is Ending.PASSED))
 
 
 def _status_and_reason(exercise: str, cell: CellResult) -> dict[str, Any]:
