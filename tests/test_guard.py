@@ -43,7 +43,7 @@ def test_a_sealed_check_keeps_its_markers_and_intent_and_opens_only_with_its_key
 
 
 def test_sealing_needs_both_markers():
-    with pytest.raises(KitError, match="both of its markers"):
+    with pytest.raises(KitError, match="needs both of its markers"):
         guard.sealed_source("### BEGIN HIDDEN CHECKS\nprint(1)", guard.new_key())
 
 

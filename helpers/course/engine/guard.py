@@ -35,7 +35,7 @@ import sysconfig
 from pathlib import Path
 from typing import Any, TextIO
 
-from helpers.course.notebook.release import HIDDEN_BEGIN, HIDDEN_END, INTENT_MARK
+from helpers.course.notebook.release import hidden_block
 from helpers.errors import KitError
 
 #: The audit event a sealed hidden check raises with its sealed code.
@@ -112,17 +112,11 @@ def _xor(data: bytes, stream: bytes) -> bytes:
 
 def sealed_source(source: str, key: bytes) -> str:
     """A hidden-check cell's source as the kernel receives it: every line outside the hidden
-    block, the block's markers and its ``# Intent:`` line, and the block's code sealed."""
-    lines = source.splitlines()
-    try:
-        begin = next(i for i, line in enumerate(lines) if line.strip().startswith(HIDDEN_BEGIN))
-        end = next(i for i in range(begin + 1, len(lines)) if lines[i].strip().startswith(HIDDEN_END))
-    except StopIteration:
-        raise KitError("a hidden check needs both of its markers to be sealed.") from None
-    body = lines[begin + 1:end]
-    intent = body[:1] if body and body[0].strip().startswith(INTENT_MARK) else []
-    call = f'__import__("sys").audit({HIDDEN_EVENT!r}, {seal(chr(10).join(body[len(intent):]), key)!r})'
-    return "\n".join([*lines[:begin + 1], *intent, call, *lines[end:]])
+    block, the block's markers and its ``# Intent:`` line, and the block's code sealed
+    (``release.hidden_block`` cuts it; a KitError without both markers)."""
+    head, intent, code, tail = hidden_block(source)
+    call = f'__import__("sys").audit({HIDDEN_EVENT!r}, {seal(chr(10).join(code), key)!r})'
+    return "\n".join([*head, *intent, call, *tail])
 
 
 def read_key() -> bytes:

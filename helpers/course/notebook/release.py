@@ -95,6 +95,25 @@ def hidden_intent(source: str) -> str:
     return found["intent"].strip() if found else ""
 
 
+def hidden_block(source: str) -> tuple[list[str], list[str], list[str], list[str]]:
+    """A hidden-check cell's source cut at its (first) hidden block, as lines: what comes
+    before it with the begin marker, its ``# Intent:`` line (if any), its code, and the end
+    marker with what follows.
+
+    Raises
+    ------
+    KitError
+        If the source has no block from a begin marker to an end marker.
+    """
+    found = _HIDDEN.search(source)
+    if found is None:
+        raise KitError(f"a hidden check needs both of its markers ('{HIDDEN_BEGIN}' and '{HIDDEN_END}').")
+    begin, *body, end = found.group(0).splitlines()
+    intent = body[:1] if body and body[0].strip().startswith(INTENT_MARK) else []
+    return ([*source[:found.start()].splitlines(), begin], intent, body[len(intent):],
+            [end, *source[found.end():].splitlines()])
+
+
 def hidden_lines(notebook: NotebookNode) -> tuple[str, ...]:
     """The lines of a notebook's hidden checks that no student may read, longest first: each
     stripped line of a hidden block but its markers and ``# Intent:`` line (which the
