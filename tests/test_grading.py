@@ -333,8 +333,9 @@ def test_hidden_checks_run_in_grading_and_catch_a_hard_coded_answer(graded):
     assert _result(grades, "hardcoded") == [("0.1", False), ("0.2", True)]
     row = grades[(grades.student == "hardcoded") & (grades.exercise == "0.1")].iloc[0]
     assert row.error == "output differs from the reference (a hidden check)"
-    # 0.1's checks declare half a point each (partial credit): its visible check passed
-    assert (row.points, row.max_points) == (0.5, 1.0)
+    # 0.1's checks declare a quarter and three quarters of a point (partial credit): its
+    # visible check passed
+    assert (row.points, row.max_points) == (0.25, 1.0)
     record = gradebook.read_record(subs, "hardcoded", "00_fixture")["exercises"][0]
     # nothing of a hidden check is shown: its printed line may quote the check's own source
     assert record["hidden"] and record["got"] == "" and record["expected"] == ""
@@ -493,7 +494,8 @@ def test_feedback_for_every_student_shows_expected_and_got(graded):
     text = markdown.read_text()
     assert "expected (reference)" in text and "got (your output)" in text and "-1" in text
     hidden = layout.feedback_paths(subs, "hardcoded", "00_fixture")[1].read_text()
-    assert "hidden check" in hidden and "0.5" not in hidden
+    assert "hidden check" in hidden and "0.5" not in hidden  # what the hidden check prints
+    assert "0.25 / 1 (the checks that passed)" in hidden  # its visible check's points
 
 
 def test_grading_again_skips_what_is_graded_and_merges_a_regrade(graded, capsys):

@@ -250,7 +250,7 @@ def test_release_keeps_tolerances_and_the_reference_environment(fixture_solution
     student = release.release_notebook(solution)
     assert student.metadata["kit"] == {"reference_env": "openblas 0.3.30 Haswell (2 threads)"}
     # and its points (the fixture's 0.1 gives partial credit per check)
-    assert student.cells[2].metadata["kit"] == {"checks": "0.1", "points": 0.5, "tolerance": 3}
+    assert student.cells[2].metadata["kit"] == {"checks": "0.1", "points": 0.25, "tolerance": 3}
 
 
 @pytest.mark.parametrize(("position", "tolerance", "message"), [
