@@ -296,6 +296,13 @@ def test_checks_that_declare_points_give_partial_credit_when_the_exercise_cell_r
     assert {v.exercise: v for v in decide(nb, results)}["1.2"].partial == 0.0
 
 
+def test_a_stop_keeps_the_points_of_the_checks_that_passed_before_it():
+    stopped = "grading stopped: it used more than 6144 MB of memory in all"
+    decided = decide(_two_checks(), passed(0, 1, 2, 3), stopped, check_points={"check2": 2.0, "check2b": 1.0})
+    verdict = {v.exercise: v for v in decided}["1.2"]  # its second check never ended
+    assert (verdict.status, verdict.reason, verdict.earned) == (Status.FAILED, stopped, 2.0)
+
+
 def test_a_record_reads_back_as_the_same_verdict():
     verdict = by_exercise(passed(*range(8)) | raised(3, "ValueError: x", where="line 1: f2()"),
                           flags={"1.2": ["a", "b"]})["1.2"]

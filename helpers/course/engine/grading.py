@@ -104,15 +104,15 @@ def points_of(solution: NotebookNode) -> dict[str, float]:
     """
     by_check = check_points_of(solution)
     found = {}
+    metadata = {cell.get("id"): kit_metadata(cell) for cell in solution.cells}
     for ex in exercises(solution):
-        cell = next(c for c in solution.cells if c.get("id") == ex.cell_ids[0])
+        own = metadata[ex.cell_ids[0]]
         declared = [by_check[c] for c in ex.cell_ids[1:] if c in by_check]
-        if declared and "points" in kit_metadata(cell):
+        if declared and "points" in own:
             raise KitError(f"exercise {ex.id}: declare its points on the exercise or its checks, not both.")
         if declared and len(declared) != len(ex.cell_ids) - 1:
             raise KitError(f"exercise {ex.id}: some of its checks declare points and others do not; "
                            "declare them on every check (partial credit) or on none.")
-        own = kit_metadata(cell)
         found[ex.id] = float(sum(declared)) if declared else _positive(own, f"exercise {ex.id}")
     return found
 

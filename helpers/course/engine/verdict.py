@@ -340,13 +340,13 @@ def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str
         if problem and cell.number not in results:  # the run stopped before this cell ended
             reason = f"not run: grading stopped in {stopped_in}" if stopped_in else problem
             stopped_in = stopped_in or ex.id
-            decided.append(replace(verdict, status=Status.FAILED, reason=reason))
-            continue
-        if verdict.status is Status.FAILED:
-            verdict = replace(verdict, partial=_partial(ex, position, numbers, results, check_points or {}))
+            verdict = replace(verdict, status=Status.FAILED, reason=reason)
+        elif verdict.status is Status.FAILED:
             failing = by_id[ex.cell_ids[position]]
             verdict = _explained(verdict, cell, is_hidden(failing), hidden_intent(failing.source),
                                  [(c, r) for number, c, r in raised if number < cell.number])
+        if verdict.status is Status.FAILED:  # a stop too keeps the checks that passed before it
+            verdict = replace(verdict, partial=_partial(ex, position, numbers, results, check_points or {}))
         decided.append(verdict)
     secrets = hidden_lines(graded)
     return [_without_secrets(verdict, secrets) for verdict in decided]

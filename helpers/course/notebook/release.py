@@ -90,9 +90,11 @@ def hidden_intent(source: str) -> str:
     """What a hidden check tests, in the words a student may read: the ``# Intent:`` line
     that opens its hidden block ("" when it has none). Nothing else of a hidden check is
     ever shown."""
-    found = re.search(rf"^[ \t]*{HIDDEN_BEGIN}[^\n]*\n[ \t]*{INTENT_MARK}(?P<intent>[^\n]*)", source,
-                      re.MULTILINE)
-    return found["intent"].strip() if found else ""
+    try:
+        intent = hidden_block(source)[1]
+    except KitError:  # no hidden block
+        return ""
+    return intent[0].strip()[len(INTENT_MARK):].strip() if intent else ""
 
 
 def hidden_block(source: str) -> tuple[list[str], list[str], list[str], list[str]]:
