@@ -1,0 +1,140 @@
+"""Run All in the lab a student really opens: `kit lab`, driven in headless Chromium (issue #42).
+
+The kit's kernel must show an exercise not done yet as one line in the lab itself, not only
+under nbclient: JupyterLab starts the kernel from the kernelspec `kit lab` puts first, and
+renders what that kernel sends. A student's first Run All of `work/01` must reach the end and
+show, under each check of an unfinished exercise, the one line the README promises.
+
+Needs Chromium (Debian's `chromium`, which `.ci/run` installs) and Playwright (a dev
+dependency). Without them the test is skipped, except in CI, where it fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from helpers import exercises
+from helpers.course import config
+
+NOTEBOOK = "01_naive_bayes.ipynb"
+LAB_START_SECONDS = 300  # bounds a hang only: a loaded machine starts JupyterLab slowly
+KERNEL_READY_MS = 300_000
+RUN_ALL_MS = 900_000  # 01 runs in about 40 s on an idle machine; this bounds a hang only
+# As root (no sandbox), on a machine with no internet (no background connections).
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+NOTEBOOK_PANEL = "window.jupyterapp.shell.currentWidget"
+KERNEL_IDLE = (f"() => {{ const panel = {NOTEBOOK_PANEL}; const kernel = panel && panel.sessionContext"
+               " && panel.sessionContext.session && panel.sessionContext.session.kernel;"
+               " return Boolean(kernel) && kernel.status === 'idle'; }")
+# Run All is over when every code cell has run and none is queued or running ([*]).
+ALL_RUN = (f"() => {{ const notebook = {NOTEBOOK_PANEL}.content;"
+           " return [...notebook.model.cells].every(c => c.type !== 'code' || c.executionCount > 0)"
+           " && notebook.widgets.every(w => w.model.type !== 'code'"
+           " || !w.promptNode.textContent.includes('*')); }")
+CELLS = f"() => [...{NOTEBOOK_PANEL}.content.model.cells].map(c => c.toJSON())"
+SHOWN = (f"async (index) => {{ const notebook = {NOTEBOOK_PANEL}.content; notebook.activeCellIndex = index;"
+         " await notebook.scrollToItem(index); await new Promise(r => setTimeout(r, 500));"
+         " return notebook.widgets[index].outputArea.node.innerText.trim(); }")
+
+
+def _chromium() -> str:
+    """Chromium's path, else a skip (a failure in CI, which installs it)."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        found = None
+    if found is None:
+        message = "needs Chromium (apt-get install chromium) and Playwright (pip install -e '.[dev]')"
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the browser test: {message}")
+        pytest.skip(message)
+    return found
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_for_lab(url: str, lab: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + LAB_START_SECONDS
+    while time.monotonic() < deadline and lab.poll() is None:
+        try:
+            with urllib.request.urlopen(url, timeout=10):
+                return
+        except OSError:  # not listening yet, or a slow first answer
+            time.sleep(1)
+    pytest.fail(f"JupyterLab did not answer:\n{log.read_text()[-2000:]}")
+
+
+@pytest.fixture
+def lab(tmp_path, corpora):
+    """`kit lab` on a new workspace (tmp_path/work), with the app reachable from the page's scripts."""
+    port, token = _free_port(), "kit-browser-test"
+    env = {**os.environ, "KIT_WORK_DIR": str(tmp_path / "work"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
+           "HOME": str(tmp_path / "home")}
+    log = tmp_path / "lab.log"
+    with log.open("w") as output:
+        server = subprocess.Popen([sys.executable, "-m", "helpers.cli", "lab", "--no-browser",
+                                   "--port", str(port), "--allow-root", f"--IdentityProvider.token={token}",
+                                   "--LabApp.expose_app_in_browser=True"],
+                                  env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        _wait_for_lab(f"http://127.0.0.1:{port}/api/status?token={token}", server, log)
+        yield f"http://127.0.0.1:{port}", token
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, 15)
+            server.wait(timeout=60)
+
+
+def _run_all_in_browser(base: str, token: str, notebook: str) -> tuple[list[dict], dict[int, str]]:
+    """Open ``notebook`` in the lab, Run All from the Run menu; the cells after it, and what
+    the page shows under each check cell (by index)."""
+    from playwright.sync_api import sync_playwright
+
+    released = nbformat.read(config.NOTEBOOKS_DIR / notebook, as_version=4)
+    checks = [i for i, cell in enumerate(released.cells) if cell.metadata.get("kit", {}).get("checks")]
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(f"{base}/lab/tree/work/{notebook}?token={token}")
+            page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_READY_MS, polling=500)
+            page.get_by_role("menuitem", name="Run", exact=True).click()
+            page.get_by_text("Run All Cells", exact=True).click()
+            page.wait_for_function(ALL_RUN, timeout=RUN_ALL_MS, polling=1000)
+            cells = page.evaluate(CELLS)
+            shown = {i: page.evaluate(SHOWN, i) for i in checks}
+        finally:
+            browser.close()
+    return cells, shown
+
+
+def test_run_all_in_the_lab_shows_each_unfinished_exercise_as_one_line(lab):
+    cells, shown = _run_all_in_browser(*lab, NOTEBOOK)
+    code = [cell for cell in cells if cell["cell_type"] == "code"]
+    assert all(cell["execution_count"] for cell in code), "Run All stopped before the end"
+    stubs = {exercises.not_done(cells[index]["metadata"]["kit"]["checks"]) for index in shown}
+    errors = [output for cell in code for output in cell["outputs"] if output["output_type"] == "error"]
+    assert errors, "a fresh copy has exercises not done yet"
+    for output in errors:  # each a stub's one line, never a traceback
+        assert output["ename"] == "NotImplementedError" and len(output["traceback"]) == 1, output
+        assert output["traceback"][0] in stubs, output
+    for index, text in shown.items():  # what the student sees under each check
+        assert text == exercises.not_done(cells[index]["metadata"]["kit"]["checks"]), text
+    printed = "".join(str(output) for cell in code for output in cell["outputs"])
+    assert "Traceback" not in printed and "exercises.py" not in printed
