@@ -239,6 +239,11 @@ class EpochProgress(CallbackAny2Vec):
         self.bar.close()
 
 
+def _check_config(config) -> None:
+    if not isinstance(config, Doc2VecConfig):
+        raise InputError(f"config must be a Doc2VecConfig, not {type(config).__name__}.")
+
+
 def doc2vec_arguments(config: Doc2VecConfig, workers: int | None = None) -> dict:
     """gensim's ``Doc2Vec`` keyword arguments for ``config``: all but the corpus and callbacks.
 
@@ -256,8 +261,7 @@ def doc2vec_arguments(config: Doc2VecConfig, workers: int | None = None) -> dict
     InputError
         ``config`` is not a Doc2VecConfig, or ``workers`` not a whole number >= 1.
     """
-    if not isinstance(config, Doc2VecConfig):
-        raise InputError(f"config must be a Doc2VecConfig, not {type(config).__name__}.")
+    _check_config(config)
     if workers is not None:
         check_int(workers, "workers")
     return dict(dm=config.dm, dm_mean=1, vector_size=config.vector_size, window=config.window,
@@ -434,15 +438,40 @@ class Doc2VecSystem:
         return fit_svm(X, y, self.Cs, self.inner_folds)
 
 
+def training_work(config: Doc2VecConfig) -> int:
+    """A model's training work, in word-vector updates up to a constant factor: documents
+    (all of IMDB when not sampled) times epochs times dimensions, and ``window`` times more
+    when PV-DBOW also trains word vectors. Only its order matters (``longest_first``).
+
+    Raises
+    ------
+    InputError
+        ``config`` is not a Doc2VecConfig.
+    """
+    _check_config(config)
+    documents = config.n_docs or sum(data.IMDB_ROWS.values())
+    return documents * config.epochs * config.vector_size * (config.window if config.dbow_words else 1)
+
+
+def longest_first(configs) -> list[Doc2VecConfig]:
+    """``configs`` ordered by ``training_work``, most first (ties keep their order).
+
+    Models training side by side finish soonest when the longest starts first: the short
+    ones then fill the other cores instead of leaving one model running alone at the end.
+    """
+    return sorted(configs, key=training_work, reverse=True)
+
+
 def prepare(configs, infer_epochs: int | None = None, profile: str | None = None,
             progress: bool = True) -> None:
-    """Train and infer (into the cache) every config not cached yet.
+    """Train and infer (into the cache) every config not cached yet, the longest first.
 
     In the reference profile each model is single-threaded, so independent models train
     side by side, one process per core (each still bit-for-bit reproducible). In the full
     profile each model already uses every core, so they train one after another.
     """
-    missing = list(dict.fromkeys(c for c in configs if not storage.is_stored(_vector_path(c, infer_epochs))))
+    missing = longest_first(dict.fromkeys(
+        c for c in configs if not storage.is_stored(_vector_path(c, infer_epochs))))
     if not missing:
         return
     workers = workers_for(profile)

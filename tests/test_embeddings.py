@@ -195,3 +195,17 @@ def test_a_training_corpus_that_cannot_be_written_is_a_clear_error(private_data_
     monkeypatch.setattr(embeddings.storage, "store", lambda path, write: False)  # a full disk
     with pytest.raises(KitError, match="could not be written"):
         embeddings.corpus_file(TINY, progress=False)
+
+
+def test_models_train_longest_first_so_short_ones_fill_the_other_cores():
+    reference, sample = embeddings.config_for("reference"), embeddings.sample_config()
+    wide, long = replace(sample, vector_size=300), replace(sample, epochs=20)
+    words = replace(sample, dbow_words=1, epochs=5)
+    assert embeddings.training_work(reference) == sum(data.IMDB_ROWS.values()) * 10 * 100
+    assert embeddings.training_work(words) == embeddings.training_work(sample) * sample.window // 2
+    order = embeddings.longest_first([sample, long, reference, replace(sample, epochs=5), wide, words])
+    assert order == [reference, words, wide, long, sample, replace(sample, epochs=5)]
+    twin = replace(sample, dm=1)  # the same work: the given order stays
+    assert embeddings.longest_first([twin, sample]) == [twin, sample]
+    with pytest.raises(InputError, match="must be a Doc2VecConfig"):
+        embeddings.training_work({"epochs": 10})
