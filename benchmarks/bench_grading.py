@@ -4,10 +4,11 @@ A class of generated submissions (a third the solution's answers, a third untouc
 third with one catalogued mistake from ``tests/mistakes``) is graded, after ``kit grade
 --prepare``, three ways on the same machine, each from scratch. Every way must give the same
 grades (asserted). Printed: wall time and peak memory (this process and every process under
-it) of each way, the ratios, CPU seconds and wall seconds per student (from the records),
-and a projection for a bigger class. Each way runs once, in the order given, after the
-prepare has warmed every cache: a scaling measurement of one engine, not a race between
-peers, so its ratios are indicative rather than medians of alternated repeats.
+it, each page once: ``helpers.course.memory``) of each way, the ratios, CPU seconds and wall
+seconds per student (from the records), and a projection for a bigger class. Each way runs
+once, in the order given, after the prepare has warmed every cache: a scaling measurement of
+one engine, not a race between peers, so its ratios are indicative rather than medians of
+alternated repeats.
 
 Run from the repository root (sandboxed grading needs bubblewrap)::
 
@@ -20,18 +21,17 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import shutil
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import nbformat
 import pandas as pd
-import psutil
 
-from helpers.course import config
+from helpers.course import config, memory
 from helpers.course.classroom import classgrade, gradebook
 from helpers.course.notebook import release
 from helpers.course.notebook.release import exercise_id
@@ -93,40 +93,15 @@ def generate_class(folder: Path, students: int, solutions: list[Path]) -> None:
             nbformat.write(submission(solution, number % 3, mistake), student / path.name)
 
 
-class PeakMemory:
-    """The largest resident memory of this process and all its descendants, sampled."""
-
-    def __init__(self) -> None:
-        self.peak, self.done = 0, threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        me = psutil.Process()
-        while not self.done.wait(SAMPLE_SECONDS):
-            total = 0
-            for process in [me, *me.children(recursive=True)]:
-                try:
-                    total += process.memory_info().rss
-                except psutil.Error:
-                    continue
-            self.peak = max(self.peak, total)
-
-    def stop(self) -> float:
-        """Stop; the peak in GB."""
-        self.done.set()
-        self.thread.join()
-        return self.peak / 2**30
-
-
 def grade_once(template: Path, work: Path, mode: str, notebook: str) -> tuple[pd.DataFrame, float, float]:
     """Grade a fresh copy of the class one way; return (grades, wall seconds, peak GB)."""
     folder = work / mode
     shutil.copytree(template, folder)
-    memory = PeakMemory()
-    started = time.perf_counter()
-    grades = classgrade.grade(folder, notebook=notebook, **MODES[mode])
-    return grades, time.perf_counter() - started, memory.stop()
+    with memory.PeakSampler(memory.tree(os.getpid()), interval=SAMPLE_SECONDS) as sampler:
+        started = time.perf_counter()
+        grades = classgrade.grade(folder, notebook=notebook, **MODES[mode])
+        seconds = time.perf_counter() - started
+    return grades, seconds, sampler.peak_bytes / 2**30
 
 
 def main(argv: list[str] | None = None) -> None:

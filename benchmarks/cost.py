@@ -10,8 +10,9 @@ A benchmark script that uses this module has two sides:
   one call of the work: wall time, CPU time (user + system of every thread of the process,
   and of child processes it waited for), and the peak resident memory of the work itself
   (the peak above the resident size before the work: on Linux the kernel's own high-water
-  mark, reset through /proc/self/clear_refs; elsewhere psutil samples every 10 ms), and
-  prints them with a digest of the result as one JSON line.
+  mark, reset through /proc/self/clear_refs; elsewhere the kit's sampler,
+  ``helpers.course.memory``, counts it every 10 ms), and prints them with a digest of the
+  result as one JSON line.
 
 The parent asserts that every contender's results are the same (by digest, or by a check the
 script gives) and prints one parseable line per comparison (``result_line``)::
@@ -33,7 +34,6 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -41,6 +41,8 @@ from pathlib import Path
 
 import numpy as np
 import psutil
+
+from helpers.course import memory
 
 MIN_REPEATS = 5
 SAMPLE_SECONDS = 0.01
@@ -63,28 +65,6 @@ def status_kb(field: str) -> int:
         if line.startswith(field + ":"):
             return int(line.split()[1])
     raise RuntimeError(f"{STATUS} has no {field}")
-
-
-class _PeakSampler:
-    """Where the kernel's high-water mark cannot be reset: sample the resident size."""
-
-    def __init__(self) -> None:
-        self.peak, self._stop = 0, threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-
-    def _sample(self) -> None:
-        me = psutil.Process()
-        while not self._stop.is_set():
-            self.peak = max(self.peak, me.memory_info().rss)
-            self._stop.wait(SAMPLE_SECONDS)
-
-    def __enter__(self) -> _PeakSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 def release_free_memory() -> None:
@@ -111,18 +91,20 @@ def measure(work: Callable[[], object]) -> tuple[object, dict]:
     first, so that the work cannot reuse it without its peak showing.
     """
     release_free_memory()
-    baseline = psutil.Process().memory_info().rss
+    me = psutil.Process()
     if _resettable_peak():
+        baseline = me.memory_info().rss
         start, cpu = time.perf_counter(), cpu_seconds()
         result = work()
         wall, cpu = time.perf_counter() - start, cpu_seconds() - cpu
         peak, method = status_kb("VmHWM") * 1024, "VmHWM"
-    else:
-        with _PeakSampler() as sampler:
+    else:  # counted as the sampler counts, before and during the work
+        baseline = memory.held([me])
+        with memory.PeakSampler(lambda: [me], interval=SAMPLE_SECONDS) as sampler:
             start, cpu = time.perf_counter(), cpu_seconds()
             result = work()
             wall, cpu = time.perf_counter() - start, cpu_seconds() - cpu
-        peak, method = sampler.peak, "sampled"
+        peak, method = sampler.peak_bytes, "sampled"
     return result, {"wall_s": wall, "cpu_s": cpu, "work_mb": max(peak - baseline, 0) / 2**20,
                     "peak_method": method}
 

@@ -20,7 +20,7 @@ import pytest
 from helpers import settings, storage
 from helpers.cli import main
 from helpers.course.classroom import classgrade, gradebook, layout
-from helpers.course.engine import grading, nbval_run, sandbox
+from helpers.course.engine import bubblewrap, grading, nbval_run, sandbox
 from helpers.course.engine.verdict import Status
 from helpers.course.notebook import merge, release
 from helpers.errors import KitError
@@ -50,9 +50,9 @@ def _beside_the_repository() -> list[str]:
     clone under /tmp everything else there): none of it may exist for student code. Left out:
     what the sandbox shows on purpose (Python, the folders it imports from, the kit's code)
     and the job's own folder, which is beside a clone under /tmp inside the sandbox."""
-    shown = sandbox._shown()
+    shown = bubblewrap._shown()
     return [str(path) for path in sorted(REPO.parent.iterdir())[:MAX_PROBED]
-            if path.name != REPO.name and path != sandbox.JOB_DIR
+            if path.name != REPO.name and path != bubblewrap.JOB_DIR
             and not any(path == s or path in s.parents for s in shown)]
 
 

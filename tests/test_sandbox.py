@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.course.engine import sandbox
+from helpers.course.engine import bubblewrap, limits, sandbox
 from helpers.errors import KitError
 
 PRINT_REPORT = [sys.executable, "-c", "import sys; open(sys.argv[1], 'w').write('the report'); "
@@ -27,7 +27,7 @@ MOUNTING = {"--tmpfs": 1, "--dir": 1, "--dev": 1, "--proc": 1, "--ro-bind": 2, "
 
 
 def _needs_bubblewrap() -> None:
-    if sandbox.bwrap() is None:
+    if bubblewrap.bwrap() is None:
         pytest.skip("bubblewrap is not installed")
 
 
@@ -38,8 +38,8 @@ def _mounted(command: list[str]) -> list[tuple[str, Path]]:
 
 def _kit_copy(folder: Path) -> Path:
     """A copy of the kit's code (what the sandbox shows of it) in ``folder``."""
-    for name in sandbox.CODE_COPIED:
-        source = sandbox._code_root() / name
+    for name in bubblewrap.CODE_COPIED:
+        source = bubblewrap.code_root() / name
         if source.is_dir():
             shutil.copytree(source, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
@@ -71,48 +71,49 @@ def test_limits_refuse_anything_but_positive_whole_numbers(field, value):
 def test_the_job_sees_only_what_it_is_shown_with_open_parent_folders(tmp_path):
     shown = tmp_path.resolve() / "x" / "y"
     shown.mkdir(parents=True)
-    args = sandbox._visible([shown, tmp_path / "missing"])
+    args = bubblewrap._visible([shown, tmp_path / "missing"])
     assert args[-3:] == ["--ro-bind", str(shown), str(shown)]
     assert ["--perms", "0755", "--dir", str(shown.parent)] == args[-7:-3]
     assert str(tmp_path / "missing") not in args
-    command = sandbox.bwrap_command(["true"], {}, tmp_path, 64, None) if sandbox.bwrap() else []
+    command = bubblewrap.bwrap_command(["true"], {}, tmp_path, 64, None) if bubblewrap.bwrap() else []
     if command:  # an empty root: only the system, Python and the kit's code are put in it
         assert command[1:4] == ["--perms", "0755", "--tmpfs"] and command[4] == "/"
         bound = {command[i + 1] for i, arg in enumerate(command) if arg == "--ro-bind"}
-        assert str(sandbox._code_root() / "helpers") in bound
-        assert str(sandbox._code_root() / "solutions") not in bound and str(sandbox._code_root()) not in bound
+        assert str(bubblewrap.code_root() / "helpers") in bound
+        root = bubblewrap.code_root()
+        assert str(root / "solutions") not in bound and str(root) not in bound
 
 
 def test_blas_threads_stay_within_the_measured_settings(tmp_path):
-    env = sandbox.environment(tmp_path, tmp_path / "data", frozenset(range(16)), tmp_path)
-    assert env["OPENBLAS_NUM_THREADS"] == str(sandbox.MAX_THREADS)
+    env = bubblewrap.environment(tmp_path, tmp_path / "data", frozenset(range(16)), tmp_path)
+    assert env["OPENBLAS_NUM_THREADS"] == str(limits.MAX_THREADS)
     assert env["LOKY_MAX_CPU_COUNT"] == "16"
     assert "KIT_DATA_SOURCE" not in env and env["HOME"].startswith(str(tmp_path))
 
 
 def test_a_job_imports_from_the_graders_user_site_packages_when_the_grader_does(tmp_path, monkeypatch):
-    monkeypatch.setattr(sandbox.site, "ENABLE_USER_SITE", True)
-    monkeypatch.setattr(sys, "path", [p for p in sys.path if p != sandbox.site.getusersitepackages()])
-    env = sandbox.environment(tmp_path, tmp_path / "data", frozenset(range(2)), tmp_path)
+    monkeypatch.setattr(bubblewrap.site, "ENABLE_USER_SITE", True)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p != bubblewrap.site.getusersitepackages()])
+    env = bubblewrap.environment(tmp_path, tmp_path / "data", frozenset(range(2)), tmp_path)
     assert "PYTHONUSERBASE" not in env
-    monkeypatch.setattr(sys, "path", [*sys.path, sandbox.site.getusersitepackages()])
-    env = sandbox.environment(tmp_path, tmp_path / "data", frozenset(range(2)), tmp_path)
-    assert env["PYTHONUSERBASE"] == sandbox.site.getuserbase() and env["HOME"] != os.environ.get("HOME")
+    monkeypatch.setattr(sys, "path", [*sys.path, bubblewrap.site.getusersitepackages()])
+    env = bubblewrap.environment(tmp_path, tmp_path / "data", frozenset(range(2)), tmp_path)
+    assert env["PYTHONUSERBASE"] == bubblewrap.site.getuserbase() and env["HOME"] != os.environ.get("HOME")
 
 
 def test_a_job_runs_with_the_reference_hash_seed_whatever_its_grader_holds(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONHASHSEED", "6640")  # what a Dask worker's environment holds
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
-    env = sandbox.environment(tmp_path, tmp_path / "data", frozenset(range(2)), tmp_path)
+    env = bubblewrap.environment(tmp_path, tmp_path / "data", frozenset(range(2)), tmp_path)
     assert env["PYTHONHASHSEED"] == "0" and env["OPENBLAS_NUM_THREADS"] == "2"
 
 
-@pytest.mark.parametrize("bubblewrap", [True, False])
-def test_a_job_gets_its_files_and_hands_back_its_report_and_output(tmp_path, monkeypatch, bubblewrap):
-    if bubblewrap and sandbox.bwrap() is None:
+@pytest.mark.parametrize("with_bwrap", [True, False])
+def test_a_job_gets_its_files_and_hands_back_its_report_and_output(tmp_path, monkeypatch, with_bwrap):
+    if with_bwrap and bubblewrap.bwrap() is None:
         pytest.skip("bubblewrap is not installed")
-    if not bubblewrap:
-        monkeypatch.setattr(sandbox, "bwrap", lambda: None)
+    if not with_bwrap:
+        monkeypatch.setattr(bubblewrap, "bwrap", lambda: None)
     outcome = sandbox.run(PRINT_REPORT, {"input.txt": b"the input"}, sandbox.Limits(), 60, tmp_path)
     assert outcome.returncode == 0, outcome.output
     assert outcome.report == b"the report"
@@ -134,12 +135,12 @@ FORKS_HOLDING = ("import os, time\nheld = b'x' * (300 * 2**20)\nfor _ in range(4
                  "for _ in range(4):\n    os.wait()\n")
 
 
-@pytest.mark.parametrize("bubblewrap", [True, False])
-def test_forked_children_count_their_shared_pages_once(tmp_path, monkeypatch, bubblewrap):
-    if bubblewrap:
+@pytest.mark.parametrize("with_bwrap", [True, False])
+def test_forked_children_count_their_shared_pages_once(tmp_path, monkeypatch, with_bwrap):
+    if with_bwrap:
         _needs_bubblewrap()
     else:
-        monkeypatch.setattr(sandbox, "bwrap", lambda: None)
+        monkeypatch.setattr(bubblewrap, "bwrap", lambda: None)
     outcome = sandbox.run([sys.executable, "-c", FORKS_HOLDING], {}, sandbox.Limits(memory_mb=1000),
                           60, tmp_path)
     # five processes each showing 300 MB resident hold 300 MB between them
@@ -174,8 +175,8 @@ def test_the_sandbox_runs_the_kit_here(corpora):
 
 def test_no_tmpfs_is_mounted_over_what_the_job_is_shown(tmp_path, monkeypatch):
     code = _kit_copy(tmp_path)  # under /tmp, where a clone of the kit may be
-    monkeypatch.setattr(sandbox, "_code_root", lambda: code)
-    mounted = _mounted(sandbox.bwrap_command(["true"], {}, tmp_path, 64, None))
+    monkeypatch.setattr(bubblewrap, "code_root", lambda: code)
+    mounted = _mounted(bubblewrap.bwrap_command(["true"], {}, tmp_path, 64, None))
     for index, (option, folder) in enumerate(mounted):
         if option == "--tmpfs":
             hidden = [path for _, path in mounted[:index] if path == folder or folder in path.parents]
@@ -187,23 +188,23 @@ def test_no_tmpfs_is_mounted_over_what_the_job_is_shown(tmp_path, monkeypatch):
 def test_folders_holding_the_kits_repository_or_the_jobs_tmp_are_never_shown(tmp_path, monkeypatch):
     code, imported = _kit_copy(tmp_path / "kit"), tmp_path / "site-packages"
     imported.mkdir()
-    monkeypatch.setattr(sandbox, "_code_root", lambda: code)
-    monkeypatch.setattr(sandbox, "_import_paths", lambda: frozenset({tmp_path, Path("/tmp"), imported}))
-    shown = sandbox._shown()
+    monkeypatch.setattr(bubblewrap, "code_root", lambda: code)
+    monkeypatch.setattr(bubblewrap, "_import_paths", lambda: frozenset({tmp_path, Path("/tmp"), imported}))
+    shown = bubblewrap._shown()
     assert imported in shown and code / "helpers" in shown
     assert not {tmp_path, Path("/tmp"), Path("/")} & shown
 
 
 def test_a_kit_or_python_inside_the_jobs_folder_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(sandbox, "_code_root", lambda: sandbox.JOB_DIR / "clone")
+    monkeypatch.setattr(bubblewrap, "code_root", lambda: bubblewrap.JOB_DIR / "clone")
     with pytest.raises(KitError, match="overlaps /tmp/kit-job"):
-        sandbox.bwrap_command(["true"], {}, tmp_path, 64, None)
+        bubblewrap.bwrap_command(["true"], {}, tmp_path, 64, None)
 
 
 def test_the_kits_code_under_tmp_is_what_a_job_imports(tmp_path, monkeypatch):
     _needs_bubblewrap()
     code = _kit_copy(tmp_path / "clone")
-    monkeypatch.setattr(sandbox, "_code_root", lambda: code)
+    monkeypatch.setattr(bubblewrap, "code_root", lambda: code)
     outcome = sandbox.run(PRINT_ORIGINS, {}, sandbox.Limits(), 60, tmp_path / "data")
     assert outcome.returncode == 0, outcome.output
     assert outcome.output.startswith(str(code / "helpers" / "__init__.py"))

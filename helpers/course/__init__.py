@@ -16,7 +16,9 @@ One sub-package per phase, each importing only the ones listed after it (the lay
 Shared by all of them:
 
 - ``config``: paths, the notebook pattern, nbval arguments and the reference environment;
-  ``arguments``: the argument types of the ``kit`` command and the tooling's own commands.
+  ``arguments``: the argument types of the ``kit`` command and the tooling's own commands;
+  ``memory``: the one sampler of the memory a group of processes holds (the runner's
+  kernels, a sandboxed job, a benchmark).
 
 The course library (``helpers.*`` outside this package) never imports from here.
 """

@@ -2,7 +2,9 @@
 
 - ``nbval_run``: the graded notebook run under nbval in its own process; ``nbval_plugin``:
   the pytest plugin that compares outputs (``notebook.compare``) and reports how each cell
-  ended, as data; ``sandbox``: where a class's student code runs; ``guard`` and
+  ended, as data; ``sandbox``: where a class's student code runs, put together from
+  ``limits`` (what a job may use, its cores and its user), ``bubblewrap`` (the command and
+  environment it sees) and ``supervise`` (starting, watching and killing it); ``guard`` and
   ``guarded_kernel``: the kernel that runs hidden checks sealed, out of student code's reach.
 - ``verdict``: the one decision per exercise (``Verdict``), which every reader renders.
 - ``flags``: what an instructor should look at in a student's code.

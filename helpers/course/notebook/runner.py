@@ -2,59 +2,28 @@
 
 ``kit run`` is the main job for a headless run: it executes notebooks in order, writes the
 executed copies to a separate folder (the user's notebooks are never overwritten) and
-reports wall time and peak memory (resident set size of the kernel and its children,
-sampled every 0.2 s) per notebook. In a folder given with ``--out``, a file of the same name
-that the kit did not write (or that changed since) is kept, and the executed copy goes beside
-it under a stamped name (``helpers.owned``).
+reports wall time and peak memory (what the kernel and its children hold, each page once,
+sampled every 0.2 s: ``helpers.course.memory``) per notebook. In a folder given with
+``--out``, a file of the same name that the kit did not write (or that changed since) is
+kept, and the executed copy goes beside it under a stamped name (``helpers.owned``).
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from datetime import datetime
 from pathlib import Path
 
 import nbformat
 import pandas as pd
-import psutil
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from tqdm import tqdm
 
+from helpers.course import memory
 from helpers.course.config import NOTEBOOKS_DIR, RUNS_DIR, SOLUTIONS_DIR, apply_reference_env, notebooks_in
 from helpers.errors import KitError
 from helpers.owned import where_written, write_owned
-
-
-class PeakMemory:
-    """Track the peak total RSS of this process's children while a ``with`` block runs."""
-
-    def __init__(self, interval: float = 0.2) -> None:
-        self.interval = interval
-        self.peak_bytes = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-
-    def _sample(self) -> None:
-        me = psutil.Process()
-        while not self._stop.is_set():
-            total = 0
-            for child in me.children(recursive=True):
-                try:
-                    total += child.memory_info().rss
-                except psutil.Error:
-                    pass
-            self.peak_bytes = max(self.peak_bytes, total)
-            self._stop.wait(self.interval)
-
-    def __enter__(self) -> PeakMemory:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 def select(which: str = "notebooks", numbers: list[str] | None = None) -> list[Path]:
@@ -89,7 +58,7 @@ def run_notebook(path: Path, out_dir: Path, timeout: float | None = None) -> dic
                             on_cell_executed=lambda **_: bar.update())
     status = "ok"
     start = time.perf_counter()
-    with PeakMemory() as memory:
+    with memory.PeakSampler(memory.children()) as sampler:
         try:
             client.execute()
             status = _shown_errors(nb) or status  # cells tagged raises-exception let it go on
@@ -104,7 +73,7 @@ def run_notebook(path: Path, out_dir: Path, timeout: float | None = None) -> dic
     if output != intended:
         tqdm.write(where_written("the executed copy", intended, output))
     return {"notebook": path.name, "status": status, "seconds": round(seconds, 1),
-            "peak_mb": round(memory.peak_bytes / 2**20), "output": str(output)}
+            "peak_mb": round(sampler.peak_bytes / 2**20), "output": str(output)}
 
 
 def _shown_errors(nb: nbformat.NotebookNode) -> str | None:

@@ -1,0 +1,187 @@
+"""Supervise a grading job: start it under its limits, watch it, read what it says, kill it all.
+
+``supervised`` starts the command pinned to its cores with per-process limits (``taskset``,
+``prlimit``), reads its report (a pipe) and its output in threads, waits for it, kills every
+process of it at the wall-time limit, and stops it past its memory or process limits (sampled:
+``helpers.course.memory``). ``kill_all`` ends every job still running (``kit grade``
+interrupted).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import psutil
+
+from helpers.course import memory
+from helpers.course.engine.limits import Limits, Outcome
+
+#: The last characters of a job's own output kept for the record.
+OUTPUT_TAIL = 4000
+#: The largest report read back, in bytes.
+REPORT_CAP = 64 * 2**20
+
+
+_RUNNING: set[int] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def kill_all() -> None:
+    """Kill every job still running (``kit grade`` interrupted)."""
+    with _RUNNING_LOCK:
+        for pid in list(_RUNNING):
+            _kill_tree(pid)
+
+
+def close_fd(fd: int) -> None:
+    """Close ``fd``, if it is still open."""
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def supervised(command: list[str], limits: Limits, timeout: float, cores: frozenset[int],
+                uid: int | None, passed: list[int], report_read: int, env: dict[str, str],
+                cwd: Path | None, tmpfs: Sequence[str]) -> Outcome:
+    """Start ``command`` under the limits, read its report and output, wait, account."""
+    started = time.monotonic()
+    # taskset and prlimit apply the limits before bwrap starts (preexec_fn is unsafe with the
+    # grader's threads); the process cap holds for the job's own user only
+    limited = ["taskset", "--cpu-list", ",".join(map(str, sorted(cores))), "prlimit",
+               f"--as={limits.memory_mb * 2**20}", f"--cpu={limits.cpu_seconds}", "--core=0",
+               f"--fsize={limits.disk_mb * 2**20}",
+               *([f"--nproc={limits.processes}"] if uid is not None else []), "--"]
+    process = subprocess.Popen([*limited, *command], cwd=cwd or "/", stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                               pass_fds=passed, start_new_session=True)
+    with _RUNNING_LOCK:
+        _RUNNING.add(process.pid)
+    for fd in passed:  # the job holds them now: the report pipe ends when the job does
+        close_fd(fd)
+    passed.clear()
+    report = _Reader(os.fdopen(report_read, "rb", closefd=False), REPORT_CAP, keep="head")
+    output = _Reader(process.stdout, OUTPUT_TAIL * 4, keep="tail")
+    try:
+        timed_out, status, watch = _wait(process, timeout, limits, tmpfs)
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(process.pid)
+    return Outcome(returncode=os.waitstatus_to_exitcode(status), seconds=time.monotonic() - started,
+                   cpu_seconds=watch.sampler.cpu_seconds(), peak_memory_mb=watch.sampler.peak_bytes / 2**20,
+                   timed_out=timed_out, stopped_for=watch.stopped_for,
+                   output=output.result().decode(errors="replace")[-OUTPUT_TAIL:],
+                   report=report.result())
+
+
+class _Reader:
+    """Reads a stream to its end in a thread, keeping at most ``cap`` bytes (its head or tail)."""
+
+    def __init__(self, stream, cap: int, keep: str) -> None:
+        self.stream, self.cap, self.keep = stream, cap, keep
+        self.data = bytearray()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        with self.stream:
+            while chunk := self.stream.read1(1 << 16):
+                self.data += chunk
+                if len(self.data) > self.cap:
+                    self.data = self.data[:self.cap] if self.keep == "head" else self.data[-self.cap:]
+
+    def result(self) -> bytes:
+        """What was read, once the stream ended (every writer closed it)."""
+        self.thread.join()
+        return bytes(self.data)
+
+
+def _wait(process: subprocess.Popen, timeout: float, limits: Limits,
+          tmpfs: Sequence[str]) -> tuple[bool, int, _Watch]:
+    """Wait for ``process``, killing all of it at ``timeout``; return (timed out, status, watch).
+
+    The watch kills the job past ``limits.processes`` or ``limits.memory_mb`` in all (its
+    in-memory file systems ``tmpfs`` included).
+    """
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        _kill_tree(process.pid)
+
+    killer = threading.Timer(timeout, expire)
+    killer.start()
+    watch = _Watch(process.pid, limits, tmpfs)
+    try:
+        _, status, _ = os.wait4(process.pid, 0)
+    finally:
+        killer.cancel()
+        watch.stop()
+        _kill_group(process.pid)  # the fallback's leftovers in its session (bwrap's died with it)
+    process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+    return expired.is_set(), status, watch
+
+
+class _Watch:
+    """Watches a job: its memory and CPU time (``memory.PeakSampler``: ``os.wait4`` cannot see
+    inside bubblewrap's process tree), and its processes and threads; past a limit it kills
+    the job and says why."""
+
+    def __init__(self, pid: int, limits: Limits, tmpfs: Sequence[str] = ()) -> None:
+        self.limits = limits
+        self.stopped_for = ""
+        self.sampler = memory.PeakSampler(memory.tree(pid), tmpfs=tmpfs, after_sample=self._enforce).start()
+
+    def _enforce(self, tree: list[psutil.Process], held: int) -> None:
+        if sum(_threads(p) for p in tree) > self.limits.processes:
+            self._stop(tree, f"it ran more than {self.limits.processes} processes and threads at once")
+        elif held > self.limits.memory_mb * 2**20:
+            self._stop(tree, f"it used more than {self.limits.memory_mb} MB of memory in all")
+
+    def _stop(self, tree: list[psutil.Process], why: str) -> None:
+        self.stopped_for = why
+        for proc in tree:
+            _kill(proc)
+        self.sampler.stop()
+
+    def stop(self) -> None:
+        """Stop watching."""
+        self.sampler.stop()
+
+
+def _threads(process: psutil.Process) -> int:
+    try:
+        return process.num_threads()
+    except psutil.Error:
+        return 0
+
+
+def _kill(process: psutil.Process) -> None:
+    try:
+        process.kill()
+    except psutil.Error:
+        pass
+
+
+def _kill_tree(pid: int) -> None:
+    """Kill ``pid`` and every descendant (the fallback's kernel runs in a session of its own)."""
+    try:
+        root = psutil.Process(pid)
+        tree = [*root.children(recursive=True), root]
+    except psutil.NoSuchProcess:
+        return
+    for proc in tree:
+        _kill(proc)
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

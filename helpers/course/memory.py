@@ -1,0 +1,204 @@
+"""The memory a group of processes holds, and its peak while they run: one sampler for all.
+
+``kit run`` (the notebook runner), the grading sandbox and the benchmarks all ask the same
+question: how much memory did this work hold at its largest? They ask it of different
+processes (the runner's kernels, a sandboxed job's tree, a benchmark's own process and
+everything it started), so the processes are given as a function that lists them, and one
+``PeakSampler`` counts what they hold every ``SAMPLE_SECONDS`` in a thread.
+
+What a group holds is counted as the kernel charges it (``held``): each page once (a
+process's proportional share, PSS, so a forked child's pages shared with its parent are not
+counted twice; the resident size where PSS cannot be read), plus what the group wrote to
+anonymous memory files and to in-memory file systems, which no resident size shows.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+
+import psutil
+
+from helpers.errors import InputError
+
+#: Seconds between two samples.
+SAMPLE_SECONDS = 0.2
+#: The lines of ``/proc/PID/smaps_rollup`` that count a process's memory: its share of each
+#: page (PSS), shared memory included (anonymous shared maps, SysV shm); a file of an
+#: in-memory file system or a memory file that is also mapped then counts twice, which errs
+#: on the safe side.
+UNIQUE_MEMORY = (b"Pss_Anon:", b"Pss_File:", b"Pss_Shmem:")
+
+Processes = Callable[[], list[psutil.Process]]
+
+
+def tree(pid: int) -> Processes:
+    """The processes of ``pid``'s tree (itself and every descendant), listed anew each time;
+    ``psutil.NoSuchProcess`` once it has ended."""
+    found: list[psutil.Process] = []
+
+    def listed() -> list[psutil.Process]:
+        if not found:  # the first time, in the sampling thread: the process may be gone already
+            found.append(psutil.Process(pid))
+        return [found[0], *found[0].children(recursive=True)]
+
+    return listed
+
+
+def children() -> Processes:
+    """This process's descendants (what it started, e.g. a notebook's kernel), listed anew each time."""
+    me = psutil.Process()
+    return lambda: me.children(recursive=True)
+
+
+def unique_memory(pid: int) -> int | None:
+    """Bytes of a process's proportional share of its pages (PSS), or None where the kernel
+    does not say (no ``smaps_rollup``, or the process is not readable)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
+            fields = [line for line in rollup if line.startswith(UNIQUE_MEMORY)]
+    except OSError:
+        return None
+    return sum(int(line.split()[1]) for line in fields) * 1024 if fields else None
+
+
+def held(processes: Sequence[psutil.Process], tmpfs: Sequence[str] = ()) -> int:
+    """Bytes ``processes`` hold: each page once (PSS, else the resident size), what they wrote
+    to anonymous memory files (``memfd_create``) and to the in-memory file systems ``tmpfs``
+    as their own mount namespace sees them. A process that ended is left out."""
+    total = 0
+    for process in processes:
+        unique = unique_memory(process.pid)
+        if unique is None:
+            try:
+                unique = process.memory_info().rss
+            except psutil.Error:
+                continue
+        total += unique
+    return total + memory_files(processes) + tmpfs_used(processes, tmpfs)
+
+
+def tmpfs_used(processes: Sequence[psutil.Process], mounts: Sequence[str]) -> int:
+    """Bytes written to the in-memory file systems ``mounts``, seen through the first of
+    ``processes`` (``/proc/PID/root``) whose mount is not the machine's own."""
+    used = 0
+    for mount in mounts:
+        try:
+            machines = os.stat(mount).st_dev
+        except OSError:
+            machines = None
+        for process in processes:
+            path = f"/proc/{process.pid}/root{mount}"
+            try:
+                if os.stat(path).st_dev == machines:
+                    continue
+                info = os.statvfs(path)
+            except OSError:
+                continue
+            used += (info.f_blocks - info.f_bfree) * info.f_frsize
+            break
+    return used
+
+
+def memory_files(processes: Sequence[psutil.Process]) -> int:
+    """Bytes held in anonymous memory files (``memfd_create``) the processes have open, each once."""
+    sizes = {}
+    for process in processes:
+        try:
+            fds = os.listdir(f"/proc/{process.pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            path = f"/proc/{process.pid}/fd/{fd}"
+            try:
+                if os.readlink(path).startswith("/memfd:"):
+                    info = os.stat(path)
+                    sizes[(info.st_dev, info.st_ino)] = info.st_size
+            except OSError:
+                continue
+    return sum(sizes.values())
+
+
+class PeakSampler:
+    """Samples what a group of processes holds, and their CPU time, in a thread.
+
+    Parameters
+    ----------
+    processes : callable
+        Lists the processes to count, at each sample (``tree``, ``children``).
+    interval : float
+        Seconds between samples.
+    tmpfs : sequence of str
+        In-memory file systems whose contents count as the group's memory (``held``).
+    after_sample : callable, optional
+        Called with the processes and the bytes they held after each sample (the sandbox
+        stops a job past its limits there).
+
+    Attributes
+    ----------
+    peak_bytes : int
+        The largest ``held`` sampled so far.
+
+    Use as a context manager, or ``start`` and ``stop``. The sampling ends by itself when the
+    processes can no longer be listed (their root ended).
+    """
+
+    def __init__(self, processes: Processes, interval: float = SAMPLE_SECONDS, tmpfs: Sequence[str] = (),
+                 after_sample: Callable[[list[psutil.Process], int], None] | None = None) -> None:
+        if not callable(processes):
+            raise InputError("processes must be a function listing the processes to sample "
+                             "(memory.tree(pid) or memory.children()).")
+        if not interval > 0:
+            raise InputError(f"interval must be a positive number of seconds, not {interval!r}.")
+        self.processes, self.interval = processes, interval
+        self.tmpfs, self.after_sample = tmpfs, after_sample
+        self.peak_bytes = 0
+        self._cpu: dict[tuple[int, float], float] = {}
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> PeakSampler:
+        """Start sampling (the first sample at once)."""
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop sampling; ``peak_bytes`` and ``cpu_seconds`` stay as they were."""
+        self._done.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join()
+
+    def __enter__(self) -> PeakSampler:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds (user and system) of every process seen, up to its last sample."""
+        return sum(self._cpu.values())
+
+    def sample(self) -> int:
+        """Count once: record CPU times and the peak; return the bytes held now."""
+        processes = self.processes()
+        for process in processes:
+            try:
+                with process.oneshot():
+                    times, born = process.cpu_times(), process.create_time()
+            except psutil.Error:
+                continue
+            self._cpu[(process.pid, born)] = times.user + times.system
+        now = held(processes, self.tmpfs)
+        self.peak_bytes = max(self.peak_bytes, now)
+        if self.after_sample is not None:
+            self.after_sample(processes, now)
+        return now
+
+    def _run(self) -> None:
+        try:
+            while not self._done.is_set():
+                self.sample()
+                self._done.wait(self.interval)
+        except psutil.NoSuchProcess:
+            return

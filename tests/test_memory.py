@@ -1,0 +1,105 @@
+"""The one peak-memory sampler (helpers.course.memory): what a group of processes holds, and its peak."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import psutil
+import pytest
+
+from helpers.course import memory
+from helpers.errors import InputError
+
+MB = 2**20
+#: Holds 300 MB (touched), forks a child that holds them too, unchanged, and waits to be killed.
+FORKED_HOLDING = """
+import os, sys, time
+block = bytearray(300 * 2**20)
+for i in range(0, len(block), 4096):
+    block[i] = 1
+if os.fork() == 0:
+    time.sleep(3600)
+print("ready", flush=True)
+time.sleep(3600)
+"""
+
+
+def _holding(code: str) -> subprocess.Popen:
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "ready"
+    return process
+
+
+def _end(process: subprocess.Popen) -> None:
+    for child in psutil.Process(process.pid).children(recursive=True):
+        child.kill()
+    process.kill()
+    process.wait()
+
+
+def test_pages_a_forked_child_shares_with_its_parent_count_once():
+    process = _holding(FORKED_HOLDING)
+    try:
+        processes = memory.tree(process.pid)()
+        assert len(processes) == 2
+        resident = sum(p.memory_info().rss for p in processes)
+        held = memory.held(processes)
+        assert resident >= 600 * MB  # each resident size counts the shared 300 MB
+        assert 300 * MB <= held < 450 * MB
+    finally:
+        _end(process)
+
+
+def test_memory_files_count_although_no_resident_size_shows_them():
+    code = ("import os, time\nfd = os.memfd_create('kept')\nos.write(fd, bytes(200 * 2**20))\n"
+            "print('ready', flush=True)\ntime.sleep(3600)")
+    process = _holding(code)
+    try:
+        processes = memory.tree(process.pid)()
+        assert memory.memory_files(processes) == 200 * MB
+        assert memory.held(processes) >= 200 * MB + memory.unique_memory(process.pid)
+    finally:
+        _end(process)
+
+
+def test_the_sampler_keeps_the_peak_of_what_the_children_held_and_their_cpu_time():
+    code = ("import time\nblock = bytearray(250 * 2**20)\nfor i in range(0, len(block), 4096):\n"
+            "    block[i] = 1\nsum(range(10**7))\nprint('ready', flush=True)\ntime.sleep(3600)")
+    with memory.PeakSampler(memory.children(), interval=0.05) as sampler:
+        process = _holding(code)
+        try:
+            held = sampler.sample()  # one count while the child holds its block, whatever the thread saw
+        finally:
+            _end(process)
+        after = sampler.sample()
+    assert held >= 250 * MB > after
+    assert sampler.peak_bytes >= held
+    assert sampler.cpu_seconds() > 0
+    assert os.getpid() not in {p.pid for p in memory.children()()}
+
+
+def test_after_each_sample_the_caller_sees_what_was_held_and_the_sampling_ends_with_its_root():
+    process = _holding("import time\nprint('ready', flush=True)\ntime.sleep(3600)")
+    seen = []
+    sampler = memory.PeakSampler(memory.tree(process.pid), interval=0.05,
+                                 after_sample=lambda processes, held: seen.append((len(processes), held)))
+    sampler.start()
+    try:
+        sampler.sample()
+    finally:
+        _end(process)
+    sampler._thread.join(timeout=60)  # the root is gone: the thread ends by itself
+    assert not sampler._thread.is_alive()
+    sampler.stop()
+    assert seen and all(count == 1 and held > 0 for count, held in seen)
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    ({"processes": [1, 2]}, "must be a function listing the processes"),
+    ({"processes": memory.children(), "interval": 0}, "interval must be a positive number"),
+])
+def test_the_sampler_refuses_what_it_cannot_sample(arguments, message):
+    with pytest.raises(InputError, match=message):
+        memory.PeakSampler(**arguments)
