@@ -33,6 +33,7 @@ import array
 import hashlib
 import math
 import numbers
+import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -43,8 +44,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from scipy.linalg import LinAlgWarning
 from scipy.sparse.csgraph import connected_components
 from scipy.stats import norm
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedGroupKFold
@@ -53,7 +56,7 @@ from sklearn.utils.sparsefuncs import sparse_matmul_to_dense
 from tqdm import tqdm
 
 from helpers import settings, storage
-from helpers.errors import InputError
+from helpers.errors import InputError, KitError
 from helpers.significance import bin_codes
 from helpers.validation import (
     SIMILARITY_ROUNDING,
@@ -79,9 +82,13 @@ CHUNK_SIZE = 250
 NEAR_DUPLICATE = 0.9
 #: Cross-validation folds: a review's round-robin fold is ``cv % N_FOLDS`` (``helpers.data``).
 N_FOLDS = 10
-#: The unpenalised logistic fit of ``overlap_effect``: tight enough for every printed digit.
+#: The unpenalised logistic fit of ``overlap_effect``, by Newton's method (a handful of steps to
+#: the maximum, where quasi-Newton lbfgs may stop short on features of unlike scales): tight
+#: enough for every printed digit; a fit that has not converged in FIT_ITERATIONS is refused.
 FIT_TOLERANCE = 1e-10
-FIT_ITERATIONS = 1000
+FIT_ITERATIONS = 100
+#: A fit whose probabilities all lie this close to the outcomes has separated them (no maximum).
+SEPARATED = 1e-6
 OVERLAP_EFFECT_TERMS = ("intercept", "overlap", "log length")
 
 
@@ -559,11 +566,12 @@ def overlap_effect(similarity, correct, lengths, confidence: float = 0.95) -> pd
 
     log-odds(correct) = b0 + b1 · overlap + b2 · log(length),
 
-    fitted by maximum likelihood without a penalty. Each coefficient's standard error is the
-    square root of the diagonal of the inverse Fisher information (X^T W X)^-1, with
-    W = diag(p (1 - p)); its two-sided p-value is the Wald z-test's (z = b / se), its interval
-    b ± z_{(1 + confidence) / 2} · se. b1 is the change in log-odds from overlap 0 to 1 at equal
-    length. The items are treated as independent, which CV predictions only approximate.
+    fitted by maximum likelihood without a penalty (Newton's method, to convergence). Each
+    coefficient's standard error is the square root of the diagonal of the inverse Fisher
+    information (X^T W X)^-1, with W = diag(p (1 - p)); its two-sided p-value is the Wald
+    z-test's (z = b / se), its interval b ± z_{(1 + confidence) / 2} · se. b1 is the change in
+    log-odds from overlap 0 to 1 at equal length. The items are treated as independent, which
+    CV predictions only approximate.
 
     Parameters
     ----------
@@ -588,6 +596,8 @@ def overlap_effect(similarity, correct, lengths, confidence: float = 0.95) -> pd
         ``similarity`` not finite numbers in [0, 1]; ``correct`` not True/False or 0/1, or
         all of one value; ``lengths`` not numbers >= 1; any of them empty or of different
         lengths; ``confidence`` not in (0, 1).
+    KitError
+        The fit did not converge (e.g. overlap and length separate right from wrong items).
     """
     similarity = check_similarities(similarity)
     correct = check_binary(correct, "correct")
@@ -598,10 +608,20 @@ def overlap_effect(similarity, correct, lengths, confidence: float = 0.95) -> pd
         raise InputError("correct must hold both right and wrong items: with one outcome the "
                          "coefficients are infinite.")
     X = np.column_stack([similarity, np.log(lengths)])
-    model = LogisticRegression(C=np.inf, tol=FIT_TOLERANCE, max_iter=FIT_ITERATIONS).fit(X, correct)
+    with warnings.catch_warnings(record=True) as caught:  # said below, in words
+        warnings.simplefilter("always")
+        model = LogisticRegression(C=np.inf, solver="newton-cholesky", tol=FIT_TOLERANCE,
+                                   max_iter=FIT_ITERATIONS).fit(X, correct)
+    p = model.predict_proba(X)[:, 1]
+    # sklearn falls back to lbfgs on a singular Hessian (LinAlgWarning), and may then stop short;
+    # items separated by overlap and length have no maximum: the fit just fits them all
+    if (model.n_iter_[0] >= FIT_ITERATIONS or np.abs(p - correct).max() < SEPARATED
+            or any(issubclass(w.category, (ConvergenceWarning, LinAlgWarning)) for w in caught)):
+        raise KitError("overlap_effect's logistic fit did not converge (overlap and length may separate "
+                       "right from wrong items, or the lengths be all alike): its coefficients and tests "
+                       "would be wrong.")
     coef = np.concatenate([model.intercept_, model.coef_[0]])
     design = np.column_stack([np.ones(len(X)), X])
-    p = model.predict_proba(X)[:, 1]
     se = np.sqrt(np.diag(np.linalg.inv(design.T @ (design * (p * (1 - p))[:, None]))))
     z = norm.ppf((1 + confidence) / 2)
     return pd.DataFrame({"term": OVERLAP_EFFECT_TERMS, "coef": coef, "se": se,

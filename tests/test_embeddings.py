@@ -205,7 +205,10 @@ def test_models_train_longest_first_so_short_ones_fill_the_other_cores():
     assert embeddings.training_work(words) == embeddings.training_work(sample) * sample.window // 2
     order = embeddings.longest_first([sample, long, reference, replace(sample, epochs=5), wide, words])
     assert order == [reference, words, wide, long, sample, replace(sample, epochs=5)]
-    twin = replace(sample, dm=1)  # the same work: the given order stays
+    twin = replace(sample, vector_size=50, epochs=20)  # the same work: the given order stays
     assert embeddings.longest_first([twin, sample]) == [twin, sample]
+    dm = replace(sample, dm=1)  # PV-DM does about twice PV-DBOW's work
+    assert embeddings.training_work(dm) == embeddings.PV_DM_WORK * embeddings.training_work(sample)
+    assert embeddings.longest_first([sample, dm]) == [dm, sample]
     with pytest.raises(InputError, match="must be a Doc2VecConfig"):
         embeddings.training_work({"epochs": 10})

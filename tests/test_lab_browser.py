@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -37,11 +38,13 @@ NOTEBOOK_PANEL = "window.jupyterapp.shell.currentWidget"
 KERNEL_IDLE = (f"() => {{ const panel = {NOTEBOOK_PANEL}; const kernel = panel && panel.sessionContext"
                " && panel.sessionContext.session && panel.sessionContext.session.kernel;"
                " return Boolean(kernel) && kernel.status === 'idle'; }")
-# Run All is over when every code cell has run and none is queued or running ([*]).
-ALL_RUN = (f"() => {{ const notebook = {NOTEBOOK_PANEL}.content;"
-           " return [...notebook.model.cells].every(c => c.type !== 'code' || c.executionCount > 0)"
-           " && notebook.widgets.every(w => w.model.type !== 'code'"
-           " || !w.promptNode.textContent.includes('*')); }")
+# Run All is over when a cell has run, none is queued or running ([*]) and the kernel is
+# idle: whether it reached the end is the test's to say.
+RUN_ALL_OVER = (f"() => {{ const panel = {NOTEBOOK_PANEL}; const notebook = panel.content;"
+                " return [...notebook.model.cells].some(c => c.type === 'code' && c.executionCount > 0)"
+                " && notebook.widgets.every(w => w.model.type !== 'code'"
+                " || !w.promptNode.textContent.includes('*'))"
+                " && panel.sessionContext.session.kernel.status === 'idle'; }")
 CELLS = f"() => [...{NOTEBOOK_PANEL}.content.model.cells].map(c => c.toJSON())"
 SHOWN = (f"async (index) => {{ const notebook = {NOTEBOOK_PANEL}.content; notebook.activeCellIndex = index;"
          " await notebook.scrollToItem(index); await new Promise(r => setTimeout(r, 500));"
@@ -52,7 +55,7 @@ def _chromium() -> str:
     """Chromium's path, else a skip (a failure in CI, which installs it)."""
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     try:
-        import playwright  # noqa: F401
+        import playwright.sync_api  # noqa: F401
     except ImportError:
         found = None
     if found is None:
@@ -82,7 +85,9 @@ def _wait_for_lab(url: str, lab: subprocess.Popen, log: Path) -> None:
 
 @pytest.fixture
 def lab(tmp_path, corpora):
-    """`kit lab` on a new workspace (tmp_path/work), with the app reachable from the page's scripts."""
+    """`kit lab` on a new workspace (tmp_path/work), with the app reachable from the page's
+    scripts; and Chromium's path (checked first: no lab is started without a browser)."""
+    chromium = _chromium()
     port, token = _free_port(), "kit-browser-test"
     env = {**os.environ, "KIT_WORK_DIR": str(tmp_path / "work"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
            "HOME": str(tmp_path / "home")}
@@ -94,14 +99,19 @@ def lab(tmp_path, corpora):
                                   env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         _wait_for_lab(f"http://127.0.0.1:{port}/api/status?token={token}", server, log)
-        yield f"http://127.0.0.1:{port}", token
+        yield f"http://127.0.0.1:{port}", token, chromium
     finally:
         if server.poll() is None:
-            os.killpg(server.pid, 15)
-            server.wait(timeout=60)
+            os.killpg(server.pid, signal.SIGTERM)
+            try:
+                server.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
+                server.wait()
 
 
-def _run_all_in_browser(base: str, token: str, notebook: str) -> tuple[list[dict], dict[int, str]]:
+def _run_all_in_browser(base: str, token: str, chromium: str,
+                        notebook: str) -> tuple[list[dict], dict[int, str]]:
     """Open ``notebook`` in the lab, Run All from the Run menu; the cells after it, and what
     the page shows under each check cell (by index)."""
     from playwright.sync_api import sync_playwright
@@ -109,14 +119,14 @@ def _run_all_in_browser(base: str, token: str, notebook: str) -> tuple[list[dict
     released = nbformat.read(config.NOTEBOOKS_DIR / notebook, as_version=4)
     checks = [i for i, cell in enumerate(released.cells) if cell.metadata.get("kit", {}).get("checks")]
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
+        browser = driver.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()
             page.goto(f"{base}/lab/tree/work/{notebook}?token={token}")
             page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_READY_MS, polling=500)
             page.get_by_role("menuitem", name="Run", exact=True).click()
             page.get_by_text("Run All Cells", exact=True).click()
-            page.wait_for_function(ALL_RUN, timeout=RUN_ALL_MS, polling=1000)
+            page.wait_for_function(RUN_ALL_OVER, timeout=RUN_ALL_MS, polling=1000)
             cells = page.evaluate(CELLS)
             shown = {i: page.evaluate(SHOWN, i) for i in checks}
         finally:

@@ -303,3 +303,12 @@ def test_overlap_effect_arguments_are_checked(kwargs, message):
     arguments = {"similarity": [0.1, 0.2, 0.3], "correct": [1, 0, 1], "lengths": [10, 20, 30]} | kwargs
     with pytest.raises(InputError, match=message):
         overlap_effect(**arguments)
+
+
+@pytest.mark.parametrize("lengths", [[120, 80, 300, 95, 210, 60, 150, 400], [100] * 8])
+def test_overlap_effect_refuses_a_fit_that_has_not_converged(lengths):
+    # overlap alone separates right from wrong (the likelihood grows without bound), or the
+    # lengths are all alike (log length is the intercept again)
+    similarity = np.array([0.1, 0.15, 0.2, 0.25, 0.5, 0.55, 0.6, 0.65])
+    with pytest.raises(KitError, match="did not converge"):
+        overlap_effect(similarity, similarity > 0.3, lengths)

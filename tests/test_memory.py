@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
@@ -64,20 +63,27 @@ def test_memory_files_count_although_no_resident_size_shows_them():
         _end(process)
 
 
-def test_the_sampler_keeps_the_peak_of_what_the_children_held_and_their_cpu_time():
+def test_the_sampler_keeps_the_peak_of_what_a_tree_held_and_its_cpu_time():
     code = ("import time\nblock = bytearray(250 * 2**20)\nfor i in range(0, len(block), 4096):\n"
-            "    block[i] = 1\nsum(range(10**7))\nprint('ready', flush=True)\ntime.sleep(3600)")
-    with memory.PeakSampler(memory.children(), interval=0.05) as sampler:
-        process = _holding(code)
+            "    block[i] = 1\nsum(range(3 * 10**7))\nprint('ready', flush=True)\ntime.sleep(3600)")
+    process = _holding(code)
+    with memory.PeakSampler(memory.tree(process.pid), interval=0.05) as sampler:
         try:
             held = sampler.sample()  # one count while the child holds its block, whatever the thread saw
+            assert sampler.cpu_seconds() >= psutil.Process(process.pid).cpu_times().user * 0.9 > 0
         finally:
             _end(process)
-        after = sampler.sample()
-    assert held >= 250 * MB > after
-    assert sampler.peak_bytes >= held
-    assert sampler.cpu_seconds() > 0
-    assert os.getpid() not in {p.pid for p in memory.children()()}
+    assert held >= 250 * MB
+    assert sampler.peak_bytes >= held  # kept after the process ended
+
+
+def test_children_are_what_this_process_started():
+    process = _holding("import time\nprint('ready', flush=True)\ntime.sleep(3600)")
+    try:
+        assert process.pid in {p.pid for p in memory.children()()}
+    finally:
+        _end(process)
+    assert process.pid not in {p.pid for p in memory.children()()}
 
 
 def test_after_each_sample_the_caller_sees_what_was_held_and_the_sampling_ends_with_its_root():
@@ -88,10 +94,10 @@ def test_after_each_sample_the_caller_sees_what_was_held_and_the_sampling_ends_w
     sampler.start()
     try:
         sampler.sample()
+        assert sampler.running
     finally:
         _end(process)
-    sampler._thread.join(timeout=60)  # the root is gone: the thread ends by itself
-    assert not sampler._thread.is_alive()
+    assert sampler.wait(timeout=60), "the sampling outlived the process it sampled"
     sampler.stop()
     assert seen and all(count == 1 and held > 0 for count, held in seen)
 

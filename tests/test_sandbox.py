@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.course.engine import bubblewrap, limits, sandbox
+from helpers.course.engine import bubblewrap, limits, sandbox, supervise
 from helpers.errors import KitError
 
 PRINT_REPORT = [sys.executable, "-c", "import sys; open(sys.argv[1], 'w').write('the report'); "
@@ -37,14 +37,38 @@ def _mounted(command: list[str]) -> list[tuple[str, Path]]:
 
 
 def _kit_copy(folder: Path) -> Path:
-    """A copy of the kit's code (what the sandbox shows of it) in ``folder``."""
-    for name in bubblewrap.CODE_COPIED:
-        source = bubblewrap.code_root() / name
-        if source.is_dir():
-            shutil.copytree(source, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, folder / name)
-    return folder
+    """A copy of the kit's code (what the sandbox shows of it) at ``folder``: the fallback's own."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    return bubblewrap.private_code(folder.parent).rename(folder)
+
+
+def test_the_fallback_copies_the_kit_s_code_and_nothing_else(tmp_path):
+    code = bubblewrap.private_code(tmp_path)
+    assert code == tmp_path / "code"
+    assert sorted(p.name for p in code.iterdir()) == sorted(bubblewrap.CODE_COPIED)
+    assert not list(code.rglob("__pycache__")) and (code / "helpers" / "course" / "memory.py").is_file()
+    assert bubblewrap.code_root() / "helpers" == Path(__file__).resolve().parents[1] / "helpers"
+
+
+def test_a_job_s_file_is_a_memory_file_read_from_its_start():
+    fd = bubblewrap.memory_file("input.txt", b"the input")
+    try:
+        assert os.readlink(f"/proc/self/fd/{fd}").startswith("/memfd:input.txt")
+        assert os.read(fd, 100) == b"the input"
+    finally:
+        supervise.close_fd(fd)
+    supervise.close_fd(fd)  # closed already: no error
+    with pytest.raises(OSError):
+        os.fstat(fd)
+
+
+def test_each_running_job_has_a_user_of_its_own():
+    with limits.job_user(0) as first, limits.job_user(0) as second:
+        assert first != second
+        assert all(limits.SANDBOX_UID_BASE <= uid < limits.SANDBOX_UID_BASE + limits.SANDBOX_UID_SPAN
+                   for uid in (first, second))
+    with limits.job_user(0) as again:  # freed when its job ended
+        assert again == first
 
 
 def test_slots_share_the_cores_evenly_and_a_worker_takes_its_own():

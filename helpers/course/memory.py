@@ -34,8 +34,18 @@ Processes = Callable[[], list[psutil.Process]]
 
 
 def tree(pid: int) -> Processes:
-    """The processes of ``pid``'s tree (itself and every descendant), listed anew each time;
-    ``psutil.NoSuchProcess`` once it has ended."""
+    """The processes of ``pid``'s tree (itself and every descendant), listed anew each time.
+
+    Parameters
+    ----------
+    pid : int
+        The tree's root.
+
+    Returns
+    -------
+    callable
+        Returns the list at each call; raises ``psutil.NoSuchProcess`` once the root has ended.
+    """
     found: list[psutil.Process] = []
 
     def listed() -> list[psutil.Process]:
@@ -47,14 +57,30 @@ def tree(pid: int) -> Processes:
 
 
 def children() -> Processes:
-    """This process's descendants (what it started, e.g. a notebook's kernel), listed anew each time."""
+    """This process's descendants (what it started, e.g. a notebook's kernel), listed anew each time.
+
+    Returns
+    -------
+    callable
+        Returns the list of descendants at each call (itself not included).
+    """
     me = psutil.Process()
     return lambda: me.children(recursive=True)
 
 
 def unique_memory(pid: int) -> int | None:
-    """Bytes of a process's proportional share of its pages (PSS), or None where the kernel
-    does not say (no ``smaps_rollup``, or the process is not readable)."""
+    """A process's proportional share of its pages (PSS).
+
+    Parameters
+    ----------
+    pid : int
+
+    Returns
+    -------
+    int or None
+        Bytes; None where the kernel does not say (no ``smaps_rollup``, or the process is not
+        readable).
+    """
     try:
         with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
             fields = [line for line in rollup if line.startswith(UNIQUE_MEMORY)]
@@ -64,9 +90,21 @@ def unique_memory(pid: int) -> int | None:
 
 
 def held(processes: Sequence[psutil.Process], tmpfs: Sequence[str] = ()) -> int:
-    """Bytes ``processes`` hold: each page once (PSS, else the resident size), what they wrote
-    to anonymous memory files (``memfd_create``) and to the in-memory file systems ``tmpfs``
-    as their own mount namespace sees them. A process that ended is left out."""
+    """The memory a group of processes holds, as the kernel charges it.
+
+    Parameters
+    ----------
+    processes : sequence of psutil.Process
+    tmpfs : sequence of str
+        In-memory file systems (mount points) whose contents count, as the processes' own
+        mount namespace sees them.
+
+    Returns
+    -------
+    int
+        Bytes: each page once (PSS, else the resident size), plus what they wrote to anonymous
+        memory files (``memfd_create``) and to ``tmpfs``. A process that ended is left out.
+    """
     total = 0
     for process in processes:
         unique = unique_memory(process.pid)
@@ -80,8 +118,20 @@ def held(processes: Sequence[psutil.Process], tmpfs: Sequence[str] = ()) -> int:
 
 
 def tmpfs_used(processes: Sequence[psutil.Process], mounts: Sequence[str]) -> int:
-    """Bytes written to the in-memory file systems ``mounts``, seen through the first of
-    ``processes`` (``/proc/PID/root``) whose mount is not the machine's own."""
+    """What was written to in-memory file systems, as a group of processes sees them.
+
+    Parameters
+    ----------
+    processes : sequence of psutil.Process
+    mounts : sequence of str
+        Mount points, each seen through the first of ``processes`` (``/proc/PID/root``) whose
+        mount there is not the machine's own.
+
+    Returns
+    -------
+    int
+        Bytes in use on those file systems (0 for a mount no process has a private copy of).
+    """
     used = 0
     for mount in mounts:
         try:
@@ -102,7 +152,17 @@ def tmpfs_used(processes: Sequence[psutil.Process], mounts: Sequence[str]) -> in
 
 
 def memory_files(processes: Sequence[psutil.Process]) -> int:
-    """Bytes held in anonymous memory files (``memfd_create``) the processes have open, each once."""
+    """What anonymous memory files (``memfd_create``) the processes have open hold.
+
+    Parameters
+    ----------
+    processes : sequence of psutil.Process
+
+    Returns
+    -------
+    int
+        Bytes, each file counted once however many descriptors point at it.
+    """
     sizes = {}
     for process in processes:
         try:
@@ -174,6 +234,16 @@ class PeakSampler:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    @property
+    def running(self) -> bool:
+        """Whether the sampling thread still runs (it ends by itself when its root ends)."""
+        return self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` seconds for the sampling to end by itself; True if it has."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
 
     def cpu_seconds(self) -> float:
         """CPU seconds (user and system) of every process seen, up to its last sample."""

@@ -96,12 +96,29 @@ def _user_base() -> dict[str, str]:
 
 
 def code_root() -> Path:
+    """The folder holding the kit's code (``helpers/``, ``nbval_sanitize.cfg``): the repository.
+
+    Returns
+    -------
+    Path
+    """
     from helpers.settings import REPO_ROOT
     return REPO_ROOT
 
 
 def private_code(scratch: Path) -> Path:
-    """A copy of the kit's code in ``scratch`` (the fallback's private tree)."""
+    """Copy the kit's code (``CODE_COPIED``) into ``scratch``: the fallback's private tree.
+
+    Parameters
+    ----------
+    scratch : Path
+        The job's scratch folder (the copy goes to ``scratch / "code"``).
+
+    Returns
+    -------
+    Path
+        The copy's root, for the job's ``PYTHONPATH``.
+    """
     code = scratch / "code"
     for name in CODE_COPIED:
         source = code_root() / name
@@ -114,7 +131,19 @@ def private_code(scratch: Path) -> Path:
 
 
 def memory_file(name: str, data: bytes) -> int:
-    """A file descriptor holding ``data``, read from its start (bubblewrap's ``--file``)."""
+    """An anonymous memory file holding ``data`` (bubblewrap's ``--file``).
+
+    Parameters
+    ----------
+    name : str
+        Its name (shown in ``/proc``; it has no path).
+    data : bytes
+
+    Returns
+    -------
+    int
+        A file descriptor, positioned at the start; the caller closes it.
+    """
     fd = os.memfd_create(name)
     os.write(fd, data)
     os.lseek(fd, 0, os.SEEK_SET)

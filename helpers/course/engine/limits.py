@@ -122,7 +122,23 @@ class Slots:
 @contextmanager
 def job_user(slot: int) -> Iterator[int]:
     """Reserve a uid no account and no other job on this machine uses (a lock file per uid
-    held while the job runs), so each job's process cap is its own."""
+    held while the job runs), so each job's process cap is its own.
+
+    Parameters
+    ----------
+    slot : int
+        The job's slot (``Slots.take``): where the search starts, with this process's id.
+
+    Yields
+    ------
+    int
+        The uid, reserved until the ``with`` block ends.
+
+    Raises
+    ------
+    KitError
+        If every uid from ``SANDBOX_UID_BASE`` on is taken.
+    """
     import fcntl  # POSIX only, like grading itself: imported here so that `kit --help` works anywhere
     import pwd
 

@@ -7,8 +7,8 @@ the verdicts are read from, or eat the machine. Each job therefore runs in a *sa
 - **bubblewrap** (``bwrap``, Debian package ``bubblewrap``) where it works:
 
   - a file system that holds only what the job needs, read-only: the system's programs and
-    libraries (``SYSTEM``), Python's installation and the folders it imports from, the kit's
-    code (wherever they are, /tmp included), and the data folder inside the job's folder
+    libraries (``bubblewrap.SYSTEM``), Python's installation and the folders it imports from,
+    the kit's code (wherever they are, /tmp included), and the data folder inside the job's folder
     (``KIT_DATA_DIR``); nothing else of the machine (the
     repository's solutions, other students' folders, clones elsewhere, homes, sockets) is
     there at all;

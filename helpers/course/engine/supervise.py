@@ -40,7 +40,7 @@ def kill_all() -> None:
 
 
 def close_fd(fd: int) -> None:
-    """Close ``fd``, if it is still open."""
+    """Close the file descriptor ``fd``; one already closed is no error."""
     try:
         os.close(fd)
     except OSError:
@@ -50,7 +50,36 @@ def close_fd(fd: int) -> None:
 def supervised(command: list[str], limits: Limits, timeout: float, cores: frozenset[int],
                 uid: int | None, passed: list[int], report_read: int, env: dict[str, str],
                 cwd: Path | None, tmpfs: Sequence[str]) -> Outcome:
-    """Start ``command`` under the limits, read its report and output, wait, account."""
+    """Start ``command`` under the limits, read its report and output, wait, account.
+
+    Parameters
+    ----------
+    command : list of str
+        What to run (already wrapped in bubblewrap, or the fallback's plain command).
+    limits : Limits
+        Applied per process (``prlimit``) and to the whole job (``_Watch``).
+    timeout : float
+        Wall seconds before every process of the job is killed.
+    cores : frozenset of int
+        The cores the job is pinned to (``taskset``).
+    uid : int, optional
+        The job's own user (bubblewrap as root): only then is the process cap applied.
+    passed : list of int
+        Descriptors the job inherits (its files, the report pipe's writing end); closed here
+        once the job holds them.
+    report_read : int
+        The report pipe's reading end.
+    env : dict
+        The job's whole environment.
+    cwd : Path, optional
+        Where it starts (default ``/``).
+    tmpfs : sequence of str
+        The job's in-memory file systems, whose contents count as its memory.
+
+    Returns
+    -------
+    Outcome
+    """
     started = time.monotonic()
     # taskset and prlimit apply the limits before bwrap starts (preexec_fn is unsafe with the
     # grader's threads); the process cap holds for the job's own user only
@@ -136,7 +165,8 @@ class _Watch:
     def __init__(self, pid: int, limits: Limits, tmpfs: Sequence[str] = ()) -> None:
         self.limits = limits
         self.stopped_for = ""
-        self.sampler = memory.PeakSampler(memory.tree(pid), tmpfs=tmpfs, after_sample=self._enforce).start()
+        self.sampler = memory.PeakSampler(memory.tree(pid), tmpfs=tmpfs, after_sample=self._enforce)
+        self.sampler.start()  # after the assignment: a first sample past a limit stops it
 
     def _enforce(self, tree: list[psutil.Process], held: int) -> None:
         if sum(_threads(p) for p in tree) > self.limits.processes:
