@@ -20,7 +20,8 @@ whether 2 GB would do).
 
 Per notebook: wall time; CPU time (user + system of every process of the run: the control
 group's own count where cgroups allow, else the runner and kernel as reaped); peak memory,
-twice: the kernel's resident memory as the kit's runner samples it (every 0.2 s), and the
+twice: what the kernel and its children hold as the kit's runner samples it (every 0.2 s,
+each page once: ``helpers.course.memory``), and the
 control group's peak charge (resident memory and page cache, what the cap limits); and the
 number of times the cap was hit. Written to ``OUT/notebooks.csv`` and ``OUT/notebooks.md``.
 

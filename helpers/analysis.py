@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import html
 import json
 import re
@@ -169,10 +168,8 @@ def _tuned(system: BowSystem | FeatureChoice, reviews: pd.DataFrame) -> tuple[in
 def _choice_path(system: FeatureChoice, reviews: pd.DataFrame) -> Path:
     """Where a feature choice's choice on ``reviews`` is cached: keyed by the system and the
     reviews' labels and texts, in order (the inner CV's round-robin groups follow it)."""
-    digest = hashlib.sha256()
-    for label, text in zip(reviews.label.astype(str), reviews.text, strict=True):
-        digest.update(f"{len(label)}:{label}{len(text)}:{text}".encode("utf-8", "surrogatepass"))
-    key = storage.key({"artefact": "feature choice", "system": system.key(), "reviews": digest.hexdigest()},
+    key = storage.key({"artefact": "feature choice", "system": system.key(),
+                       "reviews": storage.content_digest(reviews, ["label", "text"])},
                       libraries=["numpy", "scipy", "scikit-learn", "nltk"])  # nltk: negation, stemming
     return settings.data_dir() / "results" / f"{key}.json"
 

@@ -53,6 +53,8 @@ from helpers.validation import (
 C_GRID = (0.001, 0.01, 0.1, 1.0)
 SVM_MAX_ITER = 10000  # enough for LinearSVC to converge on the kit's features
 PREDICTION_COLUMNS = ["doc_id", "fold", "system", "prediction", "score", "correct", "C"]
+#: The columns of ``fit_predict``'s table, before its ``system`` column (after ``doc_id``).
+DEPLOYMENT_COLUMNS = ["doc_id", "label", "prediction", "score", "correct", "C"]
 
 
 class Classifier(Protocol):
@@ -402,7 +404,7 @@ def _cross_validated(system: System, reviews: pd.DataFrame, name: str, n_jobs: i
 
 
 def fit_predict(system: System, train: pd.DataFrame | None = None, test: pd.DataFrame | None = None,
-                name: str | None = None) -> pd.DataFrame:
+                name: str | None = None, use_cache: bool = True) -> pd.DataFrame:
     """Train ``system`` on ``train`` (default: all 2,000 reviews) and label new reviews.
 
     The deployment setting: one final model, with the SVM's C chosen by inner CV on the
@@ -418,6 +420,10 @@ def fit_predict(system: System, train: pd.DataFrame | None = None, test: pd.Data
         New reviews with ``doc_id`` and ``text``, and ``label`` for scoring.
     name : str, optional
         The ``system`` column's value (default: the system's key).
+    use_cache : bool
+        Read and write ``data/results/<key>.csv`` when training on the 2,000 reviews (no
+        ``train`` given) and the test reviews have labels: keyed by the system and the test
+        reviews' ids, labels and texts.
 
     Returns
     -------
@@ -427,7 +433,35 @@ def fit_predict(system: System, train: pd.DataFrame | None = None, test: pd.Data
     """
     if test is None or len(test) == 0:
         raise KitError("fit_predict needs a non-empty table of test reviews.")
+    cache = _deployment_path(system, test) if use_cache and train is None and "label" in test else None
     train = data.load_movie_reviews() if train is None else train
+    found = storage.cached(cache, lambda: _deployed(system, train, test),
+                           lambda table, tmp: table.to_csv(tmp, index=False),
+                           lambda path: _read_deployed(path, test))
+    found.insert(1, "system", name or system.key())
+    return found
+
+
+def _deployment_path(system: System, test: pd.DataFrame) -> Path:
+    """Where ``fit_predict``'s predictions on ``test``, trained on the 2,000 reviews, are cached."""
+    key = storage.key({"artefact": "deployment predictions", "system": system.key(),
+                       "test": storage.content_digest(test, ["doc_id", "label", "text"])},
+                      datasets=["movie_reviews"],
+                      libraries=["numpy", "scipy", "scikit-learn", "nltk"])  # nltk: negation, stemming
+    return settings.data_dir() / "results" / f"{key}.csv"
+
+
+def _read_deployed(path: Path, test: pd.DataFrame) -> pd.DataFrame | None:
+    """Cached deployment predictions, if they have the columns and the test reviews, in order."""
+    table = pd.read_csv(path, dtype={"doc_id": str, "label": str, "prediction": str},
+                        float_precision="round_trip")
+    if list(table.columns) != DEPLOYMENT_COLUMNS or not np.array_equal(table.doc_id, test.doc_id.astype(str)):
+        return None
+    return table
+
+
+def _deployed(system: System, train: pd.DataFrame, test: pd.DataFrame) -> pd.DataFrame:
+    """Train on ``train``, label ``test`` (see ``fit_predict``); without the system column."""
     both = pd.concat([train[["doc_id", "text"]], test[["doc_id", "text"]]], ignore_index=True)
     matrix = system.represent(both)
     train_rows, test_rows = np.arange(len(train)), np.arange(len(train), len(both))
@@ -435,10 +469,9 @@ def fit_predict(system: System, train: pd.DataFrame | None = None, test: pd.Data
     model, C = system.fit_tuned(X_train, train.label.to_numpy())
     prediction = model.predict(X_test)
     label = test.label.to_numpy() if "label" in test else np.full(len(test), None)
-    return pd.DataFrame({"doc_id": test.doc_id.to_numpy(), "system": name or system.key(),
-                         "label": label, "prediction": prediction,
+    return pd.DataFrame({"doc_id": test.doc_id.to_numpy(), "label": label, "prediction": prediction,
                          "score": model.decision_function(X_test), "correct": prediction == label,
-                         "C": C})
+                         "C": np.full(len(test), C, dtype=float)}, columns=DEPLOYMENT_COLUMNS)
 
 
 def _cache_path(system: System, reviews: pd.DataFrame | None = None,

@@ -33,10 +33,14 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from helpers import fetch
+from helpers.errors import InputError
 from helpers.files import atomic_write, file_lock, say, set_aside, sha256sum
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 T = TypeVar("T")
 
@@ -72,6 +76,38 @@ def key(params: Mapping[str, object], datasets: Sequence[str] = (), libraries: S
                        "libraries": {name: metadata.version(name) for name in libraries},
                        "version": CACHE_VERSION}, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:KEY_CHARS]
+
+
+def content_digest(table: pd.DataFrame, columns: Sequence[str]) -> str:
+    """The sha256 of a table's ``columns``, row by row: what a cache key says of its content.
+
+    Each value is taken as text and prefixed with its length, so that no two different
+    tables give the same bytes ("ab", "c" against "a", "bc"); texts that are not valid
+    UTF-8 (lone surrogates) are hashed as they are.
+
+    Parameters
+    ----------
+    table : DataFrame
+    columns : sequence of str
+        Columns of ``table``, in the order hashed.
+
+    Returns
+    -------
+    str
+        64 hex characters.
+
+    Raises
+    ------
+    InputError
+        A column is missing.
+    """
+    missing = [c for c in columns if c not in table]
+    if missing:
+        raise InputError(f"content_digest: the table has no column {missing[0]!r}.")
+    digest = hashlib.sha256()
+    for row in zip(*(table[c].astype(str) for c in columns), strict=True):
+        digest.update("".join(f"{len(value)}:{value}" for value in row).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 def _sidecar(path: Path) -> Path:

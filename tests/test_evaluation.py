@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 
-from helpers import evaluation, systems
+from helpers import data, evaluation, storage, systems
 from helpers.cli import build_parser, main
 from helpers.errors import InputError, KitError
 from helpers.evaluation import BowSystem
@@ -156,6 +156,25 @@ def test_fit_predict_trains_once_on_all_training_reviews(small_reviews):
     assert svm.C.iloc[0] in (0.1, 1.0) and svm.correct.mean() > 0.8
     with pytest.raises(KitError, match="non-empty"):
         evaluation.fit_predict(BowSystem("nb"), train, test.iloc[:0])
+
+
+def test_deployment_predictions_on_the_2000_reviews_are_cached_as_computed(corpora):
+    test = data.imdb_sample().iloc[:40]
+    fresh = evaluation.fit_predict(BowSystem("nb"), test=test, name="nb", use_cache=False)
+    path = evaluation._deployment_path(BowSystem("nb"), test)
+    path.unlink(missing_ok=True)
+    written = evaluation.fit_predict(BowSystem("nb"), test=test, name="nb")
+    assert path.is_file()
+    read = evaluation.fit_predict(BowSystem("nb"), test=test, name="nb")
+    for found in (written, read):  # bit for bit, C's NaN and the label strings included
+        pd.testing.assert_frame_equal(found, fresh)
+    assert evaluation._deployment_path(BowSystem("nb"), test.iloc[::-1]) != path  # keyed by the tests
+    assert evaluation._deployment_path(BowSystem("svm"), test) != path  # and the system
+    tampered = path.read_text().replace(str(test.doc_id.iloc[0]), "someone_else")
+    assert storage.store(path, lambda tmp: tmp.write_text(tampered))  # a valid checksum, other rows
+    pd.testing.assert_frame_equal(evaluation.fit_predict(BowSystem("nb"), test=test, name="nb"), fresh)
+    unlabelled = evaluation.fit_predict(BowSystem("nb"), test=test.drop(columns="label"), name="nb")
+    assert unlabelled.label.isna().all() and not unlabelled.correct.any()
 
 
 def test_make_svm_is_the_estimator_fit_svm_searches(small_reviews):

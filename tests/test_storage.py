@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from helpers import files, storage
+from helpers.errors import InputError
 
 
 def _write_text(text: str):
@@ -166,3 +167,19 @@ def test_a_bad_file_replaced_meanwhile_by_another_process_is_not_set_aside(tmp_p
     storage._set_aside_if_unchanged(path, "the digest of what we read", "was bad")
     assert storage.load(path, _read_text).startswith("good")
     storage._set_aside_if_unchanged(tmp_path / "gone.txt", None, "was bad")  # set aside by another reader
+
+
+def test_content_digest_says_which_rows_and_values_a_table_holds():
+    import pandas as pd
+
+    table = pd.DataFrame({"label": ["pos", "neg"], "text": ["ab", "c"]})
+    digest = storage.content_digest(table, ["label", "text"])
+    assert len(digest) == 64 and digest == storage.content_digest(table.copy(), ["label", "text"])
+    shifted = pd.DataFrame({"label": ["pos", "neg"], "text": ["a", "bc"]})  # the same characters
+    assert storage.content_digest(shifted, ["label", "text"]) != digest
+    assert storage.content_digest(table.iloc[::-1], ["label", "text"]) != digest  # order matters
+    assert storage.content_digest(table, ["text", "label"]) != digest
+    lone = pd.DataFrame({"label": ["pos"], "text": ["\ud800"]})  # not valid UTF-8: hashed as it is
+    assert storage.content_digest(lone, ["label", "text"]) != storage.content_digest(table, ["label", "text"])
+    with pytest.raises(InputError, match="no column 'rating'"):
+        storage.content_digest(table, ["rating"])
