@@ -46,9 +46,10 @@ RUN_ALL_OVER = (f"() => {{ const panel = {NOTEBOOK_PANEL}; const notebook = pane
                 " || !w.promptNode.textContent.includes('*'))"
                 " && panel.sessionContext.session.kernel.status === 'idle'; }")
 CELLS = f"() => [...{NOTEBOOK_PANEL}.content.model.cells].map(c => c.toJSON())"
-SHOWN = (f"async (index) => {{ const notebook = {NOTEBOOK_PANEL}.content; notebook.activeCellIndex = index;"
-         " await notebook.scrollToItem(index); await new Promise(r => setTimeout(r, 500));"
-         " return notebook.widgets[index].outputArea.node.innerText.trim(); }")
+SCROLL_TO = (f"async (index) => {{ const notebook = {NOTEBOOK_PANEL}.content;"
+             " notebook.activeCellIndex = index; await notebook.scrollToItem(index); }")
+# What the page shows under a cell's input, once rendered (a busy machine renders late).
+SHOWN = f"(index) => {NOTEBOOK_PANEL}.content.widgets[index].outputArea.node.innerText.trim()"
 
 
 def _chromium() -> str:
@@ -128,7 +129,11 @@ def _run_all_in_browser(base: str, token: str, chromium: str,
             page.get_by_text("Run All Cells", exact=True).click()
             page.wait_for_function(RUN_ALL_OVER, timeout=RUN_ALL_MS, polling=1000)
             cells = page.evaluate(CELLS)
-            shown = {i: page.evaluate(SHOWN, i) for i in checks}
+            shown = {}
+            for index in checks:
+                page.evaluate(SCROLL_TO, index)
+                page.wait_for_function(SHOWN, arg=index, timeout=KERNEL_READY_MS, polling=200)
+                shown[index] = page.evaluate(SHOWN, index)
         finally:
             browser.close()
     return cells, shown
