@@ -99,7 +99,7 @@ def grade_once(template: Path, work: Path, mode: str, notebook: str) -> tuple[pd
     shutil.copytree(template, folder)
     with memory.PeakSampler(memory.tree(os.getpid()), interval=SAMPLE_SECONDS) as sampler:
         started = time.perf_counter()
-        grades = classgrade.grade(folder, notebook=notebook, **MODES[mode])
+        grades = classgrade.grade(folder, notebook=notebook, **MODES[mode]).table
         seconds = time.perf_counter() - started
     return grades, seconds, sampler.peak_bytes / 2**30
 
@@ -123,9 +123,9 @@ def main(argv: list[str] | None = None) -> None:
             for mode, (grades, _, _) in results.items():  # the same grades every way
                 pd.testing.assert_frame_equal(verdicts(grades), first, obj=f"grades ({mode})")
             records = gradebook.read_records(Path(tmp) / args.modes[0])
-            cpu = pd.Series([r["cpu_seconds"] for r in records], dtype=float)
-            wall = pd.Series([r["seconds"] for r in records], dtype=float)
-            memory = pd.Series([r["peak_memory_mb"] for r in records], dtype=float)
+            cpu = pd.Series([r.cpu_seconds for r in records], dtype=float)
+            wall = pd.Series([r.seconds for r in records], dtype=float)
+            memory = pd.Series([r.peak_memory_mb for r in records], dtype=float)
             for mode, (_, seconds, peak) in results.items():
                 print(f"grading notebook={path.stem} kind=mode students={args.students} mode={mode} "
                       f"wall_s={seconds:.1f} peak_gb={peak:.2f}", flush=True)

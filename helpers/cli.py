@@ -24,7 +24,10 @@ from helpers.course.arguments import positive_float, positive_int
 from helpers.errors import KitError
 
 if TYPE_CHECKING:
-    from helpers.course.classroom import cluster
+    from collections.abc import Callable
+
+    from helpers.course.classroom import classgrade, cluster
+    from helpers.course.classroom.record import Record
     from helpers.course.engine import sandbox
 
 DISTRIBUTION = "sentiment-practical-kit"
@@ -113,14 +116,19 @@ def cmd_grade(args: argparse.Namespace) -> None:
         done = classgrade.prepare(notebooks=_graded_names(args.notebook), force=args.force)
         print(f"prepared: {', '.join(done) or 'nothing (every solution was prepared already)'}")
         return
+    result = None
     if not args.feedback_only and not args.summary:
         limits = sandbox.Limits(memory_mb=args.memory_mb, cpu_seconds=args.cpu_seconds,
                                 processes=args.processes, output_mb=args.output_mb,
                                 disk_mb=args.disk_mb)
-        classgrade.grade(submissions, notebook=args.notebook, jobs=args.jobs, timeout=args.timeout,
-                         student=args.student, force=args.force, limits=limits,
-                         scheduler=args.scheduler, report=True)
-    records = gradebook.read_graded(submissions)
+        result = classgrade.grade(submissions, notebook=args.notebook, jobs=args.jobs, timeout=args.timeout,
+                                  student=args.student, force=args.force, limits=limits,
+                                  scheduler=args.scheduler, on_graded=_graded_line())
+        print(owned.where_written("grades", layout.grades_path(submissions), result.grades))
+        for notebook, sheet in result.sheets:
+            intended = layout.sheet_path(submissions, notebook)
+            print(owned.where_written(f"written answers to {notebook}", intended, sheet))
+    records = result.records if result is not None else gradebook.read_graded(submissions)
     if not records:
         raise KitError(f"Nothing graded in {submissions} yet: run `kit grade {submissions}`.")
     grades = gradebook.grades_table(records)
@@ -145,6 +153,24 @@ def cmd_grade(args: argparse.Namespace) -> None:
         if not exported:
             print(f"(no {layout.ROSTER_FILE}: add one, with columns folder, student_id, name, email, "
                   "for Canvas and Moodle import files)")
+
+
+def _graded_line() -> Callable[[classgrade.Task, Record], None]:
+    """What ``kit grade`` says as each notebook is graded: its score and the problem with the
+    whole notebook, if any; and, once, that a job ran without bubblewrap."""
+    from helpers.course.engine.sandbox import SUBPROCESS
+
+    warned = []
+
+    def say(task: classgrade.Task, record: Record) -> None:
+        if record.sandbox == SUBPROCESS and not warned:
+            warned.append(task)
+            print(f"kit grade: {task} was graded without bubblewrap (on a machine that lacks it): "
+                  "its student code could read and change that machine's files.", file=sys.stderr)
+        problem = f" ({record.problem_line})" if record.problem_line else ""
+        print(f"{task.student} {task.notebook}: {record.passed}/{len(record.exercises)}{problem}", flush=True)
+
+    return say
 
 
 def require_linux(command: str) -> None:

@@ -270,7 +270,11 @@ def test_kit_check_alone_reuses_the_verdicts_of_an_unchanged_copy(tmp_path, monk
     assert check.check_key(copy, reference, 60) != key  # another timeout
     monkeypatch.setenv("KIT_PROFILE", "full" if check.settings.profile() != "full" else "reference")
     assert check.check_key(copy, reference, 120) != key  # another profile
-    check.remember(copy, key, [Verdict("0.1", Status.FAILED, "Timeout of 120 seconds exceeded")])
+    timed_out = Verdict("0.1", Status.FAILED, "Timeout of 120 seconds exceeded", stopped=True)
+    check.remember(copy, key, [timed_out])
     assert check.remembered(copy, key) is None  # a run that stopped is not kept
+    raised = [Verdict("0.1", Status.FAILED, "TimeoutError: my own", position=0)]  # the student's error
+    check.remember(copy, key, raised)
+    assert [v.reason for v in check.remembered(copy, key)] == ["TimeoutError: my own"]
     (work / check.CHECKED_FILE).write_text('{"00_fixture.ipynb": ["garbled"]}')
     assert check.remembered(copy, key) is None

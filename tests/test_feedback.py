@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
-from test_gradebook import make_exercise, make_record, missing_notebook
+from test_gradebook import make_exercise, make_record, missing_notebook, record_json
 
 from helpers.course.classroom import feedback, gradebook, layout
 from helpers.course.classroom.feedback import HIDDEN_NOTE
+from helpers.course.classroom.record import Record
 from helpers.course.notebook.compare import EXPECTED, GOT
 from helpers.errors import KitError
 
@@ -17,9 +19,14 @@ HOSTILE = "<script>alert('x')</script>"
 TRACEBACK = "Traceback (most recent call last):\n  File \"<cell>\", line 3\nValueError: shapes"
 
 
-def record() -> dict:
+def record() -> Record:
     """alice's 01: one of each status, a visible and a hidden failing check, a flag, a note."""
-    return make_record("alice", "01_naive_bayes", [
+    return Record.from_json(stored())
+
+
+def stored() -> dict:
+    """``record()`` as stored, to change before reading it."""
+    return record_json("alice", "01_naive_bayes", [
         make_exercise("1.1", "passed", title="Naive Bayes from scratch"),
         make_exercise("1.2", "failed", 2.0, check="accuracy on the dev set", expected="0.8125",
                       got="0.5", error="AssertionError: printed output differs", traceback=TRACEBACK),
@@ -31,7 +38,7 @@ def record() -> dict:
         note="graded '01_naive_bayes (1).ipynb' (matched by its kit metadata)")
 
 
-def both(rec: dict) -> tuple[str, str]:
+def both(rec: Record) -> tuple[str, str]:
     return feedback.render_html(rec), feedback.render_markdown(rec)
 
 
@@ -80,12 +87,12 @@ def test_a_hidden_check_never_shows_its_expected_output():
 
 
 def test_html_escapes_everything_a_student_wrote():
-    rec = record()
+    rec = stored()
     rec["file"] = f"{HOSTILE}.ipynb"
     rec["note"] = HOSTILE
     rec["exercises"][1].update(got=HOSTILE, traceback=f"{TRACEBACK}\n{HOSTILE}", error=HOSTILE,
                                check=HOSTILE)
-    page = feedback.render_html(rec)
+    page = feedback.render_html(Record.from_json(rec))
     assert "<script" not in page.lower()
     assert page.count("&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;") == 6
     assert not re.search(r"<(img|link|iframe|object|embed)\b|\bsrc=|https?://", page)
@@ -93,20 +100,20 @@ def test_html_escapes_everything_a_student_wrote():
 
 
 def test_markdown_fences_hold_any_backticks():
-    rec = record()
+    rec = stored()
     nasty = "````\n# not a heading\n```python\nprint(1)"
     rec["exercises"][1]["traceback"] = nasty
-    markdown = feedback.render_markdown(rec)
+    markdown = feedback.render_markdown(Record.from_json(rec))
     fence = "`" * 5
     assert f"{fence}text\n{nasty}\n{fence}\n" in markdown
     assert "\n# not a heading" not in markdown.split(fence)[0]
 
 
 def test_markdown_escapes_html_and_links_outside_fences():
-    rec = record()
+    rec = stored()
     rec["note"] = "<b>bold</b> [link](http://x)"
     rec["exercises"][1]["error"] = "Error with `ticks` and <i>"
-    markdown = feedback.render_markdown(rec)
+    markdown = feedback.render_markdown(Record.from_json(rec))
     assert "Note: \\<b\\>bold\\</b\\> \\[link\\](http://x)" in markdown
     assert "Error: ``Error with `ticks` and <i>``" in markdown
 
@@ -144,7 +151,7 @@ def test_write_all_feedback_reads_the_records_and_keeps_edited_files(tmp_path):
 
     edited = written[1]
     edited.write_text("an instructor's comments\n")
-    regraded = {**record(), "note": "graded again"}
+    regraded = replace(record(), note="graded again")
     again = feedback.write_all_feedback(tmp_path, [regraded])
     assert again[0] == written[0] and "graded again" in again[0].read_text()
     assert again[1] != edited and again[1].parent == edited.parent
@@ -152,8 +159,9 @@ def test_write_all_feedback_reads_the_records_and_keeps_edited_files(tmp_path):
     assert edited.read_text() == "an instructor's comments\n"
 
 
-def test_write_feedback_refuses_a_bad_record(tmp_path):
+def test_feedback_of_a_bad_record_cannot_be_asked_for(tmp_path):
     with pytest.raises(KitError, match="'status'"):
-        feedback.write_feedback(tmp_path, make_record(exercises=[make_exercise(status="passed") | {
-            "status": "done"}]))
+        make_record(exercises=[make_exercise(status="passed") | {"status": "done"}])
+    with pytest.raises(KitError, match="'student'"):
+        replace(record(), student="../bob")  # a Record is checked when made, so no file is written
     assert not (tmp_path / layout.FEEDBACK_DIR).exists()

@@ -12,6 +12,8 @@ import pytest
 from helpers import owned
 from helpers.course.classroom import gradebook, layout
 from helpers.course.classroom.gradebook import GRADES_COLUMNS
+from helpers.course.classroom.record import RECORD_VERSION, Record
+from helpers.course.engine.verdict import Problem
 from helpers.errors import KitError
 
 SOLUTION_SHA = "5" * 64
@@ -21,35 +23,42 @@ ERRORS = {"passed": "", "failed": "AssertionError: the check failed",
 
 def make_exercise(exercise: str = "1.1", status: str = "passed", points: float = 1.0,
                   **changes) -> dict:
-    """One exercise of a record, as the grading engine writes it."""
-    exercise = {"exercise": exercise, "title": f"Exercise {exercise}", "points": points,
+    """One exercise of a record, as the grading engine writes it (its JSON)."""
+    exercise = {"exercise": exercise, "title": f"Exercise {exercise}", "points": points, "partial": 0.0,
                 "passed": status == "passed", "status": status, "error": ERRORS[status],
                 "check": "", "hidden": False, "expected": "", "got": "", "traceback": "",
-                "flags": ""}
+                "flags": "", "stopped": False}
     return {**exercise, **changes}
 
 
-def make_record(student: str = "alice", notebook: str = "01_naive_bayes",
+def record_json(student: str = "alice", notebook: str = "01_naive_bayes",
                 exercises: list[dict] | None = None, **changes) -> dict:
-    """A grading record (``gradebook.RECORD_KEYS``) of one student's notebook."""
+    """A grading record of one student's notebook as it is stored (``record.RECORD_KEYS``)."""
     record = {
-        "version": 1, "student": student, "notebook": notebook, "file": f"{notebook}.ipynb",
+        "version": RECORD_VERSION, "student": student, "notebook": notebook, "file": f"{notebook}.ipynb",
         "note": "", "submission_sha256": "a" * 64, "solution_sha256": SOLUTION_SHA,
         "graded_at": "2026-11-23T14:50:00+00:00", "sandbox": "subprocess", "seconds": 41.2,
-        "cpu_seconds": 60.3, "peak_memory_mb": 812.5, "problem": "",
+        "cpu_seconds": 60.3, "peak_memory_mb": 812.5, "problem": "none", "problem_line": "",
         "exercises": exercises if exercises is not None else [make_exercise()],
     }
     return {**record, **changes}
 
 
-def missing_notebook(student: str, notebook: str, ids: list[str]) -> dict:
+def make_record(student: str = "alice", notebook: str = "01_naive_bayes",
+                exercises: list[dict] | None = None, **changes) -> Record:
+    """``record_json``'s record, read."""
+    return Record.from_json(record_json(student, notebook, exercises, **changes))
+
+
+def missing_notebook(student: str, notebook: str, ids: list[str]) -> Record:
     """The record of a notebook the student did not hand in."""
     exercises = [make_exercise(i, "failed", error="notebook missing") for i in ids]
-    return make_record(student, notebook, exercises, file=None, submission_sha256=None,
-                       seconds=None, cpu_seconds=None, peak_memory_mb=None, problem="notebook missing")
+    return make_record(student, notebook, exercises, file=None, submission_sha256=None, seconds=None,
+                       cpu_seconds=None, peak_memory_mb=None, problem="missing",
+                       problem_line="notebook missing")
 
 
-def class_records() -> list[dict]:
+def class_records() -> list[Record]:
     """alice handed in 01 and 02; bob handed in 01 only (01 is worth 4 points, 02 is worth 1)."""
     return [
         make_record("alice", "01_naive_bayes", [
@@ -63,7 +72,7 @@ def class_records() -> list[dict]:
     ]
 
 
-def write_all(folder: Path, records: list[dict]) -> None:
+def write_all(folder: Path, records: list[Record]) -> None:
     for record in records:
         gradebook.write_record(folder, record)
 
@@ -128,7 +137,6 @@ def test_is_current_needs_the_same_submission_and_solution():
     assert not gradebook.is_current(record, "b" * 64, SOLUTION_SHA)  # the student handed in again
     assert not gradebook.is_current(record, "a" * 64, "6" * 64)  # the solution changed
     assert not gradebook.is_current(None, "a" * 64, SOLUTION_SHA)
-    assert not gradebook.is_current({**record, "version": 0}, "a" * 64, SOLUTION_SHA)
     missing = missing_notebook("bob", "02_logistic", ["2.1"])
     assert gradebook.is_current(missing, None, SOLUTION_SHA)
     assert not gradebook.is_current(missing, "a" * 64, SOLUTION_SHA)
@@ -142,10 +150,10 @@ def test_unusable_records_are_skipped_with_one_line_each(tmp_path, capsys):
     garbled.write_text('{"version": 1, "student": "bo')
     newer = layout.record_path(tmp_path, "carol", "01_naive_bayes")
     newer.parent.mkdir(parents=True)
-    newer.write_text(json.dumps(make_record("carol", version=2)))
+    newer.write_text(json.dumps(record_json("carol", version=RECORD_VERSION + 1)))
     elsewhere = layout.record_path(tmp_path, "dave", "01_naive_bayes")
     elsewhere.parent.mkdir(parents=True)
-    elsewhere.write_text(json.dumps(make_record("alice")))  # copied from alice's folder
+    elsewhere.write_text(json.dumps(record_json("alice")))  # copied from alice's folder
 
     assert gradebook.read_records(tmp_path) == [good]
     err = capsys.readouterr().err
@@ -161,7 +169,9 @@ def test_unusable_records_are_skipped_with_one_line_each(tmp_path, capsys):
     (lambda r: r.pop("solution_sha256"), "solution_sha256"),
     (lambda r: r.update(seconds="41.2"), "seconds"),
     (lambda r: r.update(file=3), "file"),
-    (lambda r: r.update(version=2), "version"),
+    (lambda r: r.update(version=1), "version"),  # the kit before typed problems
+    (lambda r: r.update(problem="notebook missing"), "problem"),
+    (lambda r: r.pop("problem_line"), "problem_line"),
     (lambda r: r.update(student="../alice"), "student"),
     (lambda r: r.update(notebook=""), "notebook"),
     (lambda r: r.update(exercises={"1.1": {}}), "exercises"),
@@ -170,16 +180,29 @@ def test_unusable_records_are_skipped_with_one_line_each(tmp_path, capsys):
     (lambda r: r["exercises"][0].update(status="ok"), "status"),
     (lambda r: r["exercises"][0].update(passed=False), "passed"),
     (lambda r: r["exercises"][0].pop("hidden"), "hidden"),
+    (lambda r: r["exercises"][0].pop("stopped"), "stopped"),
     (lambda r: r["exercises"][0].update(partial="1"), "partial"),
     (lambda r: r["exercises"][0].update(partial=0.5), "partial"),  # it passed: all its points
     (lambda r: r["exercises"][0].update(status="failed", passed=False, partial=1.5), "partial"),
 ])
 def test_a_bad_record_is_refused_naming_the_key(tmp_path, change, key):
-    record = copy.deepcopy(make_record())
+    record = copy.deepcopy(record_json())
     change(record)
     with pytest.raises(KitError, match=f"'{key}'"):
-        gradebook.write_record(tmp_path, record)
-    assert not (tmp_path / layout.RECORDS_DIR).exists()
+        Record.from_json(record)
+    path = layout.record_path(tmp_path, "alice", "01_naive_bayes")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(record))
+    assert gradebook.read_records(tmp_path) == []  # skipped, with a line on stderr
+
+
+def test_a_record_round_trips_through_json_with_its_problem():
+    record = missing_notebook("bob", "02_logistic", ["2.1"])
+    assert record.problem is Problem.MISSING and not record.problem.regrade
+    assert Record.from_json(json.loads(json.dumps(record.to_json()))) == record
+    assert [problem.regrade for problem in (Problem.NOT_MERGED, Problem.NOT_STARTED, Problem.RUN_FAILED,
+                                            Problem.OUT_OF_TIME, Problem.OVER_LIMIT, Problem.NONE)] == \
+        [True, True, True, False, False, False]
 
 
 # --------------------------------------------------------------------------- class tables

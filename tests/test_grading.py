@@ -20,8 +20,10 @@ import pytest
 from helpers import settings, storage
 from helpers.cli import main
 from helpers.course.classroom import classgrade, gradebook, layout
+from helpers.course.classroom.record import Record
 from helpers.course.engine import bubblewrap, grading, nbval_run, sandbox
-from helpers.course.engine.verdict import Status
+from helpers.course.engine.limits import Job
+from helpers.course.engine.verdict import Problem, Status
 from helpers.course.notebook import merge, release
 from helpers.errors import KitError
 
@@ -291,7 +293,7 @@ def _grade_class(tmp_path_factory, data: Path, host_socket: Path) -> tuple[Path,
     (subs / "renamed").mkdir()
     nbformat.write(solution, subs / "renamed" / "00_fixture (1).ipynb")
     SOLUTIONS[subs] = solutions
-    return subs, classgrade.grade(subs, solutions, jobs=2, timeout=LOOP_SECONDS, limits=LIMITS)
+    return subs, classgrade.grade(subs, solutions, jobs=2, timeout=LOOP_SECONDS, limits=LIMITS).table
 
 
 def _solutions_of(subs: Path) -> Path:
@@ -336,9 +338,9 @@ def test_hidden_checks_run_in_grading_and_catch_a_hard_coded_answer(graded):
     # 0.1's checks declare a quarter and three quarters of a point (partial credit): its
     # visible check passed
     assert (row.points, row.max_points) == (0.25, 1.0)
-    record = gradebook.read_record(subs, "hardcoded", "00_fixture")["exercises"][0]
+    verdict = gradebook.read_record(subs, "hardcoded", "00_fixture").exercises[0]
     # nothing of a hidden check is shown: its printed line may quote the check's own source
-    assert record["hidden"] and record["got"] == "" and record["expected"] == ""
+    assert verdict.hidden and verdict.got == "" and verdict.expected == ""
 
 
 def test_cheats_are_failed_or_flagged(graded):
@@ -371,7 +373,7 @@ def test_a_hidden_check_s_code_never_reaches_the_student_who_walks_its_frame(gra
     assert "looks into the running program" in flags
     assert "refused by the grading guard at run time (sys._getframe)" in flags
     shown = [path.read_text() for path in layout.feedback_paths(subs, "framewalker", "00_fixture")]
-    shown.append(json.dumps(gradebook.read_record(subs, "framewalker", "00_fixture")))
+    shown.append(json.dumps(gradebook.read_record(subs, "framewalker", "00_fixture").to_json()))
     assert all("add(-1, 1.5)" not in text for text in shown)
 
 
@@ -401,7 +403,9 @@ def test_a_run_stopped_midway_keeps_the_exercises_that_passed_before(graded):
     assert by.loc[("stopper", "0.1"), "passed"]
     stopped = f"grading stopped: it used more than {LIMITS.memory_mb} MB of memory in all"
     assert by.loc[("stopper", "0.2"), "error"] == stopped
-    assert gradebook.read_record(subs, "stopper", "00_fixture")["problem"] == stopped
+    record = gradebook.read_record(subs, "stopper", "00_fixture")
+    assert (record.problem, record.problem_line) == (Problem.OVER_LIMIT, stopped)
+    assert record.exercises[1].stopped and not record.problem.regrade
 
 
 def test_grades_csv_and_summary(graded):
@@ -481,7 +485,7 @@ def test_odd_submissions_get_a_precise_reason(graded):
         "with base 10: 'one' (line 1: offset = int('one')))")
     assert _result(grades, "renamed") == [("0.1", True), ("0.2", True)]
     renamed = gradebook.read_record(subs, "renamed", "00_fixture")
-    assert renamed["file"] == "00_fixture (1).ipynb" and "matched by its exercises" in renamed["note"]
+    assert renamed.file == "00_fixture (1).ipynb" and "matched by its exercises" in renamed.note
     assert _result(grades, "old") == _result(grades, "helper")
 
 
@@ -500,19 +504,21 @@ def test_feedback_for_every_student_shows_expected_and_got(graded):
 
 def test_grading_again_skips_what_is_graded_and_merges_a_regrade(graded, capsys):
     subs, grades = graded
-    before = {(r["student"]): r["graded_at"] for r in gradebook.read_records(subs)}
+    before = {r.student: r.graded_at for r in gradebook.read_records(subs)}
     again = classgrade.grade(subs, _solutions_of(subs), timeout=LOOP_SECONDS, limits=LIMITS)
-    pd.testing.assert_frame_equal(again, grades)
-    assert {r["student"]: r["graded_at"] for r in gradebook.read_records(subs)} == before
+    pd.testing.assert_frame_equal(again.table, grades)
+    assert again.graded == []
+    assert {r.student: r.graded_at for r in gradebook.read_records(subs)} == before
     wrong = nbformat.read(subs / "wrong" / NAME, as_version=4)
     wrong.cells[1].source = SOLVED_ADD
     nbformat.write(wrong, subs / "wrong" / NAME)
     regraded = classgrade.grade(subs, _solutions_of(subs), timeout=LOOP_SECONDS, student="wrong",
                                 limits=LIMITS)
-    after = {r["student"]: r["graded_at"] for r in gradebook.read_records(subs)}
+    after = {r.student: r.graded_at for r in gradebook.read_records(subs)}
     assert [s for s in after if after[s] != before[s]] == ["wrong"]
-    assert _result(regraded, "wrong")[0] == ("0.1", True)
-    assert len(regraded) == len(grades)  # merged into the class table, not replacing it
+    assert [record.student for record in regraded.graded] == ["wrong"]
+    assert _result(regraded.table, "wrong")[0] == ("0.1", True)
+    assert len(regraded.table) == len(grades)  # merged into the class table, not replacing it
 
 
 def test_graded_notebook_restores_reference_cells():
@@ -534,7 +540,7 @@ def test_a_correct_notebook_reads_the_prepared_caches_and_rebuilds_nothing(corpo
     student = tmp_path / "class" / "alice"
     student.mkdir(parents=True)
     shutil.copy(settings.REPO_ROOT / "solutions" / "03_significance.ipynb", student)
-    grades = classgrade.grade(tmp_path / "class", notebook="03", jobs=1)
+    grades = classgrade.grade(tmp_path / "class", notebook="03", jobs=1).table
     assert grades.passed.all(), grades.error.tolist()
     assert "03_significance" in json.loads(classgrade.prepared_path().read_text())
 
@@ -595,7 +601,7 @@ def test_a_local_dask_cluster_grades_a_class_end_to_end(tmp_path, monkeypatch, c
     _write(tmp_path / "class" / "correct", solution)
     _write(tmp_path / "class" / "stub", release.release_notebook(solution))
     subs = tmp_path / "class"
-    grades = classgrade.grade(subs, FIXTURES, timeout=LOOP_SECONDS, scheduler="local:2")
+    grades = classgrade.grade(subs, FIXTURES, timeout=LOOP_SECONDS, scheduler="local:2").table
     assert _result(grades, "correct") == [("0.1", True), ("0.2", True)]
     assert _result(grades, "stub") == [("0.1", False), ("0.2", False)]
     assert main(["grade", str(subs), "--summary"]) == 0
@@ -704,9 +710,10 @@ def test_no_cell_may_outlast_the_whole_run_and_what_ended_before_a_stop_is_kept(
     looping.cells[3].source = "def mean(values):\n    while True:\n        pass"
     reference = release.release_notebook(solution, NAME, hidden=True)
     run, verdicts = grading.grade_notebook(solution, reference, looping, tmp_path, timeout=1200,
-                                           budget=nbval_run.RUN_OVERHEAD + 5)
+                                           job=Job(budget=nbval_run.RUN_OVERHEAD + 5))
     # the loop is stopped as its cell's timeout (cut to what the run may take), not by the run's
-    assert run.problem == ""
+    assert (run.problem, run.problem_line) == (Problem.NONE, "")
+    assert verdicts[1].stopped and not verdicts[0].stopped
     assert [(v.exercise, v.passed) for v in verdicts] == [("0.1", True), ("0.2", False)]
     assert verdicts[1].reason.startswith("Timeout of 5 seconds exceeded")
 
@@ -753,3 +760,14 @@ def test_a_newer_copy_beside_the_named_file_is_noted(tmp_path):
     path, note, problem = classgrade.find_submission(tmp_path, "01_naive_bayes", {"1.1", "1.2"}, {})
     assert (path, problem) == (named, "")
     assert note == "also holding its exercises, newer than 01_naive_bayes.ipynb: 01_naive_bayes (1).ipynb"
+
+
+@pytest.mark.parametrize("problem", list(Problem))
+def test_only_a_record_whose_grading_failed_is_graded_again(tmp_path, problem):
+    folder = tmp_path / "alice"
+    _write(folder, nbformat.read(FIXTURES / NAME, as_version=4))
+    record = Record("alice", "00_fixture", NAME, classgrade.sha256_of(FIXTURES / NAME),
+                    "2026-11-26T12:00:00+00:00", submission_sha256=classgrade.sha256_of(folder / NAME),
+                    problem=problem)
+    assert classgrade._unchanged(record, folder, FIXTURES / NAME) is not problem.regrade
+    assert problem.regrade is (problem in {Problem.NOT_MERGED, Problem.NOT_STARTED, Problem.RUN_FAILED})

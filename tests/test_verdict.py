@@ -252,18 +252,27 @@ def test_an_added_cell_that_raised_first_is_named():
 
 def test_a_run_that_reported_nothing_fails_every_exercise_with_its_problem():
     verdicts = decide(notebook(), {}, "grading stopped: the notebook ran out of time (600 s)")
-    assert {(v.status, v.reason, v.position) for v in verdicts} == {
-        (Status.FAILED, "grading stopped: the notebook ran out of time (600 s)", None)}
+    assert {(v.status, v.reason, v.position, v.stopped) for v in verdicts} == {
+        (Status.FAILED, "grading stopped: the notebook ran out of time (600 s)", None, True)}
     unreported = by_exercise(passed(0, 1, 2))["1.2"]
     assert (unreported.status, unreported.reason, unreported.position) == (Status.FAILED, "not run", 1)
+    assert unreported.stopped  # a cell that never ran is a stop, not the student's error
+
+
+def test_only_a_stop_is_a_stopped_verdict():
+    timed_out = {3: CellResult(3, Ending.STOPPED, "Timeout of 30 seconds exceeded")}
+    assert by_exercise(passed(*range(8)) | timed_out)["1.2"].stopped
+    own_error = by_exercise(passed(*range(8)) | raised(3, "TimeoutError: mine"))["1.2"]
+    assert own_error.status is Status.FAILED and not own_error.stopped
+    assert not any(v.stopped for v in decide(notebook(), passed(*range(8))))
 
 
 def test_a_stopped_run_keeps_the_exercises_that_ended_before_it():
     stopped = "grading stopped: it used more than 6144 MB of memory in all"
     verdicts = decide(notebook(), passed(0, 1, 2), stopped)  # 1.2's check (cell 3) never ended
-    assert [(v.exercise, v.status, v.reason) for v in verdicts] == [
-        ("1.1", Status.PASSED, ""), ("1.2", Status.FAILED, stopped),
-        ("1.3", Status.FAILED, "not run: grading stopped in 1.2")]
+    assert [(v.exercise, v.status, v.reason, v.stopped) for v in verdicts] == [
+        ("1.1", Status.PASSED, "", False), ("1.2", Status.FAILED, stopped, True),
+        ("1.3", Status.FAILED, "not run: grading stopped in 1.2", True)]
     after_the_last = decide(notebook(), passed(*range(7)), stopped)  # a fork bomb in the added cell
     assert all(v.passed for v in after_the_last)
 

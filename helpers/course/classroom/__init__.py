@@ -1,8 +1,9 @@
 """The instructor's side: grading a class and what comes of it.
 
 - ``classgrade``: ``kit grade`` on a class; ``cluster``: its tasks in threads or on Dask;
-  ``layout``: where everything of a class lives in its submissions folder;
-  ``gradebook``: the grading records, the instructor's corrections and the tables from them;
-  ``exports``: the class table for Canvas and Moodle, through a roster; ``feedback``: one
-  feedback file per student and notebook; ``answers``: the written answers' sheets and marks.
+  ``layout``: where everything of a class lives in its submissions folder; ``record``: one
+  student's notebook graded (typed, stored as JSON); ``gradebook``: the grading records, the
+  instructor's corrections and the tables from them; ``exports``: the class table for Canvas
+  and Moodle, through a roster; ``feedback``: one feedback file per student and notebook;
+  ``answers``: the written answers' sheets and marks.
 """

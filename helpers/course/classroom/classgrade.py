@@ -27,9 +27,9 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import nbformat
@@ -40,8 +40,10 @@ from helpers import files, owned, settings, storage
 from helpers.course import config
 from helpers.course.classroom import answers, cluster, feedback, gradebook, layout
 from helpers.course.classroom.gradebook import exercise_key
+from helpers.course.classroom.record import Record
 from helpers.course.engine import grading, sandbox
-from helpers.course.engine.verdict import Status, Verdict
+from helpers.course.engine.limits import Job
+from helpers.course.engine.verdict import Problem, Status, Verdict
 from helpers.course.notebook.release import exercise_id, exercises, release_notebook
 from helpers.errors import KitError
 
@@ -55,10 +57,6 @@ BUDGET_FACTOR = 10
 BUDGET_FLOOR = 600
 #: Larger files are not read as notebooks (a student's folder may hold anything).
 MAX_NOTEBOOK_MB = 50
-#: The start of a record's problem when the grading itself failed, not the student's work:
-#: such a record is graded again on the next run.
-NOT_GRADED = ("grading stopped before any cell ran", "grading stopped: the run ended with status",
-              "the notebook could not be graded")
 
 
 @dataclass(frozen=True)
@@ -75,6 +73,34 @@ class Task:
 
     def __str__(self) -> str:
         return f"{self.student}/{self.notebook}"
+
+
+@dataclass(frozen=True)
+class ClassGrading:
+    """What ``grade`` did.
+
+    Attributes
+    ----------
+    records : list of Record
+        Every usable record of the class, this run's and earlier ones, with the instructor's
+        corrections (``gradebook.read_graded``).
+    graded : list of Record
+        This run's records, as they were written (in the order the tasks ended).
+    grades : Path
+        Where ``grades.csv`` was written (beside it when the instructor edited it).
+    sheets : list of (str, Path)
+        Each notebook whose written answers were collected, and where its sheet was written.
+    """
+
+    records: list[Record]
+    graded: list[Record]
+    grades: Path
+    sheets: list[tuple[str, Path]]
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """``gradebook.grades_table`` of ``records``: one row per student, notebook and exercise."""
+        return gradebook.grades_table(self.records)
 
 
 def sha256_of(path: Path) -> str:
@@ -155,8 +181,8 @@ def _read_ids(path: Path, mtime_ns: int, size: int, inode: int) -> frozenset[str
         return frozenset()
 
 
-def grade_task(task: Task) -> dict:
-    """Grade one (student, notebook): return its record (see ``gradebook``)."""
+def grade_task(task: Task) -> Record:
+    """Grade one (student, notebook): return its record."""
     solutions = Path(task.solutions_dir)
     solution = nbformat.read(solutions / f"{task.notebook}.ipynb", as_version=4)
     reference = release_notebook(solution, task.notebook, hidden=True)
@@ -166,30 +192,30 @@ def grade_task(task: Task) -> dict:
                                           _others(solutions / f"{task.notebook}.ipynb"))
     record = _record(task, solutions, path, note)
     if path is None:
-        return _without_run(record, solution, problem)
+        return _without_run(record, solution, Problem.MISSING, problem)
     if path.stat().st_size > MAX_NOTEBOOK_MB * 2**20:
-        return _without_run(record, solution, f"the notebook is over {MAX_NOTEBOOK_MB} MB")
+        return _without_run(record, solution, Problem.TOO_LARGE, f"the notebook is over {MAX_NOTEBOOK_MB} MB")
     try:
         submission = nbformat.read(path, as_version=4)
     except Exception as err:  # any unreadable notebook is a grade, not a crash
-        return _without_run(record, solution, f"not a readable notebook ({type(err).__name__})")
+        return _without_run(record, solution, Problem.UNREADABLE,
+                            f"not a readable notebook ({type(err).__name__})")
     scratch = Path(tempfile.mkdtemp(prefix="kit-grade-"))
     try:
         with _slots(task.jobs).take() as slot:
-            run, verdicts = grading.grade_notebook(
-                solution, reference, submission, scratch, task.timeout, task.limits, slot,
-                budget=_budget(task.notebook))
+            job = Job(task.limits, slot, _budget(task.notebook))
+            run, verdicts = grading.grade_notebook(solution, reference, submission, scratch,
+                                                   task.timeout, job)
     except Exception as err:  # the student's notebook broke the merge: their row says how
-        return _without_run(record, solution, f"the notebook could not be graded ({type(err).__name__}: "
-                            f"{str(err)[:160]})")
+        return _without_run(record, solution, Problem.NOT_MERGED, "the notebook could not be graded "
+                            f"({type(err).__name__}: {str(err)[:160]})")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     outcome = run.outcome
-    record.update(problem=run.problem, exercises=[v.record() for v in verdicts], sandbox=sandbox.kind(),
-                  seconds=round(outcome.seconds, 1) if outcome else None,
-                  cpu_seconds=round(outcome.cpu_seconds, 1) if outcome else None,
-                  peak_memory_mb=round(outcome.peak_memory_mb, 1) if outcome else None)
-    return record
+    return replace(record, problem=run.problem, problem_line=run.problem_line, exercises=tuple(verdicts),
+                   sandbox=sandbox.kind(), seconds=round(outcome.seconds, 1) if outcome else None,
+                   cpu_seconds=round(outcome.cpu_seconds, 1) if outcome else None,
+                   peak_memory_mb=round(outcome.peak_memory_mb, 1) if outcome else None)
 
 
 def _budget(notebook: str) -> float | None:
@@ -198,21 +224,17 @@ def _budget(notebook: str) -> float | None:
     return max(BUDGET_FLOOR, BUDGET_FACTOR * seconds) if seconds else None
 
 
-def _record(task: Task, solutions: Path, path: Path | None, note: str) -> dict:
-    return {"version": gradebook.RECORD_VERSION, "student": task.student, "notebook": task.notebook,
-            "file": path.name if path else None, "note": note,
-            "submission_sha256": sha256_of(path) if path else None,
-            "solution_sha256": sha256_of(solutions / f"{task.notebook}.ipynb"),
-            "graded_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-            "sandbox": "none", "seconds": None, "cpu_seconds": None, "peak_memory_mb": None,
-            "problem": "", "exercises": []}
+def _record(task: Task, solutions: Path, path: Path | None, note: str) -> Record:
+    return Record(task.student, task.notebook, file=path.name if path else None, note=note,
+                  submission_sha256=sha256_of(path) if path else None,
+                  solution_sha256=sha256_of(solutions / f"{task.notebook}.ipynb"),
+                  graded_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
 
 
-def _without_run(record: dict, solution: NotebookNode, problem: str) -> dict:
-    record["problem"] = problem
-    record["exercises"] = [Verdict(ex, Status.FAILED, problem, points=value).record()
-                           for ex, value in grading.points_of(solution).items()]
-    return record
+def _without_run(record: Record, solution: NotebookNode, problem: Problem, line: str) -> Record:
+    verdicts = tuple(Verdict(ex, Status.FAILED, line, points=value)
+                     for ex, value in grading.points_of(solution).items())
+    return replace(record, problem=problem, problem_line=line, exercises=verdicts)
 
 
 _SLOTS: dict[int, sandbox.Slots] = {}
@@ -287,9 +309,9 @@ def prepare(solutions_dir: Path = config.SOLUTIONS_DIR, notebooks: list[str] | N
         with tempfile.TemporaryDirectory(prefix="kit-prepare-") as scratch, _strict_caches():
             run, verdicts = grading.grade_notebook(solution, reference, solution, Path(scratch), timeout)
         failing = [f"{v.exercise}: {v.reason}" for v in verdicts if not v.passed]
-        if failing or run.problem:
+        if failing or run.problem is not Problem.NONE:
             raise KitError(f"The solution of {path.stem} does not pass here, so students cannot be "
-                           f"graded against it: {'; '.join(failing) or run.problem}")
+                           f"graded against it: {'; '.join(failing) or run.problem_line}")
         _record_prepared(path.stem, {"sha256": digest, "seconds": round(time.monotonic() - started, 1)})
         graded_now.append(path.stem)
     return graded_now
@@ -371,7 +393,7 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
           notebook: str | None = None, jobs: int = config.GRADE_JOBS,
           timeout: float = config.CELL_TIMEOUT, *, student: str | None = None, force: bool = False,
           limits: sandbox.Limits | None = None, scheduler: str | cluster.Scheduler | None = None,
-          report: bool = False) -> pd.DataFrame:
+          on_graded: Callable[[Task, Record], None] | None = None) -> ClassGrading:
     """Grade a class; keep a record per (student, notebook); write grades.csv and feedback.
 
     Parameters
@@ -394,13 +416,13 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
         What each job may use (default ``sandbox.Limits()``).
     scheduler : str, optional
         ``local:N`` or a Dask scheduler's address (see ``cluster``).
-    report : bool
-        Print a line as each task ends.
+    on_graded : callable, optional
+        Called with each task and its record as soon as the record is written.
 
     Returns
     -------
-    DataFrame
-        Every kept record's rows (``gradebook.GRADES_COLUMNS``), this run's and earlier ones.
+    ClassGrading
+        The class's records, this run's, and the files written.
     """
     submissions_dir, solutions_dir = Path(submissions_dir).resolve(), Path(solutions_dir).resolve()
     students = students_in(submissions_dir, student)
@@ -408,7 +430,7 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
     if not solutions:
         raise KitError(f"No solution notebook {notebook or 'NN'}_*.ipynb in {solutions_dir}.")
     graded = [p for p in solutions if exercises(nbformat.read(p, as_version=4))]
-    kept = {(r["student"], r["notebook"]): r for r in gradebook.read_records(submissions_dir)}
+    kept = {(r.student, r.notebook): r for r in gradebook.read_records(submissions_dir)}
     # the instructor's files are checked before any run: an error in them stops nothing midway
     overrides = gradebook.read_overrides(submissions_dir)
     gradebook.check_overrides(overrides, {path.stem: grading.points_of(nbformat.read(path, as_version=4))
@@ -428,28 +450,23 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
                               timeout, limits or sandbox.Limits(), per_machine))
     if tasks:
         prepare(solutions_dir, sorted({t.notebook for t in tasks if _handed_in(t)}))
-        if sandbox.kind() == "bubblewrap":  # (kind says once if the sandbox is the weaker one)
+        if sandbox.kind() == sandbox.BUBBLEWRAP:  # (kind says once if the sandbox is the weaker one)
             sandbox.self_test(settings.data_dir())
 
     # grades.csv follows each result, unless it is the user's: then it is written once, beside
     stream = not owned.changed_since_written(layout.grades_path(submissions_dir))
-    weaker: list[Task] = []
+    graded_now: list[Record] = []
 
-    def keep(task: Task, record: dict) -> None:
-        if record["sandbox"] == "subprocess" and not weaker:
-            weaker.append(task)
-            print(f"kit grade: {task} was graded without bubblewrap (on a machine that lacks it): "
-                  "its student code could read and change that machine's files.", file=sys.stderr)
+    def keep(task: Task, record: Record) -> None:
         gradebook.write_record(submissions_dir, record)
+        graded_now.append(record)
         [corrected] = gradebook.with_overrides([record], overrides, complain=False)
         feedback.write_feedback(submissions_dir, corrected, marks)
         if stream:
             gradebook.write_grades(submissions_dir, gradebook.with_overrides(
                 gradebook.read_records(submissions_dir), overrides, complain=False))
-        if report:
-            got = sum(e["passed"] for e in record["exercises"])
-            print(f"{task.student} {task.notebook}: {got}/{len(record['exercises'])}"
-                  + (f" ({record['problem']})" if record["problem"] else ""), flush=True)
+        if on_graded is not None:
+            on_graded(task, record)
 
     try:
         cluster.run_tasks(grade_task, tasks, scheduler=scheduler, jobs=jobs, on_result=keep)
@@ -458,23 +475,28 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
         raise
     records = gradebook.read_graded(submissions_dir)
     written = gradebook.write_grades(submissions_dir, records)
-    print(owned.where_written("grades", layout.grades_path(submissions_dir), written))
-    write_answer_sheets(submissions_dir, solutions)
-    return gradebook.grades_table(records)
+    return ClassGrading(records, graded_now, written, write_answer_sheets(submissions_dir, solutions))
 
 
-def write_answer_sheets(submissions_dir: Path, solutions: list[Path]) -> None:
+def write_answer_sheets(submissions_dir: Path, solutions: list[Path]) -> list[tuple[str, Path]]:
     """Write the answer sheets (``answers``) of ``solutions`` for every student of the class.
 
     Every student, even when one was graded: a sheet is the whole class's answers.
+
+    Returns
+    -------
+    list of (str, Path)
+        Each notebook with written answers, and where its sheet was written (beside the
+        intended file when the instructor edited that one: ``owned.write_owned``).
     """
     students = students_in(submissions_dir)
+    sheets = []
     for solution in solutions:
         found = {folder.name: _submission(folder, solution)[0] for folder in students}
         written = answers.write_sheets(submissions_dir, solution, found)
         if written:
-            print(owned.where_written(f"written answers to {solution.stem}",
-                                      layout.sheet_path(submissions_dir, solution.stem), written[0]))
+            sheets.append((solution.stem, written[0]))
+    return sheets
 
 
 def _handed_in(task: Task) -> bool:
@@ -506,12 +528,12 @@ def _read_solution_ids(solution: Path, mtime_ns: int, size: int) -> frozenset[st
     return frozenset(ex.id for ex in exercises(nbformat.read(solution, as_version=4)))
 
 
-def _unchanged(record: dict | None, folder: Path, solution: Path) -> bool:
+def _unchanged(record: Record | None, folder: Path, solution: Path) -> bool:
     """True when ``record`` graded the file that would be graded now, against this solution,
     and the grading itself did not fail."""
-    if record is None or record.get("problem", "").startswith(NOT_GRADED):
+    if record is None or record.problem.regrade:
         return False
     path, _, _ = _submission(folder, solution)
-    if (path.name if path else None) != record.get("file"):
+    if (path.name if path else None) != record.file:
         return False
     return gradebook.is_current(record, sha256_of(path) if path else None, sha256_of(solution))

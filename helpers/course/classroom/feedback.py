@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from helpers.course.classroom import answers, gradebook, layout
+from helpers.course.classroom.record import Record
 from helpers.course.engine.verdict import Verdict, printable
 from helpers.course.notebook.compare import EXPECTED, GOT
 from helpers.owned import write_owned
@@ -34,7 +35,6 @@ NOTHING_PRINTED = "(nothing printed)"
 WRITTEN = "Written answers"
 NOTES = "Your instructor's notes"
 
-Record = Mapping[str, Any]
 
 # Only what is in the page: the style sheet; no script, image, font or frame may load.
 _CSP = "default-src 'none'; style-src 'unsafe-inline'"
@@ -66,16 +66,12 @@ def _status(verdict: Verdict) -> str:
     return f"{verdict.status}{flagged}"
 
 
-def _verdicts(record: Record) -> list[Verdict]:
-    return [Verdict.from_record(exercise) for exercise in record["exercises"]]
-
-
 def _earned(verdict: Verdict) -> str:
     partial = " (the checks that passed)" if verdict.partial and verdict.awarded is None else ""
     return f"{_points(verdict.earned)} / {_points(verdict.points)}{partial}"
 
 
-def _total(verdicts: list[Verdict]) -> str:
+def _total(verdicts: Sequence[Verdict]) -> str:
     return f"{_points(sum(v.earned for v in verdicts))} / {_points(sum(v.points for v in verdicts))}"
 
 
@@ -92,11 +88,11 @@ def _run(record: Record) -> str:
     def seconds(value: float | None) -> str:
         return "-" if value is None else f"{value:.1f} s"
 
-    memory = record["peak_memory_mb"]
-    ran = ("nothing ran" if record["seconds"] is None and record["cpu_seconds"] is None else
-           f"{seconds(record['seconds'])} wall, {seconds(record['cpu_seconds'])} CPU, peak memory "
+    memory = record.peak_memory_mb
+    ran = ("nothing ran" if record.seconds is None and record.cpu_seconds is None else
+           f"{seconds(record.seconds)} wall, {seconds(record.cpu_seconds)} CPU, peak memory "
            f"{'-' if memory is None else f'{memory:.1f} MB'}")
-    return f"Run: {ran}. Graded {record['graded_at']} (sandbox: {record['sandbox']})."
+    return f"Run: {ran}. Graded {record.graded_at} (sandbox: {record.sandbox})."
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -128,7 +124,7 @@ def _marks(marks: pd.DataFrame | None, record: Record) -> list[dict]:
     """This record's marked written answers (points or a comment given), in sheet order."""
     if marks is None or marks.empty:
         return []
-    mine = marks[(marks.student == record["student"]) & (marks.notebook == record["notebook"])]
+    mine = marks[(marks.student == record.student) & (marks.notebook == record.notebook)]
     return [row for row in mine.to_dict("records") if not pd.isna(row["points"]) or row["comment"]]
 
 
@@ -140,16 +136,16 @@ def _mark(row: dict) -> str:
 def render_markdown(record: Record, marks: pd.DataFrame | None = None) -> str:
     """The feedback on one record as Markdown (same content as ``render_html``); ``marks`` are
     the class's marked written answers (``answers.marked``)."""
-    lines = [f"# Feedback: {_md(record['notebook'])}, {_md(record['student'])}", ""]
-    graded = f"graded {_code(record['file'])}" if record["file"] else "no notebook was found to grade"
+    lines = [f"# Feedback: {_md(record.notebook)}, {_md(record.student)}", ""]
+    graded = f"graded {_code(record.file)}" if record.file else "no notebook was found to grade"
     lines.append(f"- File: {graded}")
-    if record["note"]:
-        lines.append(f"- Note: {_md(record['note'])}")
-    if record["problem"]:
-        lines.append(f"- **Problem with the whole notebook:** {_code(record['problem'])}")
-    verdicts = _verdicts(record)
+    if record.note:
+        lines.append(f"- Note: {_md(record.note)}")
+    if record.problem_line:
+        lines.append(f"- **Problem with the whole notebook:** {_code(record.problem_line)}")
+    verdicts = record.exercises
     lines += [f"- Points: {_total(verdicts)}", ""]
-    if record["exercises"]:
+    if verdicts:
         lines += ["| exercise | title | status | points |", "|---|---|---|---|"]
         lines += [f"| {_md(v.exercise)} | {_md(v.title)} | {_status(v)} | {_earned(v)} |"
                   for v in verdicts]
@@ -218,19 +214,19 @@ def render_html(record: Record, marks: pd.DataFrame | None = None) -> str:
 
     Inline CSS only, no JavaScript, no external resource; every text is HTML-escaped.
     """
-    title = f"Feedback: {record['notebook']}, {record['student']}"
-    graded = (f"graded <code>{_e(record['file'])}</code>" if record["file"]
+    title = f"Feedback: {record.notebook}, {record.student}"
+    graded = (f"graded <code>{_e(record.file)}</code>" if record.file
               else "no notebook was found to grade")
     facts = [f"<li>File: {graded}</li>"]
-    if record["note"]:
-        facts.append(f"<li>Note: {_e(record['note'])}</li>")
-    if record["problem"]:
+    if record.note:
+        facts.append(f"<li>Note: {_e(record.note)}</li>")
+    if record.problem_line:
         facts.append(f'<li class="problem"><strong>Problem with the whole notebook:</strong> '
-                     f"{_e(record['problem'])}</li>")
-    verdicts = _verdicts(record)
+                     f"{_e(record.problem_line)}</li>")
+    verdicts = record.exercises
     facts.append(f"<li>Points: {_total(verdicts)}</li>")
     body = [f"<h1>{_e(title)}</h1>", f"<ul>{''.join(facts)}</ul>"]
-    if record["exercises"]:
+    if verdicts:
         rows = "".join(
             f"<tr><td>{_e(v.exercise)}</td><td>{_e(v.title)}</td>"
             f'<td class="{_e(v.status.replace(" ", "-"))}">{_e(_status(v))}</td>'
@@ -270,15 +266,9 @@ def write_feedback(submissions_dir: Path, record: Record, marks: pd.DataFrame | 
 
     A feedback file edited since the kit wrote it is kept: the new one goes beside it under a
     stamped name, and that is the path returned (see ``owned.write_owned``).
-
-    Raises
-    ------
-    KitError
-        If ``record`` breaks the record format (``gradebook.check_record``).
     """
-    gradebook.check_record(record)
     marks = answers.marked(submissions_dir) if marks is None else marks
-    page, text = layout.feedback_paths(submissions_dir, record["student"], record["notebook"])
+    page, text = layout.feedback_paths(submissions_dir, record.student, record.notebook)
     return [write_owned(page, render_html(record, marks)), write_owned(text, render_markdown(record, marks))]
 
 

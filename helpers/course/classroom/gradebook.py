@@ -1,8 +1,7 @@
 """The class's grading records, and the tables derived from them.
 
-After grading one student's notebook, ``kit grade`` writes a *record* (a JSON object with the
-keys and types of ``RECORD_KEYS``, each exercise those of ``EXERCISE_KEYS``; see
-``check_record``) to ``SUBMISSIONS_DIR/.kit-grading/records/<student>/<notebook>.json``.
+After grading one student's notebook, ``kit grade`` writes its *record*
+(``record.Record``, as JSON) to ``SUBMISSIONS_DIR/.kit-grading/records/<student>/<notebook>.json``.
 Everything else is derived from the records, so it needs no notebook run:
 
 - ``grades.csv``: one row per student, notebook and exercise, from every record (a regrade of
@@ -28,25 +27,25 @@ import json
 import re
 import sys
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from helpers.course.classroom.layout import (
-    check_name,
     grades_path,
     overrides_path,
     record_path,
     records_root,
     summary_path,
 )
-from helpers.course.engine.verdict import Status, Verdict, printable
+from helpers.course.classroom.record import Record
+from helpers.course.engine.verdict import Status, printable
 from helpers.errors import KitError
 from helpers.files import atomic_write
 from helpers.owned import write_owned
 
-RECORD_VERSION = 1
 #: A spreadsheet evaluates a cell that starts with one of these as a formula ("CSV injection").
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 #: What makes such a cell plain text in every spreadsheet: a leading apostrophe.
@@ -55,7 +54,7 @@ TEXT_MARK = "'"
 #: already, so that reading back removes only the kit's own.
 _MARKED_STARTS = (*FORMULA_STARTS, TEXT_MARK)
 
-#: The statuses a record's exercise may have (``verdict.Status``), in the class table's order.
+#: The statuses an exercise may have (``verdict.Status``), in the class table's order.
 STATUSES = tuple(str(status) for status in (Status.PASSED, Status.FAILED, Status.BLOCKED, Status.NOT_DONE))
 
 GRADES_COLUMNS = ["student", "notebook", "exercise", "status", "passed", "points", "max_points",
@@ -63,113 +62,13 @@ GRADES_COLUMNS = ["student", "notebook", "exercise", "status", "passed", "points
 #: The instructor's corrections: points replace what the exercise earned (empty: as graded).
 OVERRIDE_COLUMNS = ["student", "notebook", "exercise", "points", "comment"]
 
-_NUMBER = (int, float)
-_OPTIONAL_NUMBER = (int, float, type(None))
-_OPTIONAL_STR = (str, type(None))
-
-#: The record's keys and the types each may take.
-RECORD_KEYS: dict[str, tuple[type, ...]] = {
-    "version": (int,),
-    "student": (str,),
-    "notebook": (str,),
-    "file": _OPTIONAL_STR,
-    "note": (str,),
-    "submission_sha256": _OPTIONAL_STR,
-    "solution_sha256": (str,),
-    "graded_at": (str,),
-    "sandbox": (str,),
-    "seconds": _OPTIONAL_NUMBER,
-    "cpu_seconds": _OPTIONAL_NUMBER,
-    "peak_memory_mb": _OPTIONAL_NUMBER,
-    "problem": (str,),
-    "exercises": (list,),
-}
-
-#: Each exercise's keys and the types each may take.
-EXERCISE_KEYS: dict[str, tuple[type, ...]] = {
-    "exercise": (str,),
-    "title": (str,),
-    "points": _NUMBER,
-    "passed": (bool,),
-    "status": (str,),
-    "error": (str,),
-    "check": (str,),
-    "hidden": (bool,),
-    "expected": (str,),
-    "got": (str,),
-    "traceback": (str,),
-    "flags": (str,),
-}
-
 # --------------------------------------------------------------------------- records
 
 
-def _check_keys(where: str, value: Mapping[str, Any], keys: dict[str, tuple[type, ...]]) -> None:
-    for key, types in keys.items():
-        if key not in value:
-            raise KitError(f"{where}: '{key}' is missing.")
-        item = value[key]
-        # bool is an int to Python, but a true/false is no number of points or seconds
-        if (isinstance(item, bool) and bool not in types) or not isinstance(item, types):
-            wanted = " or ".join("null" if t is type(None) else t.__name__ for t in types)
-            raise KitError(f"{where}: '{key}' must be {wanted}, not {type(item).__name__}.")
-
-
-def check_record(record: Mapping[str, Any]) -> None:
-    """Raise ``KitError`` naming the first key of ``record`` that breaks the record format.
-
-    Checks that every key is there with the right type, the version, that student and notebook
-    are plain names, that each exercise's status is known and agrees with ``passed``, that
-    its points are not negative, and its partial points (if any) within them.
-    """
-    if not isinstance(record, Mapping):
-        raise KitError(f"A grading record must be a JSON object, not {type(record).__name__}.")
-    who = f"{record.get('student', '?')}/{record.get('notebook', '?')}"
-    where = f"grading record {who}"
-    _check_keys(where, record, RECORD_KEYS)
-    if record["version"] != RECORD_VERSION:
-        raise KitError(f"{where}: 'version' is {record['version']}; this kit reads version "
-                       f"{RECORD_VERSION} (grade again with this kit).")
-    check_name(where, "student", record["student"])
-    check_name(where, "notebook", record["notebook"])
-    for number, exercise in enumerate(record["exercises"]):
-        at = f"{where}: exercises[{number}]"
-        if not isinstance(exercise, Mapping):
-            raise KitError(f"{at} must be an object, not {type(exercise).__name__}.")
-        _check_keys(at, exercise, EXERCISE_KEYS)
-        if exercise["status"] not in STATUSES:
-            raise KitError(f"{at}: 'status' must be one of {', '.join(STATUSES)}, "
-                           f"not {exercise['status']!r}.")
-        if exercise["passed"] != (exercise["status"] == Status.PASSED):
-            raise KitError(f"{at}: 'passed' is {exercise['passed']} but 'status' is "
-                           f"{exercise['status']!r}.")
-        if exercise["points"] < 0:
-            raise KitError(f"{at}: 'points' must not be negative, not {exercise['points']}.")
-        _check_partial(at, exercise)
-
-
-def _check_partial(at: str, exercise: Mapping[str, Any]) -> None:
-    """The points of the checks that passed (optional: records before partial credit have
-    none): a number from 0 to the exercise's points, and 0 for an exercise that passed."""
-    partial = exercise.get("partial", 0.0)
-    if isinstance(partial, bool) or not isinstance(partial, _NUMBER):
-        raise KitError(f"{at}: 'partial' must be a number, not {type(partial).__name__}.")
-    if not 0 <= partial <= exercise["points"] or (exercise["passed"] and partial):
-        raise KitError(f"{at}: 'partial' must be from 0 to its points ({exercise['points']:g}), and 0 "
-                       f"when it passed, not {partial:g}.")
-
-
-def write_record(submissions_dir: Path, record: Mapping[str, Any]) -> Path:
-    """Check ``record`` (``check_record``), write it atomically and return its path.
-
-    Raises
-    ------
-    KitError
-        If the record breaks the format; the message names the bad key. Nothing is written.
-    """
-    check_record(record)
-    path = record_path(submissions_dir, record["student"], record["notebook"])
-    text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
+def write_record(submissions_dir: Path, record: Record) -> Path:
+    """Write ``record`` atomically as JSON (``Record.to_json``) and return its path."""
+    path = record_path(submissions_dir, record.student, record.notebook)
+    text = json.dumps(record.to_json(), indent=1, ensure_ascii=False) + "\n"
     atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return path
 
@@ -179,7 +78,7 @@ def _skip(path: Path, reason: str) -> None:
     print(f"skipped grading record {path}: {reason}", file=sys.stderr)
 
 
-def read_record(submissions_dir: Path, student: str, notebook: str) -> dict[str, Any] | None:
+def read_record(submissions_dir: Path, student: str, notebook: str) -> Record | None:
     """The record of ``student``'s ``notebook``, or None if there is none that can be used.
 
     A record that is unreadable, garbled, of another version or stored under another
@@ -191,23 +90,22 @@ def read_record(submissions_dir: Path, student: str, notebook: str) -> dict[str,
     return _load(path, student, notebook)
 
 
-def _load(path: Path, student: str, notebook: str) -> dict[str, Any] | None:
+def _load(path: Path, student: str, notebook: str) -> Record | None:
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-        check_record(record)
+        record = Record.from_json(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError) as err:
         _skip(path, f"{type(err).__name__}: {err}")
         return None
     except KitError as err:
         _skip(path, str(err))
         return None
-    if (record["student"], record["notebook"]) != (student, notebook):
-        _skip(path, f"it is the record of {record['student']}/{record['notebook']}")
+    if (record.student, record.notebook) != (student, notebook):
+        _skip(path, f"it is the record of {record.student}/{record.notebook}")
         return None
     return record
 
 
-def read_records(submissions_dir: Path) -> list[dict[str, Any]]:
+def read_records(submissions_dir: Path) -> list[Record]:
     """Every usable record under ``submissions_dir``, sorted by student and notebook.
 
     Records that cannot be used are skipped, each with one line on stderr (``read_record``).
@@ -220,19 +118,17 @@ def read_records(submissions_dir: Path) -> list[dict[str, Any]]:
         record = _load(path, path.parent.name, path.stem)
         if record is not None:
             records.append(record)
-    return sorted(records, key=lambda r: (r["student"], r["notebook"]))
+    return sorted(records, key=lambda r: (r.student, r.notebook))
 
 
-def is_current(record: Mapping[str, Any] | None, submission_sha256: str | None,
-               solution_sha256: str) -> bool:
+def is_current(record: Record | None, submission_sha256: str | None, solution_sha256: str) -> bool:
     """True if ``record`` graded this very submission against this very solution.
 
     ``submission_sha256`` is None for a missing notebook: a record of the same notebook
     missing against the same solution is current too. No record (None) is never current.
     """
-    return (record is not None and record.get("version") == RECORD_VERSION
-            and record.get("submission_sha256") == submission_sha256
-            and record.get("solution_sha256") == solution_sha256)
+    return (record is not None and record.submission_sha256 == submission_sha256
+            and record.solution_sha256 == solution_sha256)
 
 
 # --------------------------------------------------------------------------- grades.csv
@@ -244,13 +140,7 @@ def exercise_key(exercise: str) -> tuple[tuple[int, int | str], ...]:
                  for part in re.findall(r"\d+|\D+", exercise))
 
 
-def earned(exercise: Mapping[str, Any]) -> float:
-    """Points earned for one exercise of a record: what the instructor awarded (an override),
-    else all its points if passed and none if not."""
-    return Verdict.from_record(exercise).earned
-
-
-def grades_table(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+def grades_table(records: Iterable[Record]) -> pd.DataFrame:
     """One row per exercise of every record (``GRADES_COLUMNS``), sorted.
 
     ``points`` is what the student earned (what the instructor awarded, in records through
@@ -258,11 +148,10 @@ def grades_table(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     graded ('' when it was missing); ``comment`` the instructor's.
     """
     rows = [
-        {"student": r["student"], "notebook": r["notebook"], "exercise": ex["exercise"],
-         "status": ex["status"], "passed": bool(ex["passed"]), "points": earned(ex),
-         "max_points": float(ex["points"]), "error": ex["error"], "flags": ex["flags"],
-         "file": r["file"] or "", "comment": ex.get("comment", "")}
-        for r in records for ex in r["exercises"]
+        {"student": r.student, "notebook": r.notebook, "exercise": v.exercise, "status": str(v.status),
+         "passed": v.passed, "points": v.earned, "max_points": v.points, "error": v.reason,
+         "flags": "; ".join(v.flags), "file": r.file or "", "comment": v.comment}
+        for r in records for v in r.exercises
     ]
     rows.sort(key=lambda row: (row["student"], row["notebook"], exercise_key(row["exercise"])))
     table = pd.DataFrame(rows, columns=GRADES_COLUMNS)
@@ -345,14 +234,13 @@ def read_table(path: Path, columns: list[str]) -> pd.DataFrame:
     return table.map(from_spreadsheet)
 
 
-def with_overrides(records: Iterable[Mapping[str, Any]], overrides: pd.DataFrame,
-                   complain: bool = True) -> list[dict[str, Any]]:
-    """``records`` with the instructor's corrections: each overridden exercise entry gains
+def with_overrides(records: Iterable[Record], overrides: pd.DataFrame, complain: bool = True) -> list[Record]:
+    """``records`` with the instructor's corrections: each overridden exercise's verdict gains
     ``awarded`` (its points, when given) and ``comment``. The records on disk are untouched.
 
     Parameters
     ----------
-    records : iterable of mapping
+    records : iterable of Record
         Grading records.
     overrides : DataFrame
         From ``read_overrides``.
@@ -368,32 +256,32 @@ def with_overrides(records: Iterable[Mapping[str, Any]], overrides: pd.DataFrame
     wanted = {(row["student"], row["notebook"], row["exercise"]): row for row in overrides.to_dict("records")}
     used, corrected = set(), []
     for record in records:
-        exercises = []
-        for entry in record["exercises"]:
-            key = (record["student"], record["notebook"], entry["exercise"])
+        verdicts = []
+        for verdict in record.exercises:
+            key = (record.student, record.notebook, verdict.exercise)
             if key in wanted:
                 used.add(key)
-                entry = {**entry, "comment": wanted[key]["comment"]}
+                verdict = replace(verdict, comment=wanted[key]["comment"])
                 if not pd.isna(wanted[key]["points"]):
-                    if wanted[key]["points"] > entry["points"]:
+                    if wanted[key]["points"] > verdict.points:
                         raise KitError(f"overrides: {', '.join(key[:2])}, exercise {key[2]} is worth "
-                                       f"{entry['points']:g} points, not {wanted[key]['points']:g}.")
-                    entry["awarded"] = float(wanted[key]["points"])
-            exercises.append(entry)
-        corrected.append({**record, "exercises": exercises})
+                                       f"{verdict.points:g} points, not {wanted[key]['points']:g}.")
+                    verdict = replace(verdict, awarded=float(wanted[key]["points"]))
+            verdicts.append(verdict)
+        corrected.append(replace(record, exercises=tuple(verdicts)))
     for key in sorted(wanted.keys() - used) if complain else ():
         print(f"overrides: {', '.join(key[:2])}, exercise {key[2]} matches no graded exercise; not applied.",
               file=sys.stderr)
     return corrected
 
 
-def read_graded(submissions_dir: Path) -> list[dict[str, Any]]:
+def read_graded(submissions_dir: Path) -> list[Record]:
     """Every usable record (``read_records``) with the instructor's corrections applied
     (``with_overrides``): what every table and feedback file is made from."""
     return with_overrides(read_records(submissions_dir), read_overrides(submissions_dir))
 
 
-def write_grades(submissions_dir: Path, records: Iterable[Mapping[str, Any]]) -> Path:
+def write_grades(submissions_dir: Path, records: Iterable[Record]) -> Path:
     """Write ``grades.csv`` from ``records`` (pass every record: it replaces the whole table).
 
     Returns

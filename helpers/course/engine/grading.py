@@ -20,7 +20,8 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from helpers.course.engine import flags, sandbox
+from helpers.course.engine import flags
+from helpers.course.engine.limits import UNSANDBOXED, Job
 from helpers.course.engine.nbval_run import NOTEBOOK_FILE, NotebookRun, run_notebook
 from helpers.course.engine.verdict import DEFAULT_POINTS, Verdict, decide
 from helpers.course.notebook.merge import graded_notebook
@@ -31,9 +32,7 @@ from helpers.errors import KitError
 def grade(graded: NotebookNode, work: Path, timeout: float, *, items: Sequence[Exercise] | None = None,
           points: Mapping[str, float] | None = None, check_points: Mapping[str, float] | None = None,
           found_flags: Mapping[str, Sequence[str]] | None = None, added: Iterable[str] = (),
-          limits: sandbox.Limits | None = None,
-          slot: tuple[int, frozenset[int]] = (0, frozenset()), budget: float | None = None,
-          progress: str = "") -> tuple[NotebookRun, list[Verdict]]:
+          job: Job = UNSANDBOXED, progress: str = "") -> tuple[NotebookRun, list[Verdict]]:
     """Run a graded notebook under nbval and decide each exercise.
 
     Parameters
@@ -51,8 +50,8 @@ def grade(graded: NotebookNode, work: Path, timeout: float, *, items: Sequence[E
         (``check_points_of``) and flags (see ``verdict.decide``).
     added : iterable of str
         Ids of the cells the student added.
-    limits, slot, budget :
-        Run in a sandbox within these limits (see ``nbval_run.run_notebook``).
+    job : Job
+        Its sandbox (none by default), slot and time in all (see ``nbval_run.run_notebook``).
     progress : str
         Without a sandbox, show a bar of the cells as they run, with this label (the
         student's notebook's name).
@@ -64,20 +63,18 @@ def grade(graded: NotebookNode, work: Path, timeout: float, *, items: Sequence[E
     """
     path = Path(work) / NOTEBOOK_FILE
     nbformat.write(graded, path)
-    run = run_notebook(path, timeout, limits, slot, budget, progress)
-    return run, decide(graded, run.results, run.problem, items=items, points=points,
+    run = run_notebook(path, timeout, job, progress)
+    return run, decide(graded, run.results, run.problem_line, items=items, points=points,
                        check_points=check_points, flags=found_flags, added=added)
 
 
 def grade_notebook(solution: NotebookNode, reference: NotebookNode, submission: NotebookNode,
-                   work: Path, timeout: float, limits: sandbox.Limits | None = None,
-                   slot: tuple[int, frozenset[int]] = (0, frozenset()),
-                   budget: float | None = None) -> tuple[NotebookRun, list[Verdict]]:
+                   work: Path, timeout: float, job: Job = UNSANDBOXED) -> tuple[NotebookRun, list[Verdict]]:
     """Grade one student's notebook in ``work`` (a scratch folder): ``kit grade``'s call.
 
     ``reference`` is the graded version of ``solution`` (``release_notebook(..., hidden=True)``).
-    With ``limits`` the notebook runs in a sandbox (see ``sandbox``), for at most ``budget``
-    seconds in all (default: every cell its ``timeout``). The verdicts carry the solution's
+    With ``job.limits`` the notebook runs in a sandbox (see ``sandbox``), for at most
+    ``job.budget`` seconds in all (default: every cell its ``timeout``). The verdicts carry the solution's
     points and the flags an instructor should look at (``flags``).
     """
     graded = graded_notebook(reference, submission)
@@ -89,7 +86,7 @@ def grade_notebook(solution: NotebookNode, reference: NotebookNode, submission: 
         found = {ex.id: ["code too deeply nested to look through"] for ex in exercises(reference)}
     added = theirs - {cell.id for cell in graded.cells if exercise_id(cell)}
     return grade(graded, work, timeout, points=points_of(solution), check_points=check_points_of(solution),
-                 found_flags=found, added=added, limits=limits, slot=slot, budget=budget)
+                 found_flags=found, added=added, job=job)
 
 
 def points_of(solution: NotebookNode) -> dict[str, float]:

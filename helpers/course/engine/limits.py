@@ -1,9 +1,9 @@
 """What one grading job may use, and where it runs: its limits, its cores and its user.
 
 ``Limits`` are what a job may use (memory, CPU time, processes, output, disk); ``Slots`` hand
-concurrent jobs their own cores; ``job_user`` reserves an unprivileged user per job when the
-grader is root. ``Outcome`` is how a job ended and what it used. The sandbox
-(``helpers.course.engine.sandbox``) applies them.
+concurrent jobs their own cores; ``Job`` is one run's limits, slot and time in all;
+``job_user`` reserves an unprivileged user per job when the grader is root. ``Outcome`` is
+how a job ended and what it used. The sandbox (``helpers.course.engine.sandbox``) applies them.
 """
 
 from __future__ import annotations
@@ -87,6 +87,29 @@ class Outcome:
     output: str
     report: bytes = b""
     stopped_for: str = ""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run of a graded notebook: its sandbox's limits, its slot, its time in all.
+
+    Attributes
+    ----------
+    limits : Limits or None
+        What it may use, in a sandbox; None runs it without one (``kit check``, ``prepare``).
+    slot : (int, frozenset of int)
+        Its job slot and cores (``Slots.take``); the default pins nothing.
+    budget : float or None
+        Seconds the whole run may take; None: every cell its timeout.
+    """
+
+    limits: Limits | None = None
+    slot: tuple[int, frozenset[int]] = (0, frozenset())
+    budget: float | None = None
+
+
+#: A run without a sandbox, pinned to nothing, each cell its timeout.
+UNSANDBOXED = Job()
 
 
 class Slots:

@@ -3,7 +3,7 @@
 nbval runs the notebook (``--nbval-lax``, a fresh kernel, a per-cell timeout) with the kit's
 plugin, which writes each cell's ``verdict.CellResult`` as a JSON line as soon as the cell
 ends (``--kit-report``): a run stopped by time, memory or a signal keeps the cells it
-finished, and says what stopped it (``NotebookRun.problem``). When
+finished, and says what stopped it (``NotebookRun.problem`` and ``problem_line``). When
 grading a class the run is sandboxed (``sandbox``): the notebook is copied into the job's
 private folder and deleted once nbval has read it, and the report comes back through a pipe,
 so student code can neither read the hidden checks nor forge the report.
@@ -27,7 +27,8 @@ from tqdm import tqdm
 from helpers import settings
 from helpers.course import config
 from helpers.course.engine import sandbox
-from helpers.course.engine.verdict import CellResult, Ending
+from helpers.course.engine.limits import UNSANDBOXED, Job
+from helpers.course.engine.verdict import CellResult, Ending, Problem
 from helpers.course.notebook.release import is_graded_hidden
 
 #: pytest's exit statuses when it ran every test (0: all passed, 1: some failed).
@@ -43,19 +44,23 @@ class NotebookRun:
     """What running a graded notebook under nbval gave.
 
     ``results`` maps nbval's cell number to how that cell ended (cells missing did not run);
-    ``problem`` says what stopped the whole run, if anything; ``outcome`` is the sandbox's
-    account (None when the notebook ran without one).
+    ``problem`` is what stopped the whole run (``Problem.NONE``: nothing did) and
+    ``problem_line`` says so in words; ``outcome`` is the sandbox's account (None when the
+    notebook ran without one).
     """
 
     results: dict[int, CellResult]
-    problem: str = ""
+    problem: Problem = Problem.NONE
+    problem_line: str = ""
     outcome: sandbox.Outcome | None = None
 
 
-def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = None,
-                 slot: tuple[int, frozenset[int]] = (0, frozenset()),
-                 budget: float | None = None, progress: str = "") -> NotebookRun:
-    """Run nbval on one notebook in a fresh process, in a sandbox when ``limits`` are given.
+def _run(results: dict[int, CellResult], outcome: sandbox.Outcome | None, total: float) -> NotebookRun:
+    return NotebookRun(results, *_run_problem(results, outcome, total), outcome)
+
+
+def run_notebook(path: Path, timeout: float, job: Job = UNSANDBOXED, progress: str = "") -> NotebookRun:
+    """Run nbval on one notebook in a fresh process, in a sandbox when ``job.limits`` are given.
 
     Parameters
     ----------
@@ -63,21 +68,19 @@ def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = Non
         The graded notebook.
     timeout : float
         Seconds one cell may run.
-    limits : sandbox.Limits, optional
-        Run in the sandbox, within these limits.
-    slot : (int, frozenset of int)
-        The sandboxed job's slot (see ``sandbox.Slots``).
-    budget : float, optional
-        Seconds the whole run may take (default: every cell its ``timeout``).
+    job : Job
+        Its sandbox's limits (None: no sandbox) and slot, and the seconds the whole run may
+        take (``job.budget``; default: every cell its ``timeout``).
     progress : str
         Without a sandbox, show a bar on stderr, labelled so, counting the cells as they finish.
     """
     notebook = nbformat.read(path, as_version=4)
     n_code = sum(c.cell_type == "code" for c in notebook.cells)
     guarded = ["--kit-guard"] if has_hidden_checks(notebook) else []
-    total = min(budget or float("inf"), timeout * (n_code + 2) + RUN_OVERHEAD)
+    total = min(job.budget or float("inf"), timeout * (n_code + 2) + RUN_OVERHEAD)
     # a cell may not outlast the whole run: nbval then stops it and says so in that cell
     timeout = min(timeout, max(1.0, total - RUN_OVERHEAD))
+    limits = job.limits
     if limits is not None:
         # -P: the job's folder, which student code can write, is not on pytest's import path;
         # no plugin is loaded unless named (a module planted there could not run in pytest)
@@ -86,10 +89,9 @@ def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = Non
                    f"--kit-report={sandbox.REPORT}", f"--kit-output-mb={limits.output_mb}", "--kit-grading",
                    *guarded]
         files = {NOTEBOOK_FILE: Path(path).read_bytes(), "pytest.ini": b"[pytest]\n"}
-        outcome = sandbox.run(command, files, limits, total, settings.data_dir(), slot,
+        outcome = sandbox.run(command, files, limits, total, settings.data_dir(), job.slot,
                               env={**config.REFERENCE_ENV, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
-        results = read_report(outcome.report)
-        return NotebookRun(results, _run_problem(results, outcome, total), outcome)
+        return _run(read_report(outcome.report), outcome, total)
     report = Path(tempfile.mkdtemp(prefix="kit-report-")) / "report.json"  # not in the kernel's folder
     ini = path.parent / "pytest.ini"
     ini.write_text("[pytest]\n")
@@ -101,8 +103,8 @@ def run_notebook(path: Path, timeout: float, limits: sandbox.Limits | None = Non
     finally:
         shutil.rmtree(report.parent, ignore_errors=True)
     if not finished:
-        return NotebookRun(results, problem=out_of_time(total))
-    return NotebookRun(results, _run_problem(results, None, total))
+        return NotebookRun(results, Problem.OUT_OF_TIME, out_of_time(total))
+    return _run(results, None, total)
 
 
 def has_hidden_checks(notebook: nbformat.NotebookNode) -> bool:
@@ -177,15 +179,18 @@ def _nbval_options(timeout: float) -> list[str]:
     return ["-p", "no:cacheprovider", "-p", config.PLUGIN, f"--nbval-cell-timeout={timeout}", "-q"]
 
 
-def _run_problem(results: dict[int, CellResult], outcome: sandbox.Outcome | None, total: float) -> str:
-    """One line on what stopped a whole run, or "" when nbval reported every cell it ran."""
+def _run_problem(results: dict[int, CellResult], outcome: sandbox.Outcome | None,
+                 total: float) -> tuple[Problem, str]:
+    """What stopped a whole run and one line saying so; ``(Problem.NONE, "")`` when nbval
+    reported every cell it ran."""
     if outcome is not None and outcome.timed_out:
-        return out_of_time(total)
+        return Problem.OUT_OF_TIME, out_of_time(total)
     if outcome is not None and outcome.stopped_for:
-        return f"grading stopped: {outcome.stopped_for}"
+        return Problem.OVER_LIMIT, f"grading stopped: {outcome.stopped_for}"
     if outcome is not None and outcome.returncode not in PYTEST_FINISHED:
         last = [line for line in outcome.output.splitlines() if line.strip()][-1:] or [""]
-        return f"grading stopped: the run ended with status {outcome.returncode}: {last[0][:200]}"
+        return Problem.RUN_FAILED, (f"grading stopped: the run ended with status {outcome.returncode}: "
+                                    f"{last[0][:200]}")
     if not results:
-        return "grading stopped before any cell ran"
-    return ""
+        return Problem.NOT_STARTED, "grading stopped before any cell ran"
+    return Problem.NONE, ""

@@ -44,29 +44,32 @@ from pathlib import Path
 
 from helpers.course.engine import bubblewrap, supervise
 from helpers.course.engine import limits as limits_
-from helpers.course.engine.limits import Limits, Outcome, Slots
+from helpers.course.engine.limits import Job, Limits, Outcome, Slots
 from helpers.course.engine.supervise import kill_all
 from helpers.errors import KitError
 
-__all__ = ["REPORT", "Limits", "Outcome", "Slots", "kill_all", "kind", "run", "self_test"]
+__all__ = ["BUBBLEWRAP", "REPORT", "SUBPROCESS", "Job", "Limits", "Outcome", "Slots", "kill_all", "kind",
+           "run", "self_test"]
 
 #: In a command, where the job writes its report (replaced by a pipe's path).
 REPORT = "{report}"
 
 
 _warned = threading.Event()
+#: The sandboxes ``kind`` names: bubblewrap, or the weaker fallback without it.
+BUBBLEWRAP, SUBPROCESS = "bubblewrap", "subprocess"
 
 
 def kind() -> str:
-    """``"bubblewrap"`` or ``"subprocess"``; says once on stderr when it is the weaker one."""
+    """``BUBBLEWRAP`` or ``SUBPROCESS``; says once on stderr when it is the weaker one."""
     if bubblewrap.bwrap() is not None:
-        return "bubblewrap"
+        return BUBBLEWRAP
     if not _warned.is_set():
         _warned.set()
         print("kit grade: bubblewrap (bwrap) is not available, so student code runs as your user "
               "with resource limits only and could read and change your files. Install it: "
               "apt-get install bubblewrap.", file=sys.stderr)
-    return "subprocess"
+    return SUBPROCESS
 
 
 def run(argv: Sequence[str], files: Mapping[str, bytes], limits: Limits, timeout: float,

@@ -48,6 +48,32 @@ class Ending(StrEnum):
     STOPPED = "stopped"  # a timeout, a dead kernel, the output limit, or not run at all
 
 
+class Problem(StrEnum):
+    """What kept a whole notebook from being graded in full (``NONE``: nothing did).
+
+    The student's (their notebook or their code) stands; the grading's own failure
+    (``regrade``) is graded again on the next ``kit grade``.
+    """
+
+    NONE = "none"
+    MISSING = "missing"  # no notebook handed in under its name, or one holding another's exercises
+    TOO_LARGE = "too large"
+    UNREADABLE = "unreadable"
+    OUT_OF_TIME = "out of time"
+    OVER_LIMIT = "over a limit"  # memory, processes, output or disk
+    NOT_MERGED = "not merged"  # the notebook broke the merge into the graded notebook
+    NOT_STARTED = "not started"  # no cell was reported
+    RUN_FAILED = "run failed"  # pytest itself ended abnormally
+
+    @property
+    def regrade(self) -> bool:
+        """Whether the grading failed, not the student's work: grade it again next time."""
+        return self in _REGRADE
+
+
+_REGRADE = frozenset({Problem.NOT_MERGED, Problem.NOT_STARTED, Problem.RUN_FAILED})
+
+
 #: The most characters of a one-line error, and of an expected or printed line in it.
 ERROR_CHARS, LINE_CHARS = 200, 160
 #: The most characters of an expected or printed line, or an error, kept for feedback.
@@ -226,6 +252,10 @@ class Verdict:
         Points the instructor awarded instead (``gradebook.read_overrides``); None: as graded.
     comment : str
         The instructor's comment on the exercise.
+    stopped : bool
+        Whether it failed because its run was stopped (a timeout, a dead kernel, a limit, a
+        cell never run), not by what its code did: such a verdict may change on a quieter
+        machine.
     """
 
     exercise: str
@@ -245,6 +275,7 @@ class Verdict:
     flags: tuple[str, ...] = ()
     awarded: float | None = None
     comment: str = ""
+    stopped: bool = False
 
     @property
     def passed(self) -> bool:
@@ -265,7 +296,8 @@ class Verdict:
                 "partial": self.partial, "passed": self.passed, "status": str(self.status),
                 "error": self.reason,
                 "check": check, "hidden": self.hidden, "expected": self.expected,
-                "got": self.got, "traceback": self.traceback, "flags": "; ".join(self.flags)}
+                "got": self.got, "traceback": self.traceback, "flags": "; ".join(self.flags),
+                "stopped": self.stopped}
 
     @classmethod
     def from_record(cls, entry: Mapping[str, Any]) -> Verdict:
@@ -281,7 +313,8 @@ class Verdict:
                    partial=float(entry.get("partial", 0.0)),
                    expected=str(entry.get("expected", "")), got=str(entry.get("got", "")),
                    hidden=bool(entry.get("hidden", False)), traceback=str(entry.get("traceback", "")),
-                   flags=tuple(flag for flag in str(flags).split("; ") if flag))
+                   flags=tuple(flag for flag in str(flags).split("; ") if flag),
+                   stopped=bool(entry.get("stopped", False)))
 
 
 def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str = "", *,
@@ -325,7 +358,8 @@ def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str
                      flags=(*flags.get(ex.id, ()), *_refused(ex, numbers, results)))
              for ex in items]
     if not results:
-        return [replace(verdict, status=Status.FAILED, reason=problem or OUT_OF_TIME) for verdict in first]
+        return [replace(verdict, status=Status.FAILED, reason=problem or OUT_OF_TIME, stopped=True)
+                for verdict in first]
     raised = sorted((numbers[i], by_id[i], results[numbers[i]]) for i in added
                     if numbers.get(i) in results and results[numbers[i]].ending is not Ending.PASSED)
     decided, stopped_in = [], ""
@@ -336,11 +370,11 @@ def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str
             continue
         position, cell = failed
         verdict = replace(passed, where=heading_above(graded, ex.cell_ids[position]), position=position,
-                          **_status_and_reason(ex.id, cell))
+                          stopped=cell.ending is Ending.STOPPED, **_status_and_reason(ex.id, cell))
         if problem and cell.number not in results:  # the run stopped before this cell ended
             reason = f"not run: grading stopped in {stopped_in}" if stopped_in else problem
             stopped_in = stopped_in or ex.id
-            verdict = replace(verdict, status=Status.FAILED, reason=reason)
+            verdict = replace(verdict, status=Status.FAILED, reason=reason, stopped=True)
         elif verdict.status is Status.FAILED:
             failing = by_id[ex.cell_ids[position]]
             verdict = _explained(verdict, cell, is_hidden(failing), hidden_intent(failing.source),

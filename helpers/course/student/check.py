@@ -50,8 +50,6 @@ from helpers.settings import work_dir
 
 #: Where ``kit check`` keeps each working copy's last verdicts (in the workspace).
 CHECKED_FILE = ".kit-checked.json"
-#: How a verdict begins when its run stopped rather than ended: such a check is not kept.
-STOPPED_REASONS = ("Timeout", "grading stopped", "not run", "the kernel died", "output limit")
 
 
 def check_notebook(submission: Path, reference: Path,
@@ -150,7 +148,7 @@ def remember(copy: Path, key: str, verdicts: list[Verdict]) -> None:
     """Keep a check's verdicts beside the copy (``CHECKED_FILE``, the kit's own file) under
     ``key`` (``check_key``, taken before the run); a run that stopped (time, a dead kernel, a
     limit) is not kept, since a busy machine may have caused it."""
-    if any(verdict.reason.startswith(STOPPED_REASONS) for verdict in verdicts):
+    if any(verdict.stopped for verdict in verdicts):
         return
     kept = _checked(Path(copy).parent)
     kept[Path(copy).name] = {"key": key, "verdicts": [v.record() for v in verdicts]}

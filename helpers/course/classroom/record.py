@@ -1,0 +1,191 @@
+"""A grading record: what ``kit grade`` decided for one student's notebook, typed.
+
+``Record`` holds who and what was graded, how the run went, the ``Problem`` that kept the
+whole notebook from being graded in full (if any) and one ``verdict.Verdict`` per exercise.
+It is stored as JSON (``to_json``; ``from_json`` checks every key and type and raises one
+``KitError`` naming the first that is wrong), one file per student and notebook
+(``gradebook.write_record``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from helpers.course.classroom.layout import check_name
+from helpers.course.engine.verdict import Problem, Status, Verdict
+from helpers.errors import KitError
+
+#: The record format this kit writes and reads (1: problems as text, partial credit optional).
+RECORD_VERSION = 2
+#: What a record says of its sandbox when nothing ran.
+NO_SANDBOX = "none"
+
+_NUMBER = (int, float)
+_OPTIONAL_NUMBER = (int, float, type(None))
+_OPTIONAL_STR = (str, type(None))
+
+#: The JSON keys of a record and the types each may take.
+RECORD_KEYS: dict[str, tuple[type, ...]] = {
+    "version": (int,),
+    "student": (str,),
+    "notebook": (str,),
+    "file": _OPTIONAL_STR,
+    "note": (str,),
+    "submission_sha256": _OPTIONAL_STR,
+    "solution_sha256": (str,),
+    "graded_at": (str,),
+    "sandbox": (str,),
+    "seconds": _OPTIONAL_NUMBER,
+    "cpu_seconds": _OPTIONAL_NUMBER,
+    "peak_memory_mb": _OPTIONAL_NUMBER,
+    "problem": (str,),
+    "problem_line": (str,),
+    "exercises": (list,),
+}
+
+#: The JSON keys of each exercise (``Verdict.record``) and the types each may take.
+EXERCISE_KEYS: dict[str, tuple[type, ...]] = {
+    "exercise": (str,),
+    "title": (str,),
+    "points": _NUMBER,
+    "partial": _NUMBER,
+    "passed": (bool,),
+    "status": (str,),
+    "error": (str,),
+    "check": (str,),
+    "hidden": (bool,),
+    "expected": (str,),
+    "got": (str,),
+    "traceback": (str,),
+    "flags": (str,),
+    "stopped": (bool,),
+}
+#: The statuses an exercise may have, and the problems a record may have.
+_STATUSES = tuple(str(status) for status in Status)
+_PROBLEMS = tuple(str(problem) for problem in Problem)
+
+
+@dataclass(frozen=True)
+class Record:
+    """What grading decided for one student's notebook.
+
+    Parameters
+    ----------
+    student, notebook : str
+        The student's folder and the notebook's name (``01_naive_bayes``).
+    file : str or None
+        The file graded (None: none was found).
+    note : str
+        How it was found, when not by its name.
+    submission_sha256 : str or None
+        The graded file's digest (None: none was found).
+    solution_sha256 : str
+        The digest of the solution it was graded against.
+    graded_at : str
+        When (ISO 8601, UTC).
+    sandbox : str
+        The sandbox it ran in (``sandbox.kind``), ``NO_SANDBOX`` when nothing ran.
+    seconds, cpu_seconds, peak_memory_mb : float or None
+        What the run used (None when nothing ran).
+    problem : Problem
+        What kept the whole notebook from being graded in full (``Problem.NONE``: nothing).
+    problem_line : str
+        The same in one line for people ("" with ``Problem.NONE``).
+    exercises : tuple of Verdict
+        One per exercise, in the notebook's order.
+
+    Raises
+    ------
+    KitError
+        If the student or notebook is not a plain name, or an exercise's points are negative
+        or its partial points outside 0 to its points (0 for one that passed).
+    """
+
+    student: str
+    notebook: str
+    file: str | None
+    solution_sha256: str
+    graded_at: str
+    submission_sha256: str | None = None
+    note: str = ""
+    sandbox: str = NO_SANDBOX
+    seconds: float | None = None
+    cpu_seconds: float | None = None
+    peak_memory_mb: float | None = None
+    problem: Problem = Problem.NONE
+    problem_line: str = ""
+    exercises: tuple[Verdict, ...] = ()
+
+    def __post_init__(self) -> None:
+        where = f"grading record {self.student}/{self.notebook}"
+        check_name(where, "student", self.student)
+        check_name(where, "notebook", self.notebook)
+        for number, verdict in enumerate(self.exercises):
+            at = f"{where}: exercises[{number}]"
+            if verdict.points < 0:
+                raise KitError(f"{at}: 'points' must not be negative, not {verdict.points:g}.")
+            if not 0 <= verdict.partial <= verdict.points or (verdict.passed and verdict.partial):
+                raise KitError(f"{at}: 'partial' must be from 0 to its points ({verdict.points:g}), and 0 "
+                               f"when it passed, not {verdict.partial:g}.")
+
+    @property
+    def passed(self) -> int:
+        """How many exercises passed."""
+        return sum(verdict.passed for verdict in self.exercises)
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as stored (``RECORD_KEYS``; each exercise ``Verdict.record``)."""
+        fields = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+        return {"version": RECORD_VERSION, **fields, "problem": str(self.problem),
+                "exercises": [verdict.record() for verdict in self.exercises]}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Record:
+        """A record as ``to_json`` wrote it.
+
+        Raises
+        ------
+        KitError
+            Naming the first key that breaks the format: missing or of another type, another
+            version, an unknown status or problem, ``passed`` at odds with ``status``, or
+            what ``Record`` itself refuses.
+        """
+        if not isinstance(data, Mapping):
+            raise KitError(f"A grading record must be a JSON object, not {type(data).__name__}.")
+        where = f"grading record {data.get('student', '?')}/{data.get('notebook', '?')}"
+        _check_keys(where, data, RECORD_KEYS)
+        if data["version"] != RECORD_VERSION:
+            raise KitError(f"{where}: 'version' is {data['version']}; this kit reads version "
+                           f"{RECORD_VERSION} (grade again with this kit).")
+        if data["problem"] not in _PROBLEMS:
+            raise KitError(f"{where}: 'problem' must be one of {', '.join(_PROBLEMS)}, "
+                           f"not {data['problem']!r}.")
+        for number, exercise in enumerate(data["exercises"]):
+            _check_exercise(f"{where}: exercises[{number}]", exercise)
+        fields = {name: data[name] for name in RECORD_KEYS if name not in ("version", "problem", "exercises")}
+        return cls(**fields, problem=Problem(data["problem"]),
+                   exercises=tuple(Verdict.from_record(entry) for entry in data["exercises"]))
+
+
+def _check_keys(where: str, value: Mapping[str, Any], keys: dict[str, tuple[type, ...]]) -> None:
+    for key, types in keys.items():
+        if key not in value:
+            raise KitError(f"{where}: '{key}' is missing.")
+        item = value[key]
+        # bool is an int to Python, but a true/false is no number of points or seconds
+        if (isinstance(item, bool) and bool not in types) or not isinstance(item, types):
+            wanted = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+            raise KitError(f"{where}: '{key}' must be {wanted}, not {type(item).__name__}.")
+
+
+def _check_exercise(at: str, exercise: Any) -> None:
+    if not isinstance(exercise, Mapping):
+        raise KitError(f"{at} must be an object, not {type(exercise).__name__}.")
+    _check_keys(at, exercise, EXERCISE_KEYS)
+    if exercise["status"] not in _STATUSES:
+        raise KitError(f"{at}: 'status' must be one of {', '.join(_STATUSES)}, not {exercise['status']!r}.")
+    if exercise["passed"] != (exercise["status"] == Status.PASSED):
+        raise KitError(f"{at}: 'passed' is {exercise['passed']} but 'status' is {exercise['status']!r}.")
