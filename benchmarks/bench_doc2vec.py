@@ -103,7 +103,7 @@ def child(mode: str, args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--profile", choices=["reference", "full"], default="reference")
+    parser.add_argument("--profile", choices=["quick", "full"], default="quick")
     parser.add_argument("--docs", type=int, default=None,
                         help="a seeded sample of this many reviews (default: embeddings.SAMPLE_DOCS; 0: all)")
     parser.add_argument("--repeats", type=int, default=cost.MIN_REPEATS)

@@ -5,7 +5,7 @@ through the kit's own code: ``embeddings.train`` with every core (the model is c
 ``data/models/``, as a student's would be), then ``evaluation.cross_validate`` of
 ``Doc2VecSystem``: the 2,000 Pang & Lee reviews' vectors inferred from the model, 10-fold CV
 of the SVM. Rows: PV-DBOW and PV-DM at the full profile's 20 epochs (gensim's), their
-concatenation, and PV-DBOW at the reference profile's 10 (what the 20 epochs buy). For each
+concatenation, and PV-DBOW at the quick profile's 10 (what the 20 epochs buy). For each
 single model also the public IMDB protocol's error (as
 ``bench_doc2vec_imdb.py``: a logistic regression on the trained vectors of the train
 reviews, error on the test reviews), so that every trained model is a second sample of that
@@ -34,7 +34,7 @@ PROFILE = "full"
 
 
 def configs():
-    """The notebook's rows (name, models) and a PV-DBOW at the reference profile's 10 epochs."""
+    """The notebook's rows (name, models) and a PV-DBOW at the quick profile's 10 epochs."""
     from helpers import embeddings
 
     dbow, dm = embeddings.config_for(PROFILE), embeddings.config_for(PROFILE, dm=1)

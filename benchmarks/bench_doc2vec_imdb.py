@@ -19,7 +19,7 @@ vocabulary, training and the classifiers). The target is an error of at most 10.
 
 ``--docs N`` trains on a seeded sample of N reviews instead (a quick check of the script;
 its error means little). The kit's full profile trains the tutorial's 20 epochs
-(``embeddings.FULL_EPOCHS``); ``--epochs 10``, the reference profile's, shows what they buy.
+(``embeddings.FULL_EPOCHS``); ``--epochs 10``, the quick profile's, shows what they buy.
 """
 
 from __future__ import annotations

@@ -33,8 +33,8 @@ import pandas as pd
 
 from helpers.course import config, memory
 from helpers.course.classroom import classgrade, gradebook
-from helpers.course.notebook import release
-from helpers.course.notebook.release import exercise_id
+from helpers.course.notebook import cells, release
+from helpers.course.notebook.cells import exercise_id
 
 MISTAKES_DIR = Path(__file__).resolve().parents[1] / "tests" / "mistakes"
 #: The ways a class is graded, as ``classgrade.grade`` keyword arguments.
@@ -85,7 +85,7 @@ def generate_class(folder: Path, students: int, solutions: list[Path]) -> None:
     """Write ``students`` folders of submissions for each solution notebook."""
     for path in solutions:
         solution = nbformat.read(path, as_version=4)
-        mistakes = mistakes_for([ex.id for ex in release.exercises(solution)])
+        mistakes = mistakes_for([ex.id for ex in cells.exercises(solution)])
         for number in range(students):
             student = folder / f"student{number:03d}"
             student.mkdir(parents=True, exist_ok=True)

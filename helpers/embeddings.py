@@ -10,7 +10,7 @@ the embedding. ``transductive=True`` trains them in (texts only) for comparison.
 
 Two profiles (``KIT_PROFILE`` or a ``profile`` argument):
 
-- ``reference``: all 98,950 of those reviews, 10 epochs, one worker: the handout's model,
+- ``quick``: all 98,950 of those reviews, 10 epochs, one worker: the handout's model,
   deterministic (with ``PYTHONHASHSEED=0``; bit for bit on one CPU). The checked notebook
   outputs come from it; it trains once (308 s on one core here) and is cached.
 - ``full``: the same reviews, gensim's 20 epochs, all cores (faster per epoch, not reproducible).
@@ -63,7 +63,7 @@ class Doc2VecConfig:
     """One Doc2Vec model: gensim's settings plus what it is trained on.
 
     Defaults follow gensim's IMDB tutorial (vector_size 100, min_count 2, negative 5,
-    sample 0) except ``epochs``: 10 instead of 20, the reference profile's (half the training
+    sample 0) except ``epochs``: 10 instead of 20, the quick profile's (half the training
     time; notebook 04's full-profile table: 89.2 % against 89.6 % for 20, within the folds'
     spread); ``config_for("full")`` trains the tutorial's 20.
 
@@ -107,7 +107,7 @@ class Doc2VecConfig:
         """Hash of every parameter, the data's checksums, gensim's version and the cache version.
 
         A model trained by a Python that hashes strings unlike the reference run's gets
-        other initial vectors, so its key says so: it is never taken for the reference model.
+        other initial vectors, so its key says so: it is never taken for the kit's model.
         """
         hashing = {} if reference_hashing() else {"hashing": "randomised"}
         return _hash({"artefact": "doc2vec model", **asdict(self), **hashing})
@@ -140,21 +140,21 @@ def _hash(params: dict) -> str:
 def config_for(profile: str | None = None, **params) -> Doc2VecConfig:
     """A Doc2VecConfig for a profile; ``params`` override.
 
-    ``reference``: every review but the deployment sample, 10 epochs. ``full``: the same
+    ``quick``: every review but the deployment sample, 10 epochs. ``full``: the same
     reviews, ``FULL_EPOCHS`` (20) epochs.
     """
-    sized = {} if settings.profile(profile) == "reference" else {"epochs": FULL_EPOCHS}
+    sized = {} if settings.profile(profile) == "quick" else {"epochs": FULL_EPOCHS}
     return Doc2VecConfig(**{**sized, **params})
 
 
 def sample_config(**params) -> Doc2VecConfig:
-    """A reference-profile Doc2VecConfig on the seeded ``SAMPLE_DOCS``-review sample; ``params`` override."""
+    """A quick-profile Doc2VecConfig on the seeded ``SAMPLE_DOCS``-review sample; ``params`` override."""
     return Doc2VecConfig(**{"n_docs": SAMPLE_DOCS, **params})
 
 
 def workers_for(profile: str | None = None) -> int:
-    """Worker threads: 1 in the reference profile (bit-for-bit reproducible), else all cores."""
-    return 1 if settings.profile(profile) == "reference" else (os.cpu_count() or 1)
+    """Worker threads: 1 in the quick profile (bit-for-bit reproducible), else all cores."""
+    return 1 if settings.profile(profile) == "quick" else (os.cpu_count() or 1)
 
 
 # --------------------------------------------------------------------------- training corpus
@@ -495,7 +495,7 @@ def prepare(configs, infer_epochs: int | None = None, profile: str | None = None
             progress: bool = True) -> None:
     """Train and infer (into the cache) every config not cached yet, the longest first.
 
-    In the reference profile each model is single-threaded, so independent models train
+    In the quick profile each model is single-threaded, so independent models train
     side by side, one process per core (each still bit-for-bit reproducible). In the full
     profile each model already uses every core, so they train one after another.
     """

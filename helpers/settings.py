@@ -9,19 +9,27 @@ command and the tests all agree:
   when fetching (default: none, download from the official URLs).
 - ``KIT_WORK_DIR``: the student's workspace, where ``kit lab`` keeps their working copies
   of the notebooks (default: ``work/`` in the repo).
-- ``KIT_PROFILE``: ``reference`` (small, deterministic: what the checked notebook outputs
-  come from) or ``full`` (the whole corpus, all cores). Default: ``reference``.
+- ``KIT_PROFILE``: ``quick`` (one worker, bit for bit: what the checked notebook outputs
+  come from) or ``full`` (more epochs, all cores). Default: ``quick``. (``reference``, its
+  old name, still works, with a warning.)
+
+"Reference" has one meaning in the kit: the outputs a run is checked against, and what
+writes them (``kit references``, the reference environment and BLAS kernels).
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 from helpers.errors import KitError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-PROFILES = ("reference", "full")
+PROFILES = ("quick", "full")
+DEFAULT_PROFILE = "quick"
+#: Old profile names, each with the name it now has.
+RENAMED_PROFILES = {"reference": "quick"}
 
 
 def data_dir() -> Path:
@@ -65,14 +73,22 @@ def data_source() -> Path | None:
 
 
 def profile(name: str | None = None) -> str:
-    """Return the run profile: ``name`` if given, else ``KIT_PROFILE``, else ``reference``.
+    """Return the run profile: ``name`` if given, else ``KIT_PROFILE``, else ``quick``.
+
+    An old name (``RENAMED_PROFILES``: ``reference``) gives its new one, with a
+    ``FutureWarning`` saying so.
 
     Raises
     ------
     KitError
-        If the profile is not one of ``reference`` or ``full``.
+        If the profile is not one of ``quick`` or ``full``.
     """
-    chosen = name or os.environ.get("KIT_PROFILE") or "reference"
+    chosen = name or os.environ.get("KIT_PROFILE") or DEFAULT_PROFILE
+    if chosen in RENAMED_PROFILES:
+        warnings.warn(f"The {chosen!r} profile is now called {RENAMED_PROFILES[chosen]!r}: set "
+                      f"KIT_PROFILE={RENAMED_PROFILES[chosen]} (the old name will stop working).",
+                      FutureWarning, stacklevel=2)
+        chosen = RENAMED_PROFILES[chosen]
     if chosen not in PROFILES:
         raise KitError(f"Unknown profile {chosen!r}: set KIT_PROFILE to one of {PROFILES}.")
     return chosen

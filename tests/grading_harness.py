@@ -16,8 +16,9 @@ from nbformat import NotebookNode
 from helpers.course import config
 from helpers.course.engine import grading
 from helpers.course.engine.verdict import Verdict
+from helpers.course.notebook.cells import Exercise, exercises
 from helpers.course.notebook.merge import graded_notebook
-from helpers.course.notebook.release import Exercise, exercises, release_notebook
+from helpers.course.notebook.release import release_notebook
 from helpers.errors import KitError
 
 _SNAPSHOT = "__kit_state__"

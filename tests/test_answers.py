@@ -12,7 +12,7 @@ from test_gradebook import make_record
 
 from helpers.cli import main
 from helpers.course.classroom import answers, classgrade, feedback, gradebook, layout
-from helpers.course.notebook import release
+from helpers.course.notebook import cells, release
 from helpers.errors import KitError
 
 NOTEBOOK = "01_topic"
@@ -79,7 +79,7 @@ def test_questions_give_prompt_model_answer_points_and_marking():
     assert (asked["1.a"].prompt, asked["1.a"].model) == ("**Which model wins, and by how much?**",
                                                          "NB, by 2 points.")
     assert (asked["1.a"].points, asked["1.a"].marking) == (2.0, tuple(MARKING))
-    assert (asked["1.b"].points, asked["1.b"].marking) == (release.ANSWER_POINTS, ())
+    assert (asked["1.b"].points, asked["1.b"].marking) == (cells.ANSWER_POINTS, ())
     for bad in (0, -1, "2", True):
         with pytest.raises(KitError, match="answer 1.a: points must be a positive number"):
             answers.questions(new_notebook(cells=[answer_cell(PREDICT, "1.a", points=bad)]))

@@ -13,6 +13,7 @@ from helpers.course import config
 from helpers.course.engine import nbval_run
 from helpers.course.engine.verdict import Status, Verdict, describe
 from helpers.course.notebook import release
+from helpers.course.notebook.cells import exercise_id
 from helpers.course.notebook.compare import Difference
 from helpers.course.student import check, workspace
 from helpers.errors import KitError
@@ -86,13 +87,13 @@ def test_kit_check_on_a_catalogued_mistake_in_a_course_notebook(tmp_path, monkey
     workspace.seed(work)
     copy = work / "03_significance.ipynb"
     nb = nbformat.read(copy, as_version=4)
-    solved = {release.exercise_id(c): c.source for c in
+    solved = {exercise_id(c): c.source for c in
               nbformat.read(config.SOLUTIONS_DIR / copy.name, as_version=4).cells}
     mistake = MISTAKES["3.1"]["the Monte Carlo formula (s + 1) / (R + 1) for the exact test"]
     for cell in nb.cells:
-        if release.exercise_id(cell) == "3.1":
+        if exercise_id(cell) == "3.1":
             cell.source = mistake
-        elif release.exercise_id(cell) == "3.2":
+        elif exercise_id(cell) == "3.2":
             cell.source = solved["3.2"]
     nbformat.write(nb, copy)
     monkeypatch.setenv("KIT_WORK_DIR", str(work))
@@ -268,7 +269,7 @@ def test_kit_check_alone_reuses_the_verdicts_of_an_unchanged_copy(tmp_path, monk
     copy, reference = work / FIXTURE.name, notebooks / FIXTURE.name
     key = check.check_key(copy, reference, 120)
     assert check.check_key(copy, reference, 60) != key  # another timeout
-    monkeypatch.setenv("KIT_PROFILE", "full" if check.settings.profile() != "full" else "reference")
+    monkeypatch.setenv("KIT_PROFILE", "full" if check.settings.profile() != "full" else "quick")
     assert check.check_key(copy, reference, 120) != key  # another profile
     timed_out = Verdict("0.1", Status.FAILED, "Timeout of 120 seconds exceeded", stopped=True)
     check.remember(copy, key, [timed_out])

@@ -31,13 +31,13 @@ def private_data_dir(corpora, tmp_path, monkeypatch) -> Path:
 
 
 def test_profiles_size_the_corpus():
-    assert embeddings.config_for("reference").n_docs is embeddings.config_for("full").n_docs is None
+    assert embeddings.config_for("quick").n_docs is embeddings.config_for("full").n_docs is None
     assert embeddings.sample_config().n_docs == embeddings.SAMPLE_DOCS
     assert embeddings.sample_config(dm=1) == Doc2VecConfig(n_docs=embeddings.SAMPLE_DOCS, dm=1)
-    assert embeddings.config_for("reference").epochs == 10
+    assert embeddings.config_for("quick").epochs == 10
     assert embeddings.config_for("full").epochs == embeddings.FULL_EPOCHS == 20
     assert embeddings.config_for("full", epochs=5).epochs == 5  # a parameter given wins
-    assert embeddings.workers_for("reference") == 1
+    assert embeddings.workers_for("quick") == 1
 
 
 def test_keys_follow_parameters(corpora):
@@ -75,7 +75,7 @@ def test_no_training_corpus_holds_a_deployment_review_even_under_another_id(corp
     deployment = data.imdb_sample()
     texts = embeddings.texts_by_id()
     held = {data.normalized_text(t) for t in deployment.text}
-    for config in (embeddings.config_for("reference"), Doc2VecConfig(), Doc2VecConfig(transductive=True)):
+    for config in (embeddings.config_for("quick"), Doc2VecConfig(), Doc2VecConfig(transductive=True)):
         ids = embeddings.training_documents(config)
         assert not set(ids) & set(deployment.doc_id)
         assert not any(data.normalized_text(texts[i]) in held for i in ids)
@@ -198,7 +198,7 @@ def test_a_training_corpus_that_cannot_be_written_is_a_clear_error(private_data_
 
 
 def test_models_train_longest_first_so_short_ones_fill_the_other_cores():
-    reference, sample = embeddings.config_for("reference"), embeddings.sample_config()
+    reference, sample = embeddings.config_for("quick"), embeddings.sample_config()
     wide, long = replace(sample, vector_size=300), replace(sample, epochs=20)
     words = replace(sample, dbow_words=1, epochs=5)
     assert embeddings.training_work(reference) == sum(data.IMDB_ROWS.values()) * 10 * 100

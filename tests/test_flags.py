@@ -8,7 +8,8 @@ import pytest
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
 from helpers.course.engine import flags
 from helpers.course.engine.grading import graded_notebook
-from helpers.course.notebook.release import exercise_id, release_notebook
+from helpers.course.notebook.cells import exercise_id
+from helpers.course.notebook.release import release_notebook
 
 REFERENCE = frozenset({"NaiveBayes", "sign_test"})
 

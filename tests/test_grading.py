@@ -24,7 +24,7 @@ from helpers.course.classroom.record import Record
 from helpers.course.engine import bubblewrap, grading, nbval_run, sandbox
 from helpers.course.engine.limits import Job
 from helpers.course.engine.verdict import Problem, Status
-from helpers.course.notebook import merge, release
+from helpers.course.notebook import cells, merge, release
 from helpers.errors import KitError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "solutions"
@@ -658,7 +658,7 @@ def test_cells_without_ids_take_the_reference_ids():
         del cell["id"]
     filled = merge.with_cell_ids(old, reference)
     assert [c.id for c in filled.cells if c.source != "x = 1"] == [
-        c.id for c in reference.cells if not release.is_hidden(c)]
+        c.id for c in reference.cells if not cells.is_hidden(c)]
     assert [c.id for c in filled.cells if c.source == "x = 1"] == ["student-2"]
     assert all("id" not in c for c in old.cells)  # the submission itself is not changed
 

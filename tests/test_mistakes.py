@@ -24,7 +24,8 @@ import pytest
 from helpers import embeddings
 from helpers.course.config import GRADE_JOBS, SOLUTIONS_DIR, notebooks_in
 from helpers.course.engine.verdict import Status
-from helpers.course.notebook.release import exercise_id, exercises, stub_source
+from helpers.course.notebook.cells import exercise_id, exercises
+from helpers.course.notebook.release import stub_source
 
 CATALOGUE = Path(__file__).parent / "mistakes"
 MIN_MISTAKES = 3
@@ -89,12 +90,12 @@ def graded(corpora, tmp_path_factory) -> pd.DataFrame:
     work = tmp_path_factory.mktemp("mistakes")
     numbers = sorted({_notebook(ex) for ex in MISTAKES}, key=_schedule)
     with ThreadPoolExecutor(max_workers=GRADE_JOBS) as pool:
-        # The slices of 04-08 read the reference model and the sample's PV-DBOW and PV-DM from
+        # The slices of 04-08 read the kit's model and the sample's PV-DBOW and PV-DM from
         # the shared cache: train them first, side by side, so that two grading kernels never
         # train one model at once; the notebooks without Doc2Vec are graded meanwhile.
-        models = pool.submit(embeddings.prepare, [embeddings.config_for("reference"),
+        models = pool.submit(embeddings.prepare, [embeddings.config_for("quick"),
                                                   embeddings.sample_config(), embeddings.sample_config(dm=1)],
-                             profile="reference", progress=False)
+                             profile="quick", progress=False)
 
         def grade(number: str) -> pd.DataFrame:
             if number not in WITHOUT_DOC2VEC:

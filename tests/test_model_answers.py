@@ -35,7 +35,7 @@ from nbformat import NotebookNode
 from scipy.stats import binomtest
 
 from helpers.course.classroom import answers
-from helpers.course.notebook import release
+from helpers.course.notebook import cells
 from helpers.significance import reviews_needed
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
@@ -442,7 +442,7 @@ def test_answer_ids_run_in_order_in_every_notebook():
 
 
 def _answer_cells(path: Path) -> list[NotebookNode]:
-    return release.answer_cells(solution(path), path.stem)
+    return cells.answer_cells(solution(path), path.stem)
 
 
 def leading_marks(line: str) -> float:
@@ -460,11 +460,11 @@ def leading_marks(line: str) -> float:
 @pytest.mark.parametrize("path, question", [(path, question) for path, question, _ in ANSWERS],
                          ids=[question for _, question, _ in ANSWERS])
 def test_every_written_answer_has_points_and_a_marking_scheme_that_adds_up_to_them(path, question):
-    cell = next(cell for cell in _answer_cells(path) if release.answer_id(cell) == question)
-    kit = release.kit_metadata(cell)
+    cell = next(cell for cell in _answer_cells(path) if cells.answer_id(cell) == question)
+    kit = cells.kit_metadata(cell)
     assert "points" in kit, f"{path.name}, answer {question} gives no points"
-    points = release.answer_points(cell, path.stem)
-    scheme = release.marking_scheme(cell)
+    points = cells.answer_points(cell, path.stem)
+    scheme = cells.marking_scheme(cell)
     assert scheme and len(scheme) == len(kit.get("marking", [])), (
         f"{path.name}, answer {question} has no marking scheme (a list of text)")
     marks = [leading_marks(line) for line in scheme]

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from helpers.course.config import SOLUTIONS_DIR
-from helpers.course.notebook import release
+from helpers.course.notebook import cells, release
 from helpers.errors import KitError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "solutions"
@@ -42,7 +42,7 @@ def test_release_stubs_exercises_and_keeps_only_checked_outputs(fixture_solution
 
 
 def test_exercises_group_each_exercise_with_its_checks(fixture_solution):
-    found = release.exercises(fixture_solution)
+    found = cells.exercises(fixture_solution)
     assert [(e.id, e.cell_ids) for e in found] == [
         ("0.1", ("00-001", "00-002", "00-002-hidden")), ("0.2", ("00-003", "00-004"))]
 
@@ -101,8 +101,8 @@ def test_a_graded_notebook_takes_markers_a_student_typed_for_their_own_code(fixt
     hidden = fixture_solution.cells[3]
     typed = nbformat.from_dict(fixture_solution).cells[3]
     typed.source += "\nprint(1)"
-    assert release.is_hidden(hidden) and release.is_graded_hidden(hidden)
-    assert not release.is_graded_hidden(typed) and not release.is_graded_hidden(fixture_solution.cells[1])
+    assert cells.is_hidden(hidden) and cells.is_graded_hidden(hidden)
+    assert not cells.is_graded_hidden(typed) and not cells.is_graded_hidden(fixture_solution.cells[1])
 
 
 def test_release_is_byte_stable_and_check_detects_drift(tmp_path):
@@ -203,10 +203,10 @@ def test_shipped_stubs_fail_nbval_and_filled_in_stubs_pass(tmp_path, fixture_sol
     assert result.returncode == 1
     assert "2 failed" in result.stdout and "NotImplementedError" in result.stdout
 
-    solved = {release.exercise_id(c): c.source for c in fixture_solution.cells if release.exercise_id(c)}
+    solved = {cells.exercise_id(c): c.source for c in fixture_solution.cells if cells.exercise_id(c)}
     for cell in student.cells:
-        if release.exercise_id(cell):
-            cell.source = solved[release.exercise_id(cell)]
+        if cells.exercise_id(cell):
+            cell.source = solved[cells.exercise_id(cell)]
     filled = tmp_path / "filled" / "00_fixture.ipynb"
     filled.parent.mkdir()
     nbformat.write(student, filled)
@@ -236,7 +236,7 @@ def test_checked_cells_store_only_stable_text_outputs():
     """A progress bar or warning in a checked cell would make its reference output flaky."""
     for path in sorted(SOLUTIONS_DIR.glob("[0-9][0-9]_*.ipynb")):
         for cell in nbformat.read(path, as_version=4).cells:
-            if cell.cell_type != "code" or not release.is_checked(cell):
+            if cell.cell_type != "code" or not cells.is_checked(cell):
                 continue
             for output in cell.outputs:
                 assert output.output_type in ("stream", "execute_result"), (path.name, cell.id)
@@ -267,7 +267,7 @@ def test_release_refuses_a_misplaced_or_invalid_tolerance(fixture_solution, posi
 
 def test_release_lets_run_all_go_on_from_the_first_exercise_and_grading_does_not(fixture_solution):
     released = release.release_notebook(fixture_solution)
-    first = next(i for i, cell in enumerate(released.cells) if release.exercise_id(cell))
+    first = next(i for i, cell in enumerate(released.cells) if cells.exercise_id(cell))
     tagged = [release.RUN_ON_TAG in cell.metadata.get("tags", []) for cell in released.cells]
     code = [cell.cell_type == "code" for cell in released.cells]
     assert tagged == [is_code and i >= first for i, is_code in enumerate(code)]

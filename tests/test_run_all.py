@@ -23,7 +23,7 @@ from nbclient import NotebookClient
 from helpers import exercises
 from helpers.course import config
 from helpers.course.config import GRADE_JOBS
-from helpers.course.notebook import release
+from helpers.course.notebook import cells
 from helpers.course.student import workspace
 from helpers.settings import REPO_ROOT
 
@@ -77,7 +77,7 @@ def test_run_all_on_an_untouched_notebook_reaches_its_end(released, runs):
     shown = _errors(nb)
     assert all(len(lines) == 1 and exercises.NOT_DONE in lines[0] for lines in shown.values()), \
         {cell: lines[-3:] for cell, lines in shown.items() if len(lines) != 1}
-    for ex in release.exercises(nb):
+    for ex in cells.exercises(nb):
         first_check = shown.get(ex.cell_ids[1], [""])[0]
         waits_for = exercises.STOPPED_ON.search(first_check)
         assert first_check == exercises.not_done(ex.id) or \

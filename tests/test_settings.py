@@ -7,6 +7,7 @@ import platform
 import pytest
 
 from helpers import settings
+from helpers.errors import KitError
 
 
 @pytest.mark.parametrize(("flags", "chosen", "expected"), [
@@ -38,3 +39,16 @@ def test_cpu_flags_are_read_from_the_first_flags_line(tmp_path):
                     reason="x86-64 Linux only")
 def test_cpu_flags_are_read_from_this_machine():
     assert "sse2" in settings.cpu_flags()  # every x86-64 CPU has it
+
+
+def test_the_profile_is_quick_unless_chosen_and_its_old_name_still_works_with_a_warning(monkeypatch):
+    monkeypatch.delenv("KIT_PROFILE", raising=False)
+    assert settings.profile() == settings.DEFAULT_PROFILE == "quick"
+    monkeypatch.setenv("KIT_PROFILE", "full")
+    assert settings.profile() == "full"
+    assert settings.profile("quick") == "quick"  # an argument wins
+    monkeypatch.setenv("KIT_PROFILE", "reference")
+    with pytest.warns(FutureWarning, match="KIT_PROFILE=quick"):
+        assert settings.profile() == "quick"
+    with pytest.raises(KitError, match="Unknown profile 'fast'"):
+        settings.profile("fast")

@@ -13,7 +13,7 @@ import pytest
 
 from helpers import owned
 from helpers.course.config import NOTEBOOKS_DIR, SOLUTIONS_DIR, notebooks_in
-from helpers.course.notebook import release
+from helpers.course.notebook import cells
 from helpers.course.student import student_copy
 from helpers.errors import KitError
 from helpers.settings import REPO_ROOT, data_dir
@@ -107,7 +107,7 @@ def test_every_solution_notebook_would_be_refused():
     hidden = student_copy.secrets()
     for solution in notebooks_in(SOLUTIONS_DIR):
         nb = nbformat.read(solution, as_version=4)
-        if release.exercises(nb, solution.name):
+        if cells.exercises(nb, solution.name):
             assert student_copy.leaks(solution.name, solution.read_bytes(), hidden), solution.name
 
 
@@ -198,10 +198,10 @@ def test_a_solved_exercise_passes_its_check_in_the_copy(copy, tmp_path):
     assert _kit(copy, work, "work").returncode == 0
     name = notebooks_in(work, ["01"])[0].name
     solution = nbformat.read(SOLUTIONS_DIR / name, as_version=4)
-    solved = {release.exercise_id(cell): cell.source for cell in solution.cells}
+    solved = {cells.exercise_id(cell): cell.source for cell in solution.cells}
     mine = nbformat.read(work / name, as_version=4)
     for cell in mine.cells:
-        if release.exercise_id(cell) == "1.1":
+        if cells.exercise_id(cell) == "1.1":
             cell.source = solved["1.1"]
     nbformat.write(mine, work / name)
     checked = _kit(copy, work, "check", "01", "--timeout", str(CHECK_SECONDS))

@@ -8,8 +8,8 @@ import pytest
 
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
 from helpers.course.notebook import tolerances
+from helpers.course.notebook.cells import is_checked
 from helpers.course.notebook.compare import tolerance_of
-from helpers.course.notebook.release import is_checked
 from helpers.errors import KitError
 
 

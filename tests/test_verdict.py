@@ -23,8 +23,8 @@ from helpers.course.engine.verdict import (
     describe,
     differs_line,
 )
+from helpers.course.notebook.cells import Exercise, is_hidden
 from helpers.course.notebook.compare import Difference
-from helpers.course.notebook.release import Exercise, is_hidden
 
 HIDDEN = "# NBVAL_CHECK_OUTPUT\n### BEGIN HIDDEN CHECKS\nprint(1)\n### END HIDDEN CHECKS"
 
@@ -201,7 +201,7 @@ def test_no_line_of_a_hidden_check_reaches_the_feedback_through_student_output(l
 
 def test_every_hidden_check_of_the_course_states_its_intent():
     from helpers.course.config import SOLUTIONS_DIR, notebooks_in
-    from helpers.course.notebook.release import hidden_intent
+    from helpers.course.notebook.cells import hidden_intent
 
     hidden = [(path.name, cell) for path in notebooks_in(SOLUTIONS_DIR)
               for cell in nbformat.read(path, as_version=4).cells if is_hidden(cell)]

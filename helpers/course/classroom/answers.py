@@ -1,7 +1,7 @@
 """Answer sheets: every student's written answers to one notebook, for marking by hand.
 
 A written answer is a markdown cell whose metadata names the question (``{"kit": {"answer":
-"3.a"}}``; see ``release``). ``kit grade`` reads those cells from the submitted notebooks (no
+"3.a"}}``; see ``cells``). ``kit grade`` reads those cells from the submitted notebooks (no
 run needed) and writes, per notebook with questions, ``SUBMISSIONS_DIR/answers_<notebook>.csv``
 (``SHEET_COLUMNS``: one row per student and question, with the question's ``max_points``;
 ``points`` and ``comment`` left empty for the instructor) and ``answers_<notebook>.html``, the
@@ -33,14 +33,8 @@ from nbformat import NotebookNode
 from helpers.course import config
 from helpers.course.classroom import layout
 from helpers.course.classroom.gradebook import read_table, spreadsheet_csv
-from helpers.course.notebook.release import (
-    ANSWER_PLACEHOLDER,
-    answer_cells,
-    answer_id,
-    answer_points,
-    blank_answers,
-    marking_scheme,
-)
+from helpers.course.notebook.cells import answer_cells, answer_id, answer_points, marking_scheme
+from helpers.course.notebook.release import ANSWER_PLACEHOLDER, blank_answers
 from helpers.errors import KitError
 from helpers.owned import write_owned
 
@@ -73,9 +67,9 @@ class Question:
     released : str
         The cell as the student starts from it (the model answer replaced by the placeholder).
     points : float
-        What the answer is worth (``release.answer_points``).
+        What the answer is worth (``cells.answer_points``).
     marking : tuple of str
-        What earns the marks (``release.marking_scheme``), for the marker only.
+        What earns the marks (``cells.marking_scheme``), for the marker only.
     """
 
     prompt: str

@@ -44,7 +44,8 @@ from helpers.course.classroom.record import Record
 from helpers.course.engine import grading, sandbox
 from helpers.course.engine.limits import Job
 from helpers.course.engine.verdict import Problem, Status, Verdict
-from helpers.course.notebook.release import exercise_id, exercises, release_notebook
+from helpers.course.notebook.cells import exercise_id, exercises
+from helpers.course.notebook.release import release_notebook
 from helpers.errors import KitError
 
 #: Where ``prepare`` records which solutions it graded (in the data folder, beside the caches).

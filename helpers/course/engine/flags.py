@@ -37,8 +37,8 @@ from decimal import Decimal
 
 from nbformat import NotebookNode
 
+from helpers.course.notebook.cells import exercise_id, exercises
 from helpers.course.notebook.compare import tokens
-from helpers.course.notebook.release import exercise_id, exercises
 
 BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_")) | {"__import__"}
 KERNEL_NAMES = frozenset({"get_ipython", "IPython", "__builtins__", "builtins", "sys", "globals",

@@ -24,8 +24,8 @@ from helpers.course.engine import flags
 from helpers.course.engine.limits import UNSANDBOXED, Job
 from helpers.course.engine.nbval_run import NOTEBOOK_FILE, NotebookRun, run_notebook
 from helpers.course.engine.verdict import DEFAULT_POINTS, Verdict, decide
+from helpers.course.notebook.cells import Exercise, checked_exercise, exercise_id, exercises, kit_metadata
 from helpers.course.notebook.merge import graded_notebook
-from helpers.course.notebook.release import Exercise, checked_exercise, exercise_id, exercises, kit_metadata
 from helpers.errors import KitError
 
 

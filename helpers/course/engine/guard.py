@@ -35,7 +35,7 @@ import sysconfig
 from pathlib import Path
 from typing import Any, TextIO
 
-from helpers.course.notebook.release import hidden_block
+from helpers.course.notebook.cells import hidden_block
 from helpers.errors import KitError
 
 #: The audit event a sealed hidden check raises with its sealed code.
@@ -113,7 +113,7 @@ def _xor(data: bytes, stream: bytes) -> bytes:
 def sealed_source(source: str, key: bytes) -> str:
     """A hidden-check cell's source as the kernel receives it: every line outside the hidden
     block, the block's markers and its ``# Intent:`` line, and the block's code sealed
-    (``release.hidden_block`` cuts it; a KitError without both markers)."""
+    (``cells.hidden_block`` cuts it; a KitError without both markers)."""
     head, intent, code, tail = hidden_block(source)
     call = f'__import__("sys").audit({HIDDEN_EVENT!r}, {seal(chr(10).join(code), key)!r})'
     return "\n".join([*head, *intent, call, *tail])

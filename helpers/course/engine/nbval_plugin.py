@@ -59,7 +59,7 @@ from helpers.course.config import apply_reference_env
 from helpers.course.engine import guard
 from helpers.course.engine.verdict import CellResult, Ending, printable
 from helpers.course.notebook import compare, environment
-from helpers.course.notebook.release import is_graded_hidden
+from helpers.course.notebook.cells import is_graded_hidden
 from helpers.exercises import STOPPED_ON, STUB_MESSAGE
 
 #: Seconds between checks that the kernel is still alive while a cell runs.

@@ -29,7 +29,7 @@ from helpers.course import config
 from helpers.course.engine import sandbox
 from helpers.course.engine.limits import UNSANDBOXED, Job
 from helpers.course.engine.verdict import CellResult, Ending, Problem
-from helpers.course.notebook.release import is_graded_hidden
+from helpers.course.notebook.cells import is_graded_hidden
 
 #: pytest's exit statuses when it ran every test (0: all passed, 1: some failed).
 PYTEST_FINISHED = (0, 1)

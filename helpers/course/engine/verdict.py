@@ -23,9 +23,9 @@ from typing import Any
 
 from nbformat import NotebookNode
 
+from helpers.course.notebook.cells import Exercise, exercises, hidden_intent, hidden_lines, is_hidden
 from helpers.course.notebook.compare import Difference
 from helpers.course.notebook.merge import code_numbers, heading_above
-from helpers.course.notebook.release import Exercise, exercises, hidden_intent, hidden_lines, is_hidden
 from helpers.exercises import NOT_DONE, not_done
 from helpers.settings import REPO_ROOT
 

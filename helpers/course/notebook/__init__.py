@@ -1,7 +1,7 @@
 """Notebooks: their format, release and reference outputs.
 
-- ``release``: ``solutions/`` → the students' ``notebooks/`` (the notebook format: exercise,
-  check, hidden-check and answer cells).
+- ``cells``: the notebook format (exercise, check, hidden-check and answer cells), read;
+  ``release``: ``solutions/`` → the students' ``notebooks/`` in that format.
 - ``merge``: a student's notebook merged into the graded one.
 - ``compare``: the one comparison of a checked cell's output with its reference.
 - ``runner``: ``kit run``; ``references``: ``kit references``, rewriting solutions' reference

@@ -13,7 +13,8 @@ import difflib
 import nbformat
 from nbformat import NotebookNode
 
-from helpers.course.notebook.release import exercise_id, is_hidden, without_run_on
+from helpers.course.notebook.cells import exercise_id, is_hidden
+from helpers.course.notebook.release import without_run_on
 
 #: How alike (difflib's ratio) a cell without an id must be to a reference cell to be taken
 #: for it, edited.

@@ -30,8 +30,9 @@ import pandas as pd
 from nbformat import NotebookNode
 
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in, reference_environ
+from helpers.course.notebook.cells import is_checked
 from helpers.course.notebook.compare import is_exact, tokens, tolerance_of, unit
-from helpers.course.notebook.release import is_checked, render
+from helpers.course.notebook.release import render
 from helpers.errors import KitError
 from helpers.files import atomic_write
 

@@ -40,8 +40,9 @@ from helpers.course import config
 from helpers.course.engine import grading
 from helpers.course.engine.verdict import CellResult, Ending, Status, Verdict, decide, describe
 from helpers.course.notebook import compare, environment
+from helpers.course.notebook.cells import exercises
 from helpers.course.notebook.merge import code_numbers, graded_notebook
-from helpers.course.notebook.release import edited_notice, edited_since_release, exercises
+from helpers.course.notebook.release import edited_notice, edited_since_release
 from helpers.course.student.kernel import KIT_PACKAGE
 from helpers.errors import KitError
 from helpers.exercises import defined_names, ipython_shell, unfinished, waits_for

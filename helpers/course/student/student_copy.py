@@ -31,7 +31,7 @@ import nbformat
 
 from helpers import owned
 from helpers.course.config import NOTEBOOKS_DIR, SOLUTIONS_DIR, notebooks_in
-from helpers.course.notebook import release
+from helpers.course.notebook import cells, release
 from helpers.errors import KitError
 from helpers.settings import REPO_ROOT
 
@@ -54,7 +54,7 @@ SKIPPED = ("__pycache__", "*.pyc", "*.pyo", ".ipynb_checkpoints", ".DS_Store", "
 #: A solution, hidden check or answer shorter than this (normalised) is too common to be a
 #: sign of a leak (``return counts``); longer ones are searched for in every copied file.
 MIN_SECRET_CHARS = 40
-_BLOCKS = {"a solution block": release._SOLUTION, "a hidden-checks block": release._HIDDEN}
+_BLOCKS = {"a solution block": cells.SOLUTION_BLOCK, "a hidden-checks block": cells.HIDDEN_BLOCK}
 _ANSWER_BODY = re.compile(r"=== BEGIN ANSWER ===(?P<body>.*?)=== END ANSWER ===", re.DOTALL)
 _CODE_BODY = re.compile(r"^[ \t]*### BEGIN (?:SOLUTION|HIDDEN CHECKS)[^\n]*\n(?P<body>.*?)"
                         r"^[ \t]*### END (?:SOLUTION|HIDDEN CHECKS)", re.MULTILINE | re.DOTALL)
@@ -159,7 +159,7 @@ def leaks(name: str, data: bytes, hidden: Iterable[str]) -> list[str]:
     found = []
     for text in _texts(name, data):
         found += [what for what, block in _BLOCKS.items() if block.search(text)]
-        if name.endswith(".ipynb") and release._ANSWER.search(text):
+        if name.endswith(".ipynb") and cells.ANSWER_BLOCK.search(text):
             found.append("a model answer block")
         code, words = _code_lines(text), _words(text)
         if any(piece in code or piece in words for piece in hidden):
