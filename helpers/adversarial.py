@@ -582,7 +582,7 @@ def adversarial_score(claude: Claude, pairs: pd.DataFrame, seed: int = 0) -> Adv
     AdversarialResult
     """
     if len(pairs) == 0:
-        raise KitError("No pairs to score.")
+        raise InputError("pairs must hold at least one pair to score, not none.")
     rng = np.random.default_rng(seed)
     n = len(pairs)
     real_first = rng.random(n) < 0.5

@@ -414,7 +414,7 @@ def fold_explainer(doc_id: str, name: str = "svm-bow") -> Explainer:
     reviews = data.load_movie_reviews()
     row = reviews.loc[reviews.doc_id == doc_id]
     if row.empty:
-        raise KitError(f"No review {doc_id!r} among the 2,000 movie reviews.")
+        raise InputError(f"doc_id must be one of the 2,000 movie reviews' ids, not {doc_id!r}.")
     fold = int(row.fold.iloc[0])
     predictions = systems.predictions(name, progress=False)
     C, score = predictions.loc[predictions.doc_id == doc_id, ["C", "score"]].iloc[0]
@@ -464,11 +464,11 @@ def nearest_reviews(doc_id: str, k: int = 3, vectors: np.ndarray | None = None,
         vectors = check_array(vectors, "vectors", ndim=2)
     where = np.flatnonzero(reviews.doc_id.to_numpy() == doc_id)
     if len(where) != 1:
-        raise KitError(f"No review {doc_id!r} in the table.")
+        raise InputError(f"doc_id must be the id of one review of the table, not {doc_id!r}.")
     if vectors is None:
         vectors = TfidfVectorizer(stop_words="english").fit_transform(reviews.text)
     if vectors.shape[0] != len(reviews):
-        raise KitError(f"vectors has {vectors.shape[0]} rows for {len(reviews)} reviews.")
+        raise InputError(f"vectors must have one row per review ({len(reviews)}), not {vectors.shape[0]}.")
     unit = normalize(vectors)
     product = unit @ unit[where[0]].T
     similarity = (product.toarray() if sp.issparse(product) else np.asarray(product)).ravel()

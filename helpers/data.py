@@ -16,10 +16,9 @@ import pandas as pd
 from tqdm import tqdm
 
 from helpers import leakage, settings, storage
-from helpers.errors import KitError
 from helpers.fetch import require
 from helpers.text import HTML_BREAK
-from helpers.validation import check_table, check_texts
+from helpers.validation import check_choice, check_int, check_table, check_texts
 
 IMDB_SAMPLE_SEED = 0
 #: Reviews in the deployment sample of IMDB test reviews (notebooks 05 and 07).
@@ -111,8 +110,7 @@ def load_imdb(split: str) -> pd.DataFrame:
         id from the ``urls_*.txt`` files; reviews of the same film share it), ``text`` (with
         HTML line breaks replaced by spaces). Rows are ordered by label, then review id.
     """
-    if split not in IMDB_SPLITS:
-        raise KitError(f"Unknown IMDB split {split!r}; choose one of {IMDB_SPLITS}.")
+    check_choice(split, "split", IMDB_SPLITS)
     key = storage.key({"artefact": "imdb table", "split": split}, datasets=["imdb"], libraries=["pandas"])
     return storage.cached(settings.data_dir() / "cache" / f"imdb_{split}_{key}.pkl",
                           lambda: _read_imdb(require("imdb"), split), lambda table, tmp: table.to_pickle(tmp),
@@ -207,9 +205,9 @@ def load_opinion_lexicon() -> dict[str, frozenset[str]]:
 
 def load_stopwords(language: str = "english") -> frozenset[str]:
     """Load NLTK's stop word list for ``language``."""
-    path = require("stopwords") / language
-    if not path.is_file():
-        raise KitError(f"NLTK has no stop word list for {language!r}.")
+    folder = require("stopwords")
+    check_choice(language, "language", sorted(path.name for path in folder.iterdir() if path.is_file()))
+    path = folder / language
     return frozenset(path.read_text(encoding="utf-8").split())
 
 
@@ -220,8 +218,7 @@ def imdb_sample(n: int = DEPLOYMENT_SIZE, seed: int = IMDB_SAMPLE_SEED) -> pd.Da
     out of its training corpora.
     """
     test = load_imdb("test")
-    if not 2 <= n <= len(test):
-        raise KitError(f"n must be between 2 and {len(test)}, not {n}.")
+    check_int(n, "n", 2, len(test))
     sample = test.groupby("label", group_keys=False).sample(n // 2, random_state=seed)
     return sample.sort_index().reset_index(drop=True)
 

@@ -168,8 +168,7 @@ def training_documents(config: Doc2VecConfig) -> list[str]:
     ids = ids.reset_index(drop=True)
     rng = np.random.default_rng(config.seed)
     if config.n_docs is not None:
-        if not 0 < config.n_docs <= len(ids):
-            raise KitError(f"n_docs must be between 1 and {len(ids)}, not {config.n_docs}.")
+        check_int(config.n_docs, "n_docs", 1, len(ids))
         ids = ids.iloc[np.sort(rng.choice(len(ids), config.n_docs, replace=False))]
     ids = ids.tolist()
     if config.transductive:

@@ -37,12 +37,13 @@ from sklearn.svm import LinearSVC
 from tqdm import tqdm
 
 from helpers import data, settings, storage
-from helpers.errors import InputError, KitError
+from helpers.errors import InputError
 from helpers.features import make_vectorizer, mark_negation
 from helpers.naive_bayes import NaiveBayes
 from helpers.text import tokenized
 from helpers.validation import (
     check_binary,
+    check_choice,
     check_int,
     check_labels,
     check_number,
@@ -121,8 +122,7 @@ class BowSystem:
     inner_folds: int = 3
 
     def __post_init__(self) -> None:
-        if self.classifier not in ("nb", "svm"):
-            raise KitError(f"classifier must be 'nb' or 'svm', not {self.classifier!r}.")
+        check_choice(self.classifier, "classifier", ("nb", "svm"))
 
     def key(self) -> str:
         """A short hash of every parameter: what the cached predictions are filed under."""
@@ -432,7 +432,7 @@ def fit_predict(system: System, train: pd.DataFrame | None = None, test: pd.Data
         ``pos``), correct, C.
     """
     if test is None or len(test) == 0:
-        raise KitError("fit_predict needs a non-empty table of test reviews.")
+        raise InputError("fit_predict needs a non-empty table of test reviews.")
     cache = _deployment_path(system, test) if use_cache and train is None and "label" in test else None
     train = data.load_movie_reviews() if train is None else train
     found = storage.cached(cache, lambda: _deployed(system, train, test),
@@ -453,8 +453,9 @@ def _deployment_path(system: System, test: pd.DataFrame) -> Path:
 
 def _read_deployed(path: Path, test: pd.DataFrame) -> pd.DataFrame | None:
     """Cached deployment predictions, if they have the columns and the test reviews, in order."""
-    table = pd.read_csv(path, dtype={"doc_id": str, "label": str, "prediction": str},
-                        float_precision="round_trip")
+    # pandas' default parser reads back every float to_csv wrote, bit for bit (its
+    # float_precision="round_trip" is deprecated); the cache test holds it to that
+    table = pd.read_csv(path, dtype={"doc_id": str, "label": str, "prediction": str})
     if list(table.columns) != DEPLOYMENT_COLUMNS or not np.array_equal(table.doc_id, test.doc_id.astype(str)):
         return None
     return table

@@ -35,6 +35,7 @@ from tqdm import tqdm
 from helpers import settings
 from helpers.errors import KitError
 from helpers.files import CHUNK, file_lock, say, set_aside, sha256sum
+from helpers.validation import check_choice
 
 STAMP = ".kit-verified"
 #: The extracted files, one per line: path (relative, "/"), size, mtime in ns, sha256.
@@ -173,9 +174,8 @@ def fetch(
         freshly fetched file, or a failed write (nothing half-written is left behind).
     """
     chosen = list(names) if names else list(DATASETS)
-    unknown = [n for n in chosen if n not in DATASETS]
-    if unknown:
-        raise KitError(f"Unknown data set(s) {unknown}; choose from {sorted(DATASETS)}.")
+    for name in chosen:
+        check_choice(name, "data set", sorted(DATASETS))
     root = data_dir or settings.data_dir()
     src = Path(source).expanduser().resolve() if source else settings.data_source()
     status = {}

@@ -23,7 +23,7 @@ import os
 import warnings
 from pathlib import Path
 
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ("quick", "full")
@@ -81,7 +81,7 @@ def profile(name: str | None = None) -> str:
     Raises
     ------
     KitError
-        If the profile is not one of ``quick`` or ``full``.
+        If the profile is not one of ``quick`` or ``full`` (an ``InputError``).
     """
     chosen = name or os.environ.get("KIT_PROFILE") or DEFAULT_PROFILE
     if chosen in RENAMED_PROFILES:
@@ -90,7 +90,7 @@ def profile(name: str | None = None) -> str:
                       FutureWarning, stacklevel=2)
         chosen = RENAMED_PROFILES[chosen]
     if chosen not in PROFILES:
-        raise KitError(f"Unknown profile {chosen!r}: set KIT_PROFILE to one of {PROFILES}.")
+        raise InputError(f"Unknown profile {chosen!r}: set KIT_PROFILE to one of {PROFILES}.")
     return chosen
 
 

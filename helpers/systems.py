@@ -16,8 +16,8 @@ from __future__ import annotations
 import pandas as pd
 
 from helpers import embeddings, evaluation
-from helpers.errors import KitError
 from helpers.evaluation import C_GRID, BowSystem, FeatureChoice, System
+from helpers.validation import check_choice
 
 NAMES = ("nb", "nb-presence", "svm-bow", "svm-doc2vec")
 #: The SVM's candidate features (notebook 02), each with a grid of C around its optimum: tf-idf
@@ -35,7 +35,14 @@ SVM_FEATURES = {
 
 
 def system(name: str, profile: str | None = None) -> System:
-    """The system object for a headline name (Doc2Vec sized for ``profile``)."""
+    """The system object for a headline name (Doc2Vec sized for ``profile``).
+
+    Raises
+    ------
+    InputError
+        If ``name`` is not one of ``NAMES``.
+    """
+    check_choice(name, "name", NAMES)
     if name == "nb":
         return BowSystem("nb")
     if name == "nb-presence":
@@ -45,7 +52,7 @@ def system(name: str, profile: str | None = None) -> System:
     if name == "svm-doc2vec":
         return embeddings.Doc2VecSystem((embeddings.config_for(profile),),
                                         workers=embeddings.workers_for(profile))
-    raise KitError(f"Unknown system {name!r}; choose from {', '.join(NAMES)}.")
+    raise AssertionError(f"NAMES lists {name!r}, which system() does not make")
 
 
 def predictions(name: str, profile: str | None = None, progress: bool = True) -> pd.DataFrame:

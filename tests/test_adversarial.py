@@ -165,7 +165,7 @@ def test_adversarial_score_oracle_blind_and_interval():
     blind = adv.adversarial_score(_Blind(), pairs, seed=1)
     assert blind.ties == 400 and 0.4 < blind.S < 0.6 and blind.low < 0.5 < blind.high
     assert blind == adv.adversarial_score(_Blind(), pairs, seed=1)
-    with pytest.raises(KitError, match="No pairs"):
+    with pytest.raises(InputError, match="pairs must hold at least one pair"):
         adv.adversarial_score(_Blind(), pairs.iloc[:0])
 
 

@@ -209,7 +209,7 @@ def test_fold_explainer_reproduces_the_cached_cv_score(corpora):
     wrong = analysis.ranked_errors(predictions).iloc[0]
     explainer = analysis.fold_explainer(wrong.doc_id, "nb")
     assert explainer.score(wrong.text) == pytest.approx(wrong.score)
-    with pytest.raises(KitError, match="No review 'cv999_0'"):
+    with pytest.raises(InputError, match="doc_id must be one of the 2,000 movie reviews' ids, not 'cv999_0'"):
         analysis.fold_explainer("cv999_0", "nb")
 
 
@@ -220,8 +220,10 @@ def test_nearest_reviews_come_from_other_folds(reviews):
     assert found.similarity.tolist() == [1.0, 1.0, 1.0]
     by_text = analysis.nearest_reviews("d0", k=2, reviews=reviews)
     assert list(by_text.columns) == ["doc_id", "label", "similarity", "snippet"]
-    with pytest.raises(KitError, match="No review"):
+    with pytest.raises(InputError, match="doc_id must be the id of one review of the table, not 'nope'"):
         analysis.nearest_reviews("nope", reviews=reviews)
+    with pytest.raises(InputError, match=f"vectors must have one row per review \\({len(reviews)}\\), not 3"):
+        analysis.nearest_reviews("d0", vectors=np.eye(3), reviews=reviews)
 
 
 def test_error_cues():

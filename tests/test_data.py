@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import data, storage
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 
 
 def test_movie_reviews_counts_and_folds(corpora):
@@ -107,9 +107,13 @@ def test_missing_data_says_run_kit_fetch(empty_data_dir):
     assert "shared" not in str(raised.value)
 
 
-def test_unknown_split_is_a_clear_error(corpora):
-    with pytest.raises(KitError, match="choose one of"):
+def test_unknown_arguments_are_one_input_error_each(corpora):
+    with pytest.raises(InputError, match="split must be one of 'train', 'test', 'unsup', not 'dev'"):
         data.load_imdb("dev")
+    with pytest.raises(InputError, match="language must be one of .*'english'.*, not 'klingon'"):
+        data.load_stopwords("klingon")
+    with pytest.raises(InputError, match="n must be"):
+        data.imdb_sample(1)
 
 
 def test_imdb_sample_is_balanced_and_fixed(corpora):

@@ -212,3 +212,8 @@ def test_models_train_longest_first_so_short_ones_fill_the_other_cores():
     assert embeddings.longest_first([sample, dm]) == [dm, sample]
     with pytest.raises(InputError, match="must be a Doc2VecConfig"):
         embeddings.training_work({"epochs": 10})
+
+
+def test_a_sample_larger_than_the_corpus_is_an_input_error(corpora):
+    with pytest.raises(InputError, match="n_docs must be at most"):
+        embeddings.training_documents(Doc2VecConfig(n_docs=10**9))

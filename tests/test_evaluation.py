@@ -76,10 +76,12 @@ def test_svm_chooses_c_on_training_folds_only(small_reviews, monkeypatch):
 
 
 def test_unknown_settings_are_clear_errors():
-    with pytest.raises(KitError, match="classifier"):
+    with pytest.raises(InputError, match="classifier must be one of 'nb', 'svm', not 'knn'"):
         BowSystem("knn")
-    with pytest.raises(KitError, match="Unknown system"):
+    with pytest.raises(InputError, match="name must be one of 'nb', .*, not 'bert'"):
         systems.predictions("bert")
+    with pytest.raises(InputError, match="non-empty table of test reviews"):
+        evaluation.fit_predict(BowSystem("nb"), test=pd.DataFrame(columns=["doc_id", "text"]))
 
 
 def test_keys_differ_by_parameter():

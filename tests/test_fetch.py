@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from helpers import data, fetch, files, settings
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 
 SMALL = "opinion_lexicon"  # the smallest archive, for tests that fetch into a tmp folder
 
@@ -63,7 +63,7 @@ def test_source_lacking_a_file_is_a_clear_error(tmp_path, empty_data_dir):
 
 
 def test_unknown_data_set_is_a_clear_error(source, empty_data_dir):
-    with pytest.raises(KitError, match="Unknown data set"):
+    with pytest.raises(InputError, match="data set must be one of .*, not 'wikipedia'"):
         fetch.fetch(["wikipedia"], source=source, progress=False)
 
 
