@@ -357,6 +357,11 @@ def test_cheats_are_failed_or_flagged(graded):
     assert rows.loc[("correct", "0.1"), "flags"] == "" and rows.loc[("helper", "0.2"), "flags"] == ""
     attackers = {"vandal", "lingerer", "peeker", "prober", "planter", "memfder"}  # tested below
     assert "patches np.allclose" in rows.loc[("patcher", "0.1"), "flags"]
+    # and at run time: the hidden check does not run beside a replaced library function
+    assert not rows.loc[("patcher", "0.1"), "passed"]
+    assert rows.loc[("patcher", "0.1"), "error"].startswith("PermissionError in a hidden check")
+    replaced = "refused by the grading guard at run time (numpy.allclose replaced)"
+    assert replaced in rows.loc[("patcher", "0.1"), "flags"]
     assert "imports by a computed name (importlib)" in rows.loc[("importer", "0.1"), "flags"]
     assert set(gradebook.flagged(grades).student) - attackers == {
         "kitcopy", "shadow", "replayer", "patcher", "importer", "framewalker"}

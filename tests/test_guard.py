@@ -85,12 +85,25 @@ def honest():
     frame = pd.DataFrame({"a": [1.0, 2.0]})
     return int(point.y + frame.a.sum())
 
-import builtins
 from helpers.course.engine import guard as _guard
-_guard.WHILE_HIDDEN, _guard.unseal = frozenset(), lambda *a: "print('spied')"  # the hook holds its own
-_compile = builtins.compile
-builtins.compile = lambda source, *a, **k: _compile("print('spied')", *a, **k)
+_guard.WHILE_HIDDEN = frozenset()  # the hook holds its own
 '''
+
+#: Student code that replaces what a check might use, each way; the hidden check does not run.
+TAMPERING = {
+    "guard's unseal": "from helpers.course.engine import guard as _guard\n"
+                      "_guard.unseal = lambda *a: \"print('spied')\"",
+    "builtins' compile": "import builtins\n_c = builtins.compile\n"
+                         "builtins.compile = lambda s, *a, **k: _c(\"print('spied')\", *a, **k)",
+    "np.allclose": "import numpy as np\nnp.allclose = lambda *a, **k: True",
+    "an exec'd lambda": "import numpy\nexec('import numpy; numpy.array_equal = lambda *a: True')",
+    "a partial of theirs": "import functools, numpy\ndef _yes(*a, **k):\n    return True\n"
+                           "numpy.isclose = functools.partial(_yes)",
+    "a method of theirs": "import json\nclass _J:\n    def dumps(self, *a):\n        return '1'\n"
+                          "json.dumps = _J().dumps",
+    "a module in numpy's place": "import sys, types\n_fake = types.ModuleType('numpy')\n"
+                                 "_fake.allclose = lambda *a: True\nsys.modules['numpy'] = _fake",
+}
 
 #: The hidden check: it calls each, and prints what came of it.
 HIDDEN = '''
@@ -137,13 +150,13 @@ print("own frame outside hidden:", sys._getframe().f_code.co_name)
 '''
 
 
-def _in_child(key_holder: str) -> list[str]:
-    """Run ``key_holder``'s scenario in a child Python with the guard installed."""
+def _in_child(key_holder: str, student: str = STUDENT) -> list[str]:
+    """Run ``key_holder``'s scenario in a child Python with the guard installed, after ``student``."""
     script = "\n".join([
         "import json, sys", "from helpers.course.engine import guard", "key = guard.new_key()",
         "guard.install(key)", 'names = {"__name__": "__main__"}',
         "build = compile  # as IPython compiles cells: with its own reference, whatever the student replaces",
-        f"exec(build({STUDENT!r}, '/tmp/ipykernel_7/1.py', 'exec'), names)", key_holder])
+        f"exec(build({student!r}, '/tmp/ipykernel_7/1.py', 'exec'), names)", key_holder])
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=CHILD_SECONDS, check=True)
     return done.stdout.splitlines()
@@ -157,6 +170,28 @@ def test_student_code_called_by_a_hidden_check_cannot_reach_its_frame():
                          ("getframe", "by_inspect", "by_traceback", "by_stack", "by_all_frames")]
     assert lines[5] == "honest gave 5"  # libraries keep their own uses of frames
     assert json.loads(lines[6]) == []  # the check's names stay out of the notebook's
+
+
+def _hidden_cell(code: str) -> str:
+    cell = f"__import__('sys').audit({guard.HIDDEN_EVENT!r}, guard.seal({code!r}, key))"
+    run = f"exec(build({cell!r}, '/tmp/ipykernel_7/2.py', 'exec'), {{**names, 'guard': guard, 'key': key}})"
+    return f"try:\n    {run}\nexcept PermissionError as err:\n    print('refused:', err)"
+
+
+@pytest.mark.parametrize("way", list(TAMPERING))
+def test_a_hidden_check_does_not_run_once_student_code_replaced_what_it_might_use(way):
+    lines = _in_child(_hidden_cell("print('the check ran')"), student=TAMPERING[way])
+    assert len(lines) == 1 and lines[0].startswith("refused: grading: student code replaced "), lines
+    assert "the check ran" not in lines[0]
+
+
+def test_a_hidden_check_sees_the_builtins_not_the_student_s_names_for_them():
+    shadow = "def print(*a, **k):\n    pass\nlen = lambda x: 300\nimport numpy as np\nscore = np.mean"
+    check = "print('ran, len', len([1, 2]), 'score', score([1.0, 3.0]))"
+    lines = _in_child(_hidden_cell(check), student=shadow)
+    assert lines == ["ran, len 2 score 2.0"]  # their own names (score) stay; print and len are Python's
+    honest = "import numpy as np, pandas as pd\ndef nb_fit(x):\n    return np.mean(x)"
+    assert _in_child(_hidden_cell("print('fit', nb_fit([1.0, 2.0]))"), student=honest) == ["fit 1.5"]
 
 
 def test_some_ways_in_are_refused_at_any_time_and_the_rest_only_under_a_hidden_check():

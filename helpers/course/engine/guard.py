@@ -26,12 +26,15 @@ the standard library, the installed packages or the kit. Libraries keep their ow
 from __future__ import annotations
 
 import base64
+import builtins
+import functools
 import hashlib
 import os
 import re
 import secrets
 import sys
 import sysconfig
+import types
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -162,6 +165,11 @@ def install(key: bytes, report: TextIO | None = None) -> None:
     getframe, fsdecode, realpath, join, getcwd = sys._getframe, os.fsdecode, os.path.realpath, \
         os.path.join, os.getcwd
     compile_, exec_, dict_, str_, isinstance_, len_ = compile, exec, dict, str, isinstance, len
+    type_, list_, issubclass_, next_ = type, list, issubclass, next
+    function_, method_, partial_ = types.FunctionType, types.MethodType, functools.partial
+    module_ = types.ModuleType
+    module_dict = types.ModuleType.__dict__["__dict__"].__get__  # past any __dict__ a subclass defines
+    modules, builtin_names = sys.modules, frozenset(vars(builtins))
     state = {"hidden": 0, "busy": False}
 
     def is_library(filename: str) -> bool:
@@ -207,6 +215,38 @@ def install(key: bytes, report: TextIO | None = None) -> None:
             return f"a library's file name ({args[1]}) for its own code"
         return ""
 
+    def students_code(value: Any) -> bool:
+        """Whether ``value`` is a function (or a method or partial of one) compiled from the
+        student's code; exact types only, so that no code of theirs runs."""
+        if type_(value) is partial_:
+            value = value.func
+        if type_(value) is method_:
+            value = value.__func__
+        if type_(value) is not function_:
+            return False
+        filename = value.__code__.co_filename
+        if filename == "<string>":  # exec'd: libraries do it too, under their module's name
+            return value.__module__ in (None, "__main__", "builtins")
+        return not is_library(filename)
+
+    def replaced(names: dict) -> str:
+        """The first library attribute that holds the student's code (``module.name``), or "".
+        Keys are read only when they are exact strings: a key of theirs compares with their code."""
+        found = [*list_(modules.items()), *list_(names.items())]
+        for name, module in found:
+            if type_(name) is not str_ or name in ("__main__", "__mp_main__") \
+                    or not issubclass_(type_(module), module_):
+                continue
+            members = [(key, value) for key, value in list_(module_dict(module).items())
+                       if type_(key) is str_]
+            origin = next_((value for key, value in members if key == "__file__"), None)
+            if type_(origin) is str_ and not is_library(origin):
+                continue  # a module of the student's own
+            for attribute, value in members:
+                if students_code(value):
+                    return f"{name}.{attribute}"
+        return ""
+
     def run_hidden(sealed: Any) -> None:
         code = compile_(opened(str_(sealed), key), hidden_file, "exec")
         state["hidden"] += 1  # from here on, whatever the copy below runs of theirs is watched
@@ -214,9 +254,16 @@ def install(key: bytes, report: TextIO | None = None) -> None:
             state["busy"] = True
             try:
                 cell = getframe(2)
+                names = {name: value for name, value in list_(dict_(cell.f_globals).items())
+                         if type_(name) is str_ and name not in builtin_names}
+                swapped = replaced(names)
             finally:
                 state["busy"] = False
-            exec_(code, dict_(cell.f_globals))  # noqa: S102 - the grader's sealed check, in a copy of the names
+            if swapped:
+                tell(f"{swapped} replaced", report)
+                raise PermissionError(f"grading: student code replaced {swapped}, which the checks may "
+                                      "use: the hidden check does not run")
+            exec_(code, names)  # noqa: S102 - the grader's sealed check, in a copy of the names
         finally:
             state["hidden"] -= 1
 
