@@ -101,6 +101,10 @@ TAMPERING = {
                            "numpy.isclose = functools.partial(_yes)",
     "a method of theirs": "import json\nclass _J:\n    def dumps(self, *a):\n        return '1'\n"
                           "json.dumps = _J().dumps",
+    "a lambda whose __module__ is an object of theirs":
+        "import numpy\nclass _M:\n    def __eq__(self, other):\n"
+        "        raise SystemExit('their code ran in the guard')\n    __hash__ = None\n"
+        "exec('import numpy; numpy.array_equal = lambda *a: True')\nnumpy.array_equal.__module__ = _M()",
     "a module in numpy's place": "import sys, types\n_fake = types.ModuleType('numpy')\n"
                                  "_fake.allclose = lambda *a: True\nsys.modules['numpy'] = _fake",
 }

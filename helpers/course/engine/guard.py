@@ -226,7 +226,8 @@ def install(key: bytes, report: TextIO | None = None) -> None:
             return False
         filename = value.__code__.co_filename
         if filename == "<string>":  # exec'd: libraries do it too, under their module's name
-            return value.__module__ in (None, "__main__", "builtins")
+            module = value.__module__  # settable to anything: compared only once known to be a str
+            return type_(module) is not str_ or module in ("__main__", "builtins")
         return not is_library(filename)
 
     def replaced(names: dict) -> str:
