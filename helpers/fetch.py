@@ -35,7 +35,6 @@ from tqdm import tqdm
 from helpers import settings
 from helpers.errors import KitError
 from helpers.files import CHUNK, file_lock, say, set_aside, sha256sum
-from helpers.validation import check_choice
 
 STAMP = ".kit-verified"
 #: The extracted files, one per line: path (relative, "/"), size, mtime in ns, sha256.
@@ -174,6 +173,8 @@ def fetch(
         freshly fetched file, or a failed write (nothing half-written is left behind).
     """
     chosen = list(names) if names else list(DATASETS)
+    from helpers.validation import check_choice  # here: `kit --help` loads no numpy or pandas
+
     for name in chosen:
         check_choice(name, "data set", sorted(DATASETS))
     root = data_dir or settings.data_dir()
