@@ -2,7 +2,7 @@
 
 Every sub-command prints a clear one-line message (no traceback) and exits with status 1
 when the user has something to fix (a ``KitError``); Ctrl-C ends it with "interrupted" and
-status 130. Each imports what it needs when it
+status 130 (``kit check``: SIGTERM too, with status 143). Each imports what it needs when it
 runs, so ``kit --help`` answers at once.
 """
 
@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from helpers import fetch, settings
-from helpers.course import config
+from helpers.course import config, stops
 from helpers.course.arguments import positive_float, positive_int
+from helpers.course.safe_text import printable
 from helpers.errors import KitError
 
 if TYPE_CHECKING:
@@ -31,6 +32,11 @@ if TYPE_CHECKING:
     from helpers.course.engine import sandbox
 
 DISTRIBUTION = "sentiment-practical-kit"
+#: The commands only instructors run, in the course repository: a student copy's ``kit --help``
+#: does not list them, and each says it is for instructors.
+INSTRUCTOR_COMMANDS = ("release", "grade", "references")
+#: What ``kit --help`` says the command is, in a student copy.
+STUDENT_DESCRIPTION = "The `kit` command: fetch the data, open the practical in JupyterLab, check your work."
 #: The exit status after Ctrl-C (128 + SIGINT), as shells report it.
 INTERRUPTED = 130
 
@@ -71,6 +77,9 @@ def cmd_info(args: argparse.Namespace) -> None:
         else:
             state = "missing (run `kit fetch`)"
         print(f"  {name:<18} {state}")
+    from helpers.course.student import integrity
+
+    print(f"library       {integrity.summary()}")
 
 
 def cmd_release(args: argparse.Namespace) -> None:
@@ -86,11 +95,10 @@ def cmd_release(args: argparse.Namespace) -> None:
             raise KitError("--student-repo takes neither --check nor --force: it never overwrites "
                            "a file it did not write, or one changed since.")
         written = student_copy.write_student_copy(Path(args.student_repo), binder_repo=args.binder_repo)
+        repository = student_copy.students_repository(args.binder_repo)
         print(f"student copy: {len(written)} files in {Path(args.student_repo).resolve()} (no solutions/, "
-              "tests/, benchmarks/); make it the students' repository.")
-        if not args.binder_repo:
-            print(f"its README's Binder badge and git clone command read {student_copy.REPO_PLACEHOLDER}: "
-                  "pass --binder-repo OWNER/NAME, the students' GitHub repository, to fill them in.")
+              f"tests/, benchmarks/); publish it as the students' repository, {repository}, which its "
+              "README names.")
         return
     changed = release.release(check=args.check, force=args.force)
     names = ", ".join(p.name for p in changed) or "none"
@@ -114,7 +122,7 @@ def cmd_grade(args: argparse.Namespace) -> None:
         require_linux("grade")
     if args.prepare:
         done = classgrade.prepare(notebooks=_graded_names(args.notebook), force=args.force)
-        print(f"prepared: {', '.join(done) or 'nothing (every solution was prepared already)'}")
+        _say(f"prepared: {', '.join(done) or 'nothing (every solution was prepared already)'}")
         return
     result = None
     if not args.feedback_only and not args.summary:
@@ -124,35 +132,35 @@ def cmd_grade(args: argparse.Namespace) -> None:
         result = classgrade.grade(submissions, notebook=args.notebook, jobs=args.jobs, timeout=args.timeout,
                                   student=args.student, force=args.force, limits=limits,
                                   scheduler=args.scheduler, on_graded=_graded_line())
-        print(owned.where_written("grades", layout.grades_path(submissions), result.grades))
+        _say(owned.where_written("grades", layout.grades_path(submissions), result.grades))
         for notebook, sheet in result.sheets:
             intended = layout.sheet_path(submissions, notebook)
-            print(owned.where_written(f"written answers to {notebook}", intended, sheet))
+            _say(owned.where_written(f"written answers to {notebook}", intended, sheet))
     records = result.records if result is not None else gradebook.read_graded(submissions)
     if not records:
         raise KitError(f"Nothing graded in {submissions} yet: run `kit grade {submissions}`.")
     grades = gradebook.grades_table(records)
     if args.feedback_only:
         written = feedback.write_all_feedback(submissions, records)
-        print(f"{len(written)} feedback files written under {layout.feedback_root(submissions)}")
+        _say(f"{len(written)} feedback files written under {layout.feedback_root(submissions)}")
         return
     written = answers.written_marks(submissions)
-    print(gradebook.summary(grades, written).to_string())
+    _say(gradebook.summary(grades, written).to_string())
     review = gradebook.flagged(grades)
     if not review.empty:
-        print(f"\n{len(review)} exercise(s) flagged for review (graded all the same):")
-        print(review.to_string(index=False))
+        _say(f"\n{len(review)} exercise(s) flagged for review (graded all the same):")
+        _say(review.to_string(index=False))
     if args.summary:
-        print("\n" + gradebook.pass_rates(grades).to_string(index=False))
+        _say("\n" + gradebook.pass_rates(grades).to_string(index=False))
         path = gradebook.write_summary(submissions, grades, written)
-        print("\n" + owned.where_written("class table", layout.summary_path(submissions), path))
+        _say("\n" + owned.where_written("class table", layout.summary_path(submissions), path))
         exported = exports.write_exports(submissions, grades, written)
         for lms, written_to in zip(layout.EXPORT_FILES, exported, strict=False):
             intended = layout.export_path(submissions, lms)
-            print(owned.where_written(f"{lms.capitalize()} import", intended, written_to))
+            _say(owned.where_written(f"{lms.capitalize()} import", intended, written_to))
         if not exported:
-            print(f"(no {layout.ROSTER_FILE}: add one, with columns folder, student_id, name, email, "
-                  "for Canvas and Moodle import files)")
+            _say(f"(no {layout.ROSTER_FILE}: add one, with columns folder, student_id, name, email, "
+                 "for Canvas and Moodle import files)")
 
 
 def _graded_line() -> Callable[[classgrade.Task, Record], None]:
@@ -165,12 +173,18 @@ def _graded_line() -> Callable[[classgrade.Task, Record], None]:
     def say(task: classgrade.Task, record: Record) -> None:
         if record.sandbox == SUBPROCESS and not warned:
             warned.append(task)
-            print(f"kit grade: {task} was graded without bubblewrap (on a machine that lacks it): "
-                  "its student code could read and change that machine's files.", file=sys.stderr)
+            _say(f"kit grade: {task} was graded without bubblewrap (on a machine that lacks it): "
+                 "its student code could read and change that machine's files.", file=sys.stderr)
         problem = f" ({record.problem_line})" if record.problem_line else ""
-        print(f"{task.student} {task.notebook}: {record.passed}/{len(record.exercises)}{problem}", flush=True)
+        _say(f"{task.student} {task.notebook}: {record.passed}/{len(record.exercises)}{problem}", flush=True)
 
     return say
+
+
+def _say(text: str, **kwargs) -> None:
+    """``print`` what ``kit grade`` says, ``printable``: names, flags and errors in it come
+    from students' notebooks, and no escape code of theirs may reach the terminal."""
+    print(printable(text), **kwargs)
 
 
 def require_linux(command: str) -> None:
@@ -259,58 +273,152 @@ def cmd_work(args: argparse.Namespace) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> None:
-    from helpers.course.engine.verdict import describe
+    if not args.notebook and not args.run:
+        _saved_progress()
+        return
+    with stops.sigterm_raises():
+        _run_checks(args.notebook, args.timeout)
+
+
+def _saved_progress() -> None:
+    """``kit check`` alone: the progress table from the verdicts the checks saved; nothing runs."""
+    from helpers.course.student import progress
+
+    if not config.notebooks_in(settings.work_dir()):
+        raise KitError(f"Your workspace {settings.work_dir()} has no notebooks yet; run `kit work`.")
+    print(progress.report(progress.workspace_progress()))
+    print("\nNothing ran: these are the verdicts each notebook's last check saved. `kit check NN` runs "
+          "notebook NN's checks and says, per exercise, what fails and why; `kit check --run` runs "
+          "every notebook changed since its last check.")
+
+
+def _run_checks(names: list[str], timeout: float) -> None:
+    """``kit check NN ...`` (each runs) or ``kit check --run`` (every workspace copy changed
+    since its check): the verdicts, then the progress table of the notebooks checked, also
+    when Ctrl-C or SIGTERM stops it (then with the exercises decided before the stop)."""
+    from helpers.course.student import check, progress
+
+    rows: list[progress.Progress] = []
+    for copy, reference in _copies_to_check(names):
+        try:
+            verdicts, state = check.check_copy(copy, reference, timeout, reuse=not names,
+                                               keep=_in_workspace(copy), progress=True, go_on=_before_run)
+        except check.CheckInterrupted as stop:
+            _say_verdicts(copy, stop.verdicts, f"stopped; the exercises decided before the stop "
+                          f"({len(stop.verdicts)}):", detailed=True)
+            rows.append(progress.row(copy, reference, [v.record() for v in stop.verdicts], progress.STOPPED))
+            print("\n" + progress.report(rows), flush=True)
+            raise
+        except KeyboardInterrupt:
+            if rows:
+                print("\n" + progress.report(rows), flush=True)
+            raise
+        rows.append(progress.row(copy, reference, [v.record() for v in verdicts], state))
+        if state != progress.SKIPPED:
+            kept = " (unchanged since its last check)" if state == progress.KEPT else ""
+            passed = sum(v.passed for v in verdicts)
+            _say_verdicts(copy, verdicts, f"{passed}/{len(verdicts)} exercises pass the visible checks "
+                          f"(grading also runs hidden ones){kept}", detailed=bool(names))
+    if not rows:
+        return
+    print("\n" + progress.report(rows))
+    if not names:
+        print("\n`kit check NN` says, per exercise, what fails and why.")
+    _all_pass(rows)
+
+
+def _copies_to_check(names: list[str]) -> list[tuple[Path, Path]]:
+    """Each copy to check with its release: the ones ``names`` names, or every workspace copy
+    of a released notebook; a notebook without exercises is left out (named, with a word)."""
     from helpers.course.student import check
 
-    if args.notebook:
-        copy = check.working_copy(args.notebook)
-        if not check.has_exercises(check.released_for(copy)):
-            print(f"{copy.name} has no exercises to check.")
-            return
-        print(f"{copy.name}: running it in a fresh kernel against the released checks ...", flush=True)
-        key = check.check_key(copy, check.released_for(copy), args.timeout)
-        verdicts = check.check_notebook(copy, check.released_for(copy), timeout=args.timeout, progress=True)
-        if copy.resolve().parent == settings.work_dir().resolve():  # kit check alone reuses it unchanged
-            check.remember(copy, key, verdicts)
-        print(f"{copy.name}: {sum(v.passed for v in verdicts)}/{len(verdicts)} exercises pass the "
-              "visible checks (grading also runs hidden ones)")
-        for verdict in verdicts:
-            print(textwrap.indent(describe(verdict), "  "))
-        _all_pass(verdicts)
-        return
-    copies = config.notebooks_in(settings.work_dir())
-    if not copies:
+    if names:
+        copies = [check.working_copy(name) for name in names]
+    elif config.notebooks_in(settings.work_dir()):
+        copies = [copy for copy in config.notebooks_in(settings.work_dir())
+                  if (config.NOTEBOOKS_DIR / copy.name).is_file()]  # not the student's own notebooks
+    else:
         raise KitError(f"Your workspace {settings.work_dir()} has no notebooks yet; run `kit work`.")
-    found: dict = {}
+    found = []
+    for copy in dict.fromkeys(copies):
+        reference = check.released_for(copy)
+        if check.has_exercises(reference):
+            found.append((copy, reference))
+        elif names:
+            print(f"{copy.name} has no exercises to check.")
+    return found
+
+
+def _in_workspace(copy: Path) -> bool:
+    """Whether ``copy`` is in the workspace (only there are its checks saved)."""
+    return copy.resolve().parent == settings.work_dir().resolve()
+
+
+def _before_run(copy: Path) -> bool:
+    """Say a check is about to run ``copy``; first ask, when it would train a model the
+    practical has not trained yet (``check.training_notice``). False: the student said no."""
+    from helpers.course.student import check
+
+    notice = check.training_notice(copy.name)
+    if notice and not _agreed(notice):
+        print(f"{copy.name}: not checked.", flush=True)
+        return False
+    print(f"{copy.name}: running it in a fresh kernel against the released checks ...", flush=True)
+    return True
+
+
+def _agreed(notice: str) -> bool:
+    """Print ``notice`` and ask to go on, on a terminal; without one, go on (it was said, and
+    Ctrl-C stops it)."""
+    print(notice, flush=True)
+    if not sys.stdin.isatty():
+        print("(No terminal to answer on: going on. Ctrl-C stops it.)", flush=True)
+        return True
     try:
-        check.check_workspace(copies, timeout=args.timeout, report=True, found=found)
-    except KeyboardInterrupt:
-        if found:  # what was checked before the interrupt
-            print("\n" + check.progress(found).to_string())
-        raise
-    print("\n" + check.progress(found).to_string())
-    print("\n`kit check NN` says, per exercise, what fails and why.")
-    _all_pass([verdict for verdicts in found.values() for verdict in verdicts])
+        return input("Go on? [y/N] ").strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
 
 
-def _all_pass(verdicts: list) -> None:
-    """Exit status 1 (a KitError) unless every exercise checked passes."""
-    failing = sum(not verdict.passed for verdict in verdicts)
+def _say_verdicts(copy: Path, verdicts: list, summary: str, detailed: bool) -> None:
+    """One line for a notebook checked; with ``detailed``, one more per exercise."""
+    from helpers.course.engine.verdict import describe
+
+    print(f"{copy.name}: {summary}", flush=True)
+    for verdict in verdicts if detailed else ():
+        print(textwrap.indent(describe(verdict), "  "), flush=True)
+
+
+def _all_pass(rows: list) -> None:
+    """Exit status 1 (a KitError) unless every exercise of every notebook checked passes."""
+    from helpers.course.student import progress
+
+    skipped = [row.notebook for row in rows if row.state == progress.SKIPPED]
+    checked = [row for row in rows if row.state != progress.SKIPPED]
+    total = sum(len(row.exercises) for row in checked)
+    failing = total - sum(row.count("passed") for row in checked)
+    unchecked = f" Not checked: {', '.join(skipped)}." if skipped else ""
     if failing:
-        raise KitError(f"{failing} of {len(verdicts)} exercises do not pass yet.")
+        raise KitError(f"{failing} of {total} exercises do not pass yet.{unchecked}")
+    if skipped:
+        raise KitError(unchecked.strip())
 
 
 def cmd_lab(args: argparse.Namespace) -> None:
-    from helpers.course.student import workspace
+    from helpers.course.student import integrity, workspace
 
     for name, state in workspace.seed().items():
         if state != workspace.YOURS:
             print(f"{name}: {state}")
+    library = integrity.notice()
+    if library:  # said, and the lab opens all the same: the student may want to look around
+        print(f"kit: {library}")
     # Kernels inherit the server's environment; gensim's initial vectors depend on Python's
     # hash seed, so the reference outputs need it fixed before Jupyter starts.
     config.apply_reference_env()
     os.environ.update(lab_environment(os.environ))
     command = [sys.executable, "-m", "jupyterlab", *lab_arguments(settings.work_dir()), *args.jupyter_args]
+    sys.stdout.flush()  # execv drops what Python still buffers (all of it, into a pipe)
     os.execv(command[0], command)
 
 
@@ -378,10 +486,45 @@ def sandbox_defaults() -> sandbox.Limits:
     return sandbox.Limits()
 
 
+def cmd_for_instructors(args: argparse.Namespace) -> None:
+    """What an instructors' command does in a student copy: say so."""
+    raise KitError(f"this is a student copy ({config.SOLUTIONS_DIR} does not exist); `kit {args.command}` is "
+                   "for instructors: instructors run it in the course repository.")
+
+
+class StudentCopyParser(argparse.ArgumentParser):
+    """``kit`` in a student copy: an instructors' command (``INSTRUCTOR_COMMANDS``), which its
+    ``--help`` does not list, is not parsed but said to be for instructors."""
+
+    def parse_known_args(self, args: list[str] | None = None,
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        args = sys.argv[1:] if args is None else list(args)
+        if args and args[0] in INSTRUCTOR_COMMANDS:
+            return argparse.Namespace(command=args[0], func=cmd_for_instructors), []
+        return super().parse_known_args(args, namespace)
+
+
+class StudentCommands:
+    """The sub-commands of ``kit`` in a student copy: those ``build_parser`` adds, less the
+    instructors' (``INSTRUCTOR_COMMANDS``), whose parsers are built and dropped."""
+
+    def __init__(self, commands: argparse._SubParsersAction) -> None:
+        self.commands = commands
+
+    def add_parser(self, name: str, **kwargs) -> argparse.ArgumentParser:
+        if name in INSTRUCTOR_COMMANDS:
+            return argparse.ArgumentParser(add_help=False)
+        return self.commands.add_parser(name, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kit", description=__doc__.splitlines()[0].replace("``", "`"))
+    student = config.is_student_copy()
+    description = STUDENT_DESCRIPTION if student else __doc__.splitlines()[0].replace("``", "`")
+    parser = (StudentCopyParser if student else argparse.ArgumentParser)(prog="kit", description=description)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=argparse.ArgumentParser)
+    if student:
+        sub = StudentCommands(sub)
 
     fetch_data = sub.add_parser("fetch", help="download (or copy) and verify the corpora")
     fetch_data.add_argument("--source", help="a local folder holding the same files, verified the same way "
@@ -406,8 +549,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write the students' copy of the kit into DIR instead: helpers/, notebooks/ and "
                      "the set-up files, without solutions/, tests/ or benchmarks/")
     rel.add_argument("--binder-repo", metavar="OWNER/NAME",
-                     help="with --student-repo: the students' GitHub repository, for the Binder badge and "
-                     "git clone command of the copy's README (default: left as OWNER/NAME)")
+                     help="with --student-repo: the students' GitHub repository, for the Binder badge, "
+                     "git clone and cd commands of the copy's README (default: [course] "
+                     "student_repository in course/course.toml)")
     rel.set_defaults(func=cmd_release)
 
     grade = sub.add_parser("grade", help="grade a folder of student submissions, each in a sandbox; "
@@ -445,7 +589,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="execute notebooks headless; time and memory per notebook")
     group = run.add_mutually_exclusive_group()
     group.add_argument("--notebooks", action="store_true", help="the student notebooks (default)")
-    group.add_argument("--solutions", action="store_true", help="the instructor's solutions")
+    group.add_argument("--solutions", action="store_true",
+                       help=argparse.SUPPRESS if student else "the instructor's solutions")
     run.add_argument("numbers", nargs="*", metavar="NN", type=notebook_number, help="only these notebooks")
     run.add_argument("--out", help="folder for executed copies (default runs/<timestamp>)")
     run.add_argument("--timeout", type=positive_float, default=None, metavar="S",
@@ -465,11 +610,14 @@ def build_parser() -> argparse.ArgumentParser:
                       help="take the newer release of these notebooks (your copy moves to work/backups/)")
     work.set_defaults(func=cmd_work)
 
-    checking = sub.add_parser("check", help="check your work: run your copy of a notebook against the "
+    checking = sub.add_parser("check", help="check your work: alone, your progress table from the saved "
+                              "checks (runs nothing); with NN or --run, run your copies against the "
                               "released checks and say, per exercise, what passes")
-    checking.add_argument("notebook", nargs="?", metavar="NN|PATH",
-                          help="a notebook number (your copy in work/) or a notebook file "
-                          "(default: every notebook in work/)")
+    checking.add_argument("notebook", nargs="*", metavar="NN",
+                          help="notebooks to run, each a number (01), a name (01_naive_bayes) or your "
+                          "copy's file (work/01_naive_bayes.ipynb)")
+    checking.add_argument("--run", action="store_true",
+                          help="run every notebook in work/ changed since its last check")
     checking.add_argument("--timeout", type=positive_float, default=config.CELL_TIMEOUT, metavar="S",
                           help="seconds allowed per cell (default %(default)s)")
     checking.set_defaults(func=cmd_check)
@@ -525,14 +673,15 @@ def main(argv: list[str] | None = None) -> int:
         args.func(args)
         sys.stdout.flush()  # here, not at exit: a closed pipe is then caught below
     except KitError as err:
-        print(f"kit: {err}", file=sys.stderr)
+        print(printable(f"kit: {err}"), file=sys.stderr)
         return 1
     except BrokenPipeError:  # the reader stopped early (`kit work | head`): not an error of ours
         _silence_stdout()
         return 1
-    except KeyboardInterrupt:  # Ctrl-C: the user's choice, said in a word, not a traceback
-        print("\nkit: interrupted", file=sys.stderr)
-        return INTERRUPTED
+    except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: the user's choice, said in a word
+        status = stops.exit_status(stop)
+        print("\nkit: " + ("interrupted" if status == INTERRUPTED else "terminated"), file=sys.stderr)
+        return status
     return 0
 
 

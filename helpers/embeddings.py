@@ -103,13 +103,16 @@ class Doc2VecConfig:
     shuffle: bool = True
     seed: int = 0
 
-    def key(self) -> str:
+    def key(self, hashed_as_reference: bool | None = None) -> str:
         """Hash of every parameter, the data's checksums, gensim's version and the cache version.
 
         A model trained by a Python that hashes strings unlike the reference run's gets
         other initial vectors, so its key says so: it is never taken for the kit's model.
+        ``hashed_as_reference`` says how the Python that trains it hashes (default: as this
+        one, ``reference_hashing``).
         """
-        hashing = {} if reference_hashing() else {"hashing": "randomised"}
+        reference = reference_hashing() if hashed_as_reference is None else hashed_as_reference
+        hashing = {} if reference else {"hashing": "randomised"}
         return _hash({"artefact": "doc2vec model", **asdict(self), **hashing})
 
     def corpus_key(self) -> str:
@@ -300,9 +303,11 @@ def _save_model(model: Doc2Vec, tmp: Path) -> None:
         model.save(handle)
 
 
-def model_path(config: Doc2VecConfig) -> Path:
-    """Where ``train`` caches ``config``'s model (under ``data/models/``, keyed by ``config.key()``)."""
-    return settings.data_dir() / "models" / f"d2v_{config.key()}.model"
+def model_path(config: Doc2VecConfig, hashed_as_reference: bool | None = None) -> Path:
+    """Where ``train`` caches ``config``'s model (under ``data/models/``, keyed by ``config.key()``);
+    ``hashed_as_reference``: where a Python that hashes so caches it (default: this one; a
+    kernel that ``kit check`` or ``kit lab`` starts hashes as the reference)."""
+    return settings.data_dir() / "models" / f"d2v_{config.key(hashed_as_reference)}.model"
 
 
 def _vector_path(config: Doc2VecConfig, infer_epochs: int | None) -> Path:

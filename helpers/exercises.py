@@ -8,6 +8,12 @@ defines it stopped on exercise N.M, not done yet when it ran; ...``). The kit's 
 (``KitError``, ``InputError``), whose message says what to fix, are one line too. Every
 other error keeps its usual traceback, and so does any error if working this out fails.
 
+An error raised while importing a module of the kit's library (a ``SyntaxError`` in an
+edited ``helpers/text.py``) keeps its traceback, and a later cell that misses a name the
+stopped cell was to define names it (``NameError: name 'X_train' is not defined: the cell
+that defines it stopped on SyntaxError in the kit's library (helpers/text.py, line 12:
+invalid syntax)``), which grading and ``kit check`` show as that exercise's error.
+
 The released notebooks tag the cells from the first exercise on ``raises-exception``, so
 JupyterLab's Run All goes on past these errors to the end; grading removes that tag, so a
 check that fails here still fails there.
@@ -19,6 +25,8 @@ import ast
 import linecache
 import re
 import sys
+import traceback
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -30,6 +38,12 @@ STUB_MESSAGE = re.compile(r"exercise (?P<exercise>\d+\.\d+)")
 STOPPED_ON = re.compile(rf"stopped on exercise (?P<exercise>\d+\.\d+), {NOT_DONE}")
 
 _needs: dict[str, str] = {}  # a name a cell stopped on a stub before defining -> that exercise
+#: The kit's library: the folder of this package.
+LIBRARY = Path(__file__).resolve().parent
+#: The most characters of an error of the library that ``library_error`` keeps.
+LIBRARY_ERROR_CHARS = 80
+
+_broken: dict[str, str] = {}  # a name a cell stopped on an error of the library before defining -> it
 
 
 def unfinished(error: BaseException) -> str | None:
@@ -90,11 +104,69 @@ def missing_because(error: BaseException, needs: dict[str, str]) -> str | None:
             f"exercise {needs[name]}, {NOT_DONE} when it ran; run that cell again once it is done")
 
 
+def one_line(error: BaseException) -> str | None:
+    """The one line a notebook shows for ``error`` in this kernel (an unfinished exercise, or a
+    name a cell stopped on one before defining), else None (the usual traceback)."""
+    exercise = unfinished(error)
+    return not_done(exercise) if exercise else missing_because(error, _needs)
+
+
 def waits_for(error: BaseException) -> str | None:
     """For a ``NameError`` on a name a cell stopped on a stub before defining (in this
     kernel), the exercise that stopped it; else None."""
     name = getattr(error, "name", None) if type(error) is NameError else None
     return _needs.get(name) if isinstance(name, str) else None
+
+
+def library_error(error: BaseException, tb: TracebackType | None) -> str | None:
+    """What and where, for an error raised while importing a module of the kit's library (one
+    that does not compile, or whose top-level code raised), else None.
+
+    Parameters
+    ----------
+    error : BaseException
+        What a cell raised.
+    tb : traceback or None
+        Its traceback.
+
+    Returns
+    -------
+    str or None
+        ``SyntaxError in the kit's library (helpers/text.py, line 12: invalid syntax)``.
+    """
+    if isinstance(error, SyntaxError) and _in_library(error.filename):
+        filename, line, detail = error.filename, error.lineno, error.msg
+    else:
+        places = [(frame.f_code.co_filename, line) for frame, line in traceback.walk_tb(tb)
+                  if frame.f_code.co_name == "<module>" and _in_library(frame.f_code.co_filename)]
+        if not places:
+            return None
+        (filename, line), detail = places[-1], str(error)
+    where = Path(filename).resolve().relative_to(LIBRARY.parent).as_posix()
+    return (f"{type(error).__name__} in the kit's library ({where}, line {line}: "
+            f"{detail[:LIBRARY_ERROR_CHARS]})")
+
+
+def _in_library(filename: str | None) -> bool:
+    return bool(filename) and Path(filename).resolve().is_relative_to(LIBRARY)
+
+
+def missing_from_library(error: BaseException, broken: dict[str, str]) -> str | None:
+    """The line for a ``NameError`` on a name a cell stopped on an error of the kit's library
+    before defining, else None.
+
+    Parameters
+    ----------
+    error : BaseException
+        What a cell raised.
+    broken : dict
+        Name -> the error of the library (``library_error``) that stopped the cell meant to
+        define it.
+    """
+    name = getattr(error, "name", None) if type(error) is NameError else None
+    if not isinstance(name, str) or name not in broken:
+        return None
+    return f"NameError: name {name!r} is not defined: the cell that defines it stopped on {broken[name]}"
 
 
 def _cell_source(tb: TracebackType | None) -> str:
@@ -112,7 +184,8 @@ def _show(shell: Any, etype: type, value: BaseException, tb: TracebackType | Non
         lines = None
     if lines is not None:
         value._render_traceback_ = lambda: lines  # IPython shows these lines instead of its own
-    shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+    # as IPython's own run_code does: a SyntaxError raised in running code (an import) keeps its frames
+    shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
 
 
 def _lines(shell: Any, etype: type, value: BaseException, tb: TracebackType | None,
@@ -121,13 +194,27 @@ def _lines(shell: Any, etype: type, value: BaseException, tb: TracebackType | No
     None (the usual)."""
     if isinstance(value, KitError):
         return [f"{type(value).__name__}: {value}"]
+    cause = library_error(value, tb)
+    if cause is not None:  # its traceback names the file; what the cell defines needs it
+        _broken.update(dict.fromkeys(defined_names(_cell_source(tb)), cause))
+        return None
     exercise = unfinished(value)
     line = not_done(exercise) if exercise else missing_because(value, _needs)
     if line is None:
-        return None
+        return _missing_from_library(value, tb)
     if exercise is None:
         exercise = _needs[value.name]  # this cell stopped too: what it defines needs it as well
     _needs.update(dict.fromkeys(defined_names(_cell_source(tb)), exercise))
+    return [line]
+
+
+def _missing_from_library(value: BaseException, tb: TracebackType | None) -> list[str] | None:
+    """The line for a name an error of the library left undefined; what this cell defines
+    then waits for that error too."""
+    line = missing_from_library(value, _broken)
+    if line is None:
+        return None
+    _broken.update(dict.fromkeys(defined_names(_cell_source(tb)), _broken[value.name]))
     return [line]
 
 
@@ -142,5 +229,6 @@ def show_unfinished_briefly() -> bool:
     shell = ipython_shell()
     if shell is None:
         return False
-    shell.set_custom_exc((NotImplementedError, NameError, KitError), _show)
+    # SyntaxError and ImportError: raised in importing the library, they stop a cell
+    shell.set_custom_exc((NotImplementedError, NameError, KitError, SyntaxError, ImportError), _show)
     return True

@@ -13,6 +13,7 @@ is committed with the notebooks (a ledger here would be missing from every fresh
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -188,6 +189,38 @@ def write_owned(path: Path, content: Content, refuse: str | None = None) -> Path
     finally:
         staged.unlink(missing_ok=True)
     return target
+
+
+def written_in(folder: Path) -> list[Path]:
+    """The files the kit wrote in ``folder``, as its ledger records them (some may be gone)."""
+    return [Path(folder) / name for name in sorted(_ledger(Path(folder)))]
+
+
+def remove_owned(path: Path) -> bool:
+    """Delete ``path`` if the kit wrote it and nobody changed it since; keep the user's file.
+
+    Its ledger entry goes with it; with the folder's last entry, the ledger and the folder
+    too, when nothing else is left in it.
+
+    Returns
+    -------
+    bool
+        Whether ``path`` is gone (deleted now, or missing already) and out of the ledger.
+    """
+    path = Path(path)
+    with _LOCK:
+        ledger = _ledger(path.parent)
+        if path.name not in ledger or _file_digest(path) not in (None, ledger[path.name]):
+            return False
+        path.unlink(missing_ok=True)
+        del ledger[path.name]
+        if ledger:
+            _save_ledger(path.parent, ledger)
+            return True
+        (path.parent / LEDGER).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # not empty: something else is in it
+        path.parent.rmdir()
+    return True
 
 
 def where_written(what: str, intended: Path, written: Path) -> str:

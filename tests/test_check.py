@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import nbformat
+import psutil
 import pytest
 
+from helpers import settings
 from helpers.cli import main
 from helpers.course import config
 from helpers.course.engine import nbval_run
 from helpers.course.engine.verdict import Status, Verdict, describe
 from helpers.course.notebook import release
-from helpers.course.notebook.cells import exercise_id
+from helpers.course.notebook.cells import exercise_id, exercises
 from helpers.course.notebook.compare import Difference
 from helpers.course.student import check, workspace
 from helpers.errors import KitError
+from helpers.settings import REPO_ROOT
 
 FIXTURE = Path(__file__).parent / "fixtures" / "solutions" / "00_fixture.ipynb"
 
@@ -104,10 +114,12 @@ def test_kit_check_on_a_catalogued_mistake_in_a_course_notebook(tmp_path, monkey
     assert "kit: 1 of 2 exercises do not pass yet." in said.err
     assert f"{cells}/{cells}" in said.err, f"no progress bar over the {cells} cells:\n{said.err[-500:]}"
     assert said.out.startswith("03_significance.ipynb: running it in a fresh kernel")
-    shown = said.out.splitlines(keepends=True)[1:]
+    verdicts, _, table = said.out.partition("\n\n")
+    shown = verdicts.splitlines(keepends=True)[1:]
     # on a machine whose libraries differ from the reference's, a line names both: not this test's
-    assert "".join(line for line in shown if not line.lstrip().startswith("(reference outputs")) == \
+    assert "".join(line for line in shown if not line.lstrip().startswith("(reference outputs")) + "\n" == \
         CATALOGUED_MISTAKE_03
+    assert _row(table, copy.name) == [copy.name, "2", "1", "0", "0", "1", "0", "1/2", "0/4", "this", "run"]
 
 
 def test_the_libraries_that_wrote_the_reference_stand_on_a_line_of_their_own():
@@ -193,25 +205,165 @@ def test_check_in_a_notebook_compares_a_last_line_s_value_as_grading_does(tmp_pa
     assert check.check_exercise("0.1", right, notebooks).passed
 
 
-def test_ctrl_c_in_kit_check_shows_what_was_checked_says_interrupted_and_exits_130(tmp_path, monkeypatch,
-                                                                                   capsys):
+def test_a_stopped_check_shows_what_was_decided_and_exits_with_the_stop_s_status(tmp_path, monkeypatch,
+                                                                                  capsys):
+    """How ``kit check`` words a stop; the stop itself is tested with real signals below."""
     work = tmp_path / "work"
     workspace.seed(work)
     monkeypatch.setenv("KIT_WORK_DIR", str(work))
     done = [Verdict("1.1", Status.PASSED), Verdict("1.2", Status.NOT_DONE)]
+    for signal_status, word in ((130, "interrupted"), (143, "terminated")):
+        def stopped(*args, status=signal_status, **kwargs):
+            raise check.CheckInterrupted(status, done)
 
-    def interrupted(copies, timeout, report, found):
-        found["01_naive_bayes.ipynb"] = done
-        raise KeyboardInterrupt
+        monkeypatch.setattr(check, "check_notebook", stopped)
+        assert main(["check", "01", "03"]) == signal_status
+        said = capsys.readouterr()
+        assert said.err.endswith(f"kit: {word}\n") and "Traceback" not in said.err
+        assert "  ✓ 1.1\n  ✗ 1.2  not done yet\n" in said.out
+        row = _row(said.out, "01_naive_bayes.ipynb")
+        assert row[:8] == ["01_naive_bayes.ipynb", "3", "1", "1", "0", "0", "1", "1/3"], row
+        assert " ".join(row[9:]) == "this run, stopped before the end"
+        assert "03_significance" not in said.out, "the check stopped before it"
 
-    monkeypatch.setattr(check, "check_workspace", interrupted)
-    assert main(["check"]) == 130
-    said = capsys.readouterr()
-    assert said.err.endswith("kit: interrupted\n") and "Traceback" not in said.err
-    assert "01_naive_bayes.ipynb" in said.out and "not done" in said.out
-    monkeypatch.setattr(check, "check_notebook", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
-    assert main(["check", "01"]) == 130
-    assert capsys.readouterr().err.endswith("kit: interrupted\n")
+
+#: Seconds the exercise of the copy that ``kit check`` is stopped in would take.
+SLOW_CELL_SECONDS = 300
+#: Seconds a stopped ``kit check`` may take to end: far below SLOW_CELL_SECONDS, generous for
+#: a loaded machine (it takes a second or two).
+STOP_SECONDS = 60
+#: Seconds the kernel may take to start and reach the slow cell on a loaded machine.
+START_SECONDS = 300
+#: Marks every process of the ``kit check`` under test, through the environment they inherit.
+MARK = "KIT_TEST_STOPPED_CHECK"
+
+
+@pytest.fixture
+def slow_kit(tmp_path) -> dict:
+    """A real kit, rooted in a folder whose only release is the fixture notebook, and a
+    student copy of it whose exercise 0.1 is right and whose 0.2 waits SLOW_CELL_SECONDS in
+    two loky workers: what ``python -m helpers.cli check 00`` there runs and the
+    environment it runs in."""
+    root = tmp_path / "kit"
+    shutil.copytree(REPO_ROOT / "helpers", root / "helpers", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(config.SANITIZE_FILE, root / config.SANITIZE_FILE.name)
+    solution = nbformat.read(FIXTURE, as_version=4)
+    (root / "notebooks").mkdir()
+    nbformat.write(release.release_notebook(solution), root / "notebooks" / FIXTURE.name)
+    work = tmp_path / "work"
+    work.mkdir()
+    workspace.blank_copy(root / "notebooks" / FIXTURE.name, work / FIXTURE.name)
+    mine = nbformat.read(work / FIXTURE.name, as_version=4)
+    answers = {"0.1": solution.cells[1].source,
+               "0.2": "from joblib import Parallel, delayed\nimport time\n\n\ndef mean(values):\n"
+                      "    return sum(values) / len(values)\n\n\n"
+                      f"Parallel(n_jobs=2)(delayed(time.sleep)({SLOW_CELL_SECONDS}) for _ in range(2))"}
+    for cell in mine.cells:
+        cell.source = answers.get(exercise_id(cell), cell.source)
+    nbformat.write(mine, work / FIXTURE.name)
+    (tmp_path / "tmp").mkdir()
+    env = {**os.environ, "PYTHONPATH": str(root), "KIT_WORK_DIR": str(work), "TMPDIR": str(tmp_path / "tmp"),
+           "KIT_DATA_DIR": str(tmp_path / "data"), "PYTHONHASHSEED": "0", MARK: str(tmp_path)}
+    return {"root": root, "env": env, "tmp": tmp_path / "tmp"}
+
+
+def _marked(mark: str) -> list[psutil.Process]:
+    """The running processes (not zombies) whose environment holds ``MARK=mark``."""
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if process.environ().get(MARK) == mark and process.status() != psutil.STATUS_ZOMBIE \
+                    and process.pid != os.getpid():
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
+
+
+def _wait_for_workers(kit: subprocess.Popen) -> list[psutil.Process]:
+    """The processes under ``kit`` once the slow cell's two loky workers run."""
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline and kit.poll() is None:
+        tree = psutil.Process(kit.pid).children(recursive=True)
+        workers = [p for p in tree if "LokyProcess" in " ".join(_cmdline(p))]
+        if len(workers) >= 2:
+            return tree
+        time.sleep(0.5)
+    out, err = kit.communicate(timeout=STOP_SECONDS) if kit.poll() is not None else ("", "")
+    raise AssertionError(f"the slow cell's workers never started:\n{out}\n{err}")
+
+
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except psutil.Error:
+        return []
+
+
+@pytest.mark.parametrize(("stop", "status", "word"), [(signal.SIGINT, 130, "interrupted"),
+                                                       (signal.SIGTERM, 143, "terminated")])
+def test_a_real_stop_ends_kit_check_at_once_with_the_partial_table_and_nothing_left(slow_kit, stop, status,
+                                                                                   word):
+    """Ctrl-C as a terminal sends it (SIGINT to the whole foreground process group), and
+    SIGTERM, end a real ``kit check`` in a real kernel within seconds: the status, the
+    exercises decided before the stop, and no process or temporary folder left behind."""
+    env = slow_kit["env"]
+    kit = subprocess.Popen([sys.executable, "-m", "helpers.cli", "check", "00"], cwd=slow_kit["root"],
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    try:
+        running = _wait_for_workers(kit)
+        signalled = time.monotonic()
+        os.killpg(kit.pid, stop)
+        out, err = kit.communicate(timeout=STOP_SECONDS + SLOW_CELL_SECONDS)
+        took = time.monotonic() - signalled
+        assert kit.returncode == status, f"status {kit.returncode} after {took:.0f} s:\n{out}\n{err}"
+        assert took < STOP_SECONDS, f"kit check took {took:.0f} s to stop"
+        assert err.endswith(f"kit: {word}\n") and "Traceback" not in err, err
+        assert "00_fixture.ipynb: stopped; the exercises decided before the stop (1):\n  ✓ 0.1\n" in out, out
+        row = _row(out, FIXTURE.name)
+        assert row[:8] == [FIXTURE.name, "2", "1", "0", "0", "0", "1", "1/2"], out
+        time.sleep(1)  # a process killed a moment ago may take that long to be gone
+        left = [p for p in running if _alive(p)] + _marked(env[MARK])
+        assert not left, f"left running: {[' '.join(_cmdline(p)) for p in left]}"
+        assert sorted(path.name for path in slow_kit["tmp"].iterdir()) == []
+    finally:
+        for process in [*_marked(env[MARK]), *([] if kit.poll() is not None else [psutil.Process(kit.pid)])]:
+            with contextlib.suppress(psutil.Error):
+                process.kill()
+        kit.communicate()
+
+
+def test_a_run_out_of_time_is_stopped_whole_even_what_runs_in_a_session_of_its_own(tmp_path, monkeypatch):
+    """As a kernel does (jupyter_client starts it in a session of its own), with its workers."""
+    monkeypatch.setenv(MARK, str(tmp_path))
+    code = ("import subprocess, sys, time\n"
+            f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep({SLOW_CELL_SECONDS})'], "
+            "start_new_session=True)\n"
+            f"time.sleep({SLOW_CELL_SECONDS})")
+    started = time.monotonic()
+    try:
+        assert nbval_run._ran_within([sys.executable, "-c", code], tmp_path, 5, 0, "") is False
+        assert time.monotonic() - started < STOP_SECONDS
+        assert _marked(str(tmp_path)) == []
+    finally:
+        for process in _marked(str(tmp_path)):
+            with contextlib.suppress(psutil.Error):
+                process.kill()
+
+
+def _alive(process: psutil.Process) -> bool:
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _row(out: str, notebook: str) -> list[str]:
+    """The words of ``notebook``'s line in the progress table that ``out`` prints."""
+    lines = [line.split() for line in out.splitlines() if line.startswith(notebook + " ")]
+    assert lines, f"no line for {notebook} in the table:\n{out}"
+    return lines[-1]
 
 
 def test_kit_check_names_what_it_was_given_and_what_it_could_have_been(tmp_path, monkeypatch, capsys):
@@ -279,3 +431,176 @@ def test_kit_check_alone_reuses_the_verdicts_of_an_unchanged_copy(tmp_path, monk
     assert [v.reason for v in check.remembered(copy, key)] == ["TimeoutError: my own"]
     (work / check.CHECKED_FILE).write_text('{"00_fixture.ipynb": ["garbled"]}')
     assert check.remembered(copy, key) is None
+
+
+def _seeded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A workspace seeded from the release, the one ``kit check`` looks at."""
+    work = tmp_path / "work"
+    workspace.seed(work)
+    monkeypatch.setenv("KIT_WORK_DIR", str(work))
+    return work
+
+
+def _answer(copy: Path, question: str, text: str) -> None:
+    """Write ``text`` in place of the placeholder of ``copy``'s answer cell ``question``."""
+    nb = nbformat.read(copy, as_version=4)
+    for cell in nb.cells:
+        if cell.get("metadata", {}).get("kit", {}).get("answer") == question:
+            cell.source = cell.source.replace(release.ANSWER_PLACEHOLDER, text)
+    nbformat.write(nb, copy)
+
+
+def _never_run(*args, **kwargs):
+    raise AssertionError("a notebook ran")
+
+
+def _all_pass_in(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Make every check pass at once; the names of the notebooks checked go in the list returned."""
+    ran = []
+
+    def all_pass(copy, reference, timeout=None, progress=False):
+        ran.append(copy.name)
+        return [Verdict(ex.id, Status.PASSED) for ex in exercises(nbformat.read(reference, as_version=4))]
+
+    monkeypatch.setattr(check, "check_notebook", all_pass)
+    return ran
+
+
+def test_kit_check_run_runs_each_copy_changed_since_its_check(tmp_path, monkeypatch, capsys):
+    work = _seeded(tmp_path, monkeypatch)
+    monkeypatch.setenv("KIT_DATA_DIR", str(tmp_path / "data"))  # no model to train, no archive to hash
+    ran = _all_pass_in(monkeypatch)
+    assert main(["check", "--run"]) == 0
+    assert ran == [path.name for path in config.notebooks_in(work)][1:], "every notebook with exercises"
+    ran.clear()
+    _answer(work / "03_significance.ipynb", "3.a", "Two-sided.")
+    assert main(["check", "--run"]) == 0 and ran == ["03_significance.ipynb"]
+    out = capsys.readouterr().out
+    assert "01_naive_bayes.ipynb: 3/3 exercises pass the visible checks (grading also runs hidden ones) " \
+           "(unchanged since its last check)" in out
+    assert " ".join(_row(out, "01_naive_bayes.ipynb")[9:]) == "saved, unchanged: not run again"
+    assert " ".join(_row(out, "03_significance.ipynb")[9:]) == "this run"
+
+
+def test_kit_check_alone_shows_the_saved_verdicts_and_what_changed_and_runs_nothing(tmp_path, monkeypatch,
+                                                                                   capsys):
+    from helpers.course.student import progress
+
+    work = _seeded(tmp_path, monkeypatch)
+    monkeypatch.setattr(nbval_run, "_ran_within", _never_run)
+    copy = work / "01_naive_bayes.ipynb"
+    _answer(copy, "1.a", "Because the prior is even.")
+    saved = [Verdict("1.1", Status.PASSED), Verdict("1.2", Status.FAILED, "ValueError: no"),
+             Verdict("1.3", Status.NOT_DONE)]
+    check.remember(copy, "a key", saved, progress.fingerprint(copy, config.NOTEBOOKS_DIR / copy.name))
+
+    assert main(["check"]) == 0, "the table is information: nothing ran, nothing failed"
+    out = capsys.readouterr().out
+    row = _row(out, copy.name)
+    assert row[:9] == [copy.name, "3", "1", "1", "0", "1", "0", "1/3", "1/4"], row
+    assert row[9] == "saved" and " ".join(row[12:]) == "nothing changed since", row
+    never = _row(out, "03_significance.ipynb")
+    assert never[1:] == ["2", "-", "-", "-", "-", "2", "0/2", "0/4", "none", "yet"], never
+    assert "00_data.ipynb" not in out, "a notebook with neither exercises nor questions has no line"
+    assert "  01_naive_bayes.ipynb: 1.b (2), 1.c (3), 1.d (3)\n" in out, "the questions left, with points"
+    assert "Nothing ran" in out
+
+    _answer(copy, "1.b", "Smoothing.")  # the student works on: the saved verdicts stay, said to be older
+    check.remember(work / "03_significance.ipynb", "a key", [Verdict("3.1", Status.PASSED)])  # an older kit's
+    main(["check"])
+    out = capsys.readouterr().out
+    row = _row(out, copy.name)
+    assert row[8] == "2/4" and " ".join(row[12:]) == "changed since: your copy", row
+    assert " ".join(_row(out, "03_significance.ipynb")[9:]) == progress.OLDER
+
+
+def test_kit_check_alone_imports_nothing_heavy_and_answers_at_once(tmp_path, monkeypatch):
+    """`kit check` alone reads JSON: nbformat (its schema validator takes a second or more to
+    import), pandas and the kernel machinery stay out, and it answers well within 2 s."""
+    work = _seeded(tmp_path, monkeypatch)
+    code = ("import sys, time; start = time.perf_counter(); from helpers.cli import main; main(['check']); "
+            "print(round(time.perf_counter() - start, 2), *sorted(m for m in ('nbformat', 'pandas', 'numpy', "
+            "'jupyter_client', 'helpers.course.engine.verdict') if m in sys.modules))")
+    shown = subprocess.run([sys.executable, "-c", code], env={**os.environ, "KIT_WORK_DIR": str(work)},
+                           capture_output=True, text=True, check=True).stdout.splitlines()[-1].split()
+    assert shown[1:] == [], f"kit check alone imported {shown[1:]}"
+    assert float(shown[0]) < 10, f"kit check alone took {shown[0]} s"  # 0.1 s idle; bounds a hang only
+
+
+def test_kit_check_takes_several_notebooks_by_number_name_or_path_and_refuses_the_release(
+        tmp_path, monkeypatch, capsys):
+    work = _seeded(tmp_path, monkeypatch)
+    nb01 = work / "01_naive_bayes.ipynb"
+    for which in ("01", "1", "01_naive_bayes", "01_naive_bayes.ipynb", str(nb01)):
+        assert check.working_copy(which, work) == nb01, which
+    monkeypatch.chdir(REPO_ROOT)
+    assert main(["check", "notebooks/01_naive_bayes.ipynb"]) == 1
+    said = capsys.readouterr().err
+    assert "notebooks/01_naive_bayes.ipynb is the blank release" in said and "`kit check 01`" in said
+
+    ran = _all_pass_in(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "03_significance", "work/01_naive_bayes.ipynb", "3"]) == 0
+    out = capsys.readouterr().out
+    assert ran == ["03_significance.ipynb", "01_naive_bayes.ipynb"], "each named once, in order"
+    assert "03_significance.ipynb: 2/2 exercises pass" in out and "  ✓ 3.2\n" in out and "  ✓ 1.3\n" in out
+    assert _row(out, "01_naive_bayes.ipynb")[1:9] == ["3", "3", "0", "0", "0", "0", "3/3", "0/4"]
+    assert _row(out, "03_significance.ipynb")[7] == "2/2"
+    main(["check"])  # both checks were saved
+    out = capsys.readouterr().out
+    assert _row(out, "01_naive_bayes.ipynb")[2] == "3" and _row(out, "03_significance.ipynb")[2] == "2"
+
+
+class _Terminal(io.StringIO):
+    """Standard input as a terminal where the student types ``getvalue()``."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_check_that_would_train_the_doc2vec_model_says_so_and_how_long_and_asks(tmp_path, monkeypatch,
+                                                                                  capsys):
+    _seeded(tmp_path, monkeypatch)
+    ran = _all_pass_in(monkeypatch)
+    monkeypatch.setattr(check, "doc2vec_untrained", lambda: True)
+    monkeypatch.setattr(sys, "stdin", _Terminal("n\n"))
+    assert main(["check", "04"]) == 1
+    said = capsys.readouterr()
+    assert ran == [], "the student said no"
+    assert "Checking 04_doc2vec.ipynb trains the kit's Doc2Vec model first" in said.out
+    assert "about 6 minutes on one core (360 s measured, docs/benchmarks.md)" in said.out
+    assert "Go on? [y/N] 04_doc2vec.ipynb: not checked." in said.out
+    assert "kit: Not checked: 04_doc2vec.ipynb." in said.err
+
+    monkeypatch.setattr(sys, "stdin", _Terminal("y\n"))
+    assert main(["check", "04", "01"]) == 0 and ran == ["04_doc2vec.ipynb", "01_naive_bayes.ipynb"]
+    assert capsys.readouterr().out.count("trains the kit's Doc2Vec model") == 1, "01 trains no model"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # no terminal: said, and on it goes
+    assert main(["check", "04"]) == 0
+    assert "No terminal to answer on: going on" in capsys.readouterr().out
+    monkeypatch.setattr(check, "doc2vec_untrained", lambda: False)
+    main(["check", "04"])
+    assert "Doc2Vec" not in capsys.readouterr().out
+
+    measured = " ".join((REPO_ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert f"alone, the kit's model takes about {check.DOC2VEC_TRAINING_SECONDS} s" in measured
+
+
+def test_a_check_looks_for_the_doc2vec_model_where_its_kernel_caches_it(tmp_path, monkeypatch):
+    from helpers import embeddings, fetch
+
+    monkeypatch.setenv("KIT_DATA_DIR", str(tmp_path / "data"))
+    assert check.doc2vec_untrained() is False, "no data: the check itself says what is missing"
+    monkeypatch.setattr(fetch, "stamp", lambda name: f"the archive of {name}")
+    model = embeddings.config_for("quick")
+    # a kernel of `kit check` hashes as the reference (PYTHONHASHSEED=0), whatever `kit` itself does
+    assert embeddings.model_path(model, hashed_as_reference=embeddings.reference_hashing()) == \
+        embeddings.model_path(model)
+    assert embeddings.model_path(model, hashed_as_reference=True) != \
+        embeddings.model_path(model, hashed_as_reference=False)
+    assert check.doc2vec_untrained() is True
+    for profile in ("quick", settings.profile()):
+        trained = embeddings.model_path(embeddings.config_for(profile), hashed_as_reference=True)
+        trained.parent.mkdir(parents=True, exist_ok=True)
+        trained.write_bytes(b"a model")
+    assert check.doc2vec_untrained() is False

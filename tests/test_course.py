@@ -13,6 +13,7 @@ import re
 import tomllib
 from pathlib import Path
 
+from helpers.course.student.student_copy import REPOSITORY_KEY, UNSET, repository_problem
 from helpers.settings import REPO_ROOT
 
 COURSE = REPO_ROOT / "course"
@@ -130,6 +131,7 @@ def config_problems(config: dict) -> list[str]:
     reports = config.get("reports", {})
     if not config.get("course", {}).get("name"):
         problems.append("[course] has no name")
+    problems += repository_problems(config.get("course", {}))
     if not reports:
         problems.append("course.toml defines no [reports.*]")
     coursework = config.get("coursework", {})
@@ -162,6 +164,18 @@ def config_problems(config: dict) -> list[str]:
     if type(baseline) is datetime.date and type(main) is datetime.date and not baseline < main:
         problems.append(f"the baseline report is due on {baseline}, not before the main report ({main})")
     return problems
+
+
+def repository_problems(course: dict) -> list[str]:
+    """``[course] student_repository``: the students' GitHub repository (``owner/name``) that
+    ``kit release --student-repo`` names in the copy's README, or still "TO BE SET: ..."."""
+    if REPOSITORY_KEY not in course:
+        return [f"[course] has no {REPOSITORY_KEY} (owner/name, or \"{UNSET}: ...\" until it is chosen)"]
+    value = course[REPOSITORY_KEY]
+    if isinstance(value, str) and value.startswith(UNSET):
+        return []
+    problem = repository_problem(value)
+    return [f"[course] {REPOSITORY_KEY}: {problem}"] if problem else []
 
 
 def brief_problems(key: str, report: dict, text: str, exercises: set[str], headings: set[str]) -> list[str]:
@@ -308,6 +322,18 @@ def test_a_brief_naming_what_does_not_exist_fails():
     for expected in ("names notebook 10", "does not name notebook(s) ['00']", "Exercise 2.7",
                      "*Round robin folds*", "writes a date (2027-02-05)"):
         assert expected in problems
+
+
+def test_the_students_repository_is_owner_and_name_or_to_be_set():
+    config = _config()
+    for value in ("my-course/sentiment-2027", f"{UNSET}: e.g. my-course/sentiment-2027"):
+        config["course"][REPOSITORY_KEY] = value
+        assert config_problems(config) == []
+    for value in ("https://github.com/my-course/sentiment-2027", "sentiment-2027", "", 2027):
+        config["course"][REPOSITORY_KEY] = value
+        assert any("student_repository: " in p and "owner/name" in p for p in config_problems(config)), value
+    del config["course"][REPOSITORY_KEY]
+    assert any("has no student_repository" in p for p in config_problems(config))
 
 
 def test_references_are_read_in_every_form_the_files_use():

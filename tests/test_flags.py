@@ -55,6 +55,20 @@ REFERENCE = frozenset({"NaiveBayes", "sign_test"})
     ("def accuracy():\n    return 0.785", "a literal that equals a reference output (0.785)"),
     ("def shift():\n    return -0.785", "a literal that equals a reference output"),
     ("def broken(:\n    pass", "code that cannot be parsed"),
+    # the reference reached under other names (issue K27)
+    ("def nb_fit(X, y, alpha=1.0):\n    return vars()['NaiveBayes'](alpha=alpha).fit(X, y)",
+     "names the kit's reference implementation in a string (NaiveBayes)"),
+    ("def nb_fit(X, y, alpha=1.0):\n    return vars()['NaiveBayes'](alpha=alpha).fit(X, y)",
+     "touches the kernel or interpreter (vars)"),
+    ("import helpers.naive_bayes as m\nfit = getattr(m, 'NaiveBayes')",
+     "imports the module of the kit's reference implementation (helpers.naive_bayes)"),
+    ("import helpers.naive_bayes as m\nfit = getattr(m, 'NaiveBayes')",
+     "names the kit's reference implementation in a string (NaiveBayes)"),
+    ("from helpers import significance as s", "imports the module of the kit's reference implementation"),
+    ("import sys\nNB = sys.modules['helpers.naive_bayes']", "touches the kernel or interpreter (sys)"),
+    ("def f():\n    return locals()", "touches the kernel or interpreter (locals)"),
+    ("def choose_C(X, y, Cs):\n    return getattr(evaluation, 'inner_cv_' + 'accuracy')(X, y)",
+     "reads an attribute by a computed name (getattr)"),
 ])
 def test_each_cheat_is_flagged(code, reason):
     found = flags.code_flags(code, REFERENCE, printed="fold 0 accuracy: 0.785\n", solution="x = 0.5")
@@ -71,6 +85,10 @@ def test_each_cheat_is_flagged(code, reason):
     "table = df.eval('a + b')",  # a method called eval is not the builtin
     "import numpy as np\nx = np.zeros(3)\nx[0] = 1.0",  # a module's function called, nothing patched
     "import numpy as np\ndef fit(model, X):\n    model.mean_ = np.mean(X)\n    return model",
+    # a name taken from a module that also defines a reference is not the reference
+    "from helpers.significance import wilson_half_width",
+    "size = getattr(model, 'vector_size', 100)",  # an attribute named in full
+    'def f(a, b):\n    """Unlike sign_test, this counts ties."""\n    return a',  # a docstring is no value
 ])
 def test_honest_code_is_not_flagged(code):
     printed = "p = 0.5\naccuracy 0.785 ceiling 1.0000"

@@ -23,7 +23,7 @@ from helpers.course.classroom import classgrade, gradebook, layout
 from helpers.course.classroom.record import Record
 from helpers.course.engine import bubblewrap, grading, nbval_run, sandbox
 from helpers.course.engine.limits import Job
-from helpers.course.engine.verdict import Problem, Status
+from helpers.course.engine.verdict import DIFFERS, HIDDEN_CODE, Problem, Status
 from helpers.course.notebook import cells, merge, release
 from helpers.errors import KitError
 
@@ -82,18 +82,45 @@ for pid in filter(str.isdigit, os.listdir('/proc')):
 def add(a, b):
     return a - b
 """
-#: Copies the hidden check that calls it (its caller's frame, every cell linecache holds) and
+#: Copies the code that calls it (its callers' frames, every cell linecache holds) and
 #: raises the copy in the next exercise, where the student's feedback would show it.
 FRAMEWALKER = """import inspect, linecache
 SEEN, CACHED = [], []
 def add(a, b):
-    try:
-        SEEN.append(''.join(linecache.getlines(inspect.currentframe().f_back.f_code.co_filename)))
-    except PermissionError as err:
-        SEEN.append(str(err))
+    frame = inspect.currentframe().f_back
+    while frame is not None:
+        SEEN.append(''.join(linecache.getlines(frame.f_code.co_filename)) + repr(frame.f_locals))
+        frame = frame.f_back
     CACHED.extend(''.join(entry[2]) for entry in list(linecache.cache.values()) if len(entry) > 2)
     return a + b
 """
+#: The issue's finalizer: an object left behind by the exercise reads every frame on the stack
+#: whenever it is collected (in K22's kernel, the guard's own frames and key) and keeps them.
+FINALIZER = """import sys
+SEEN = []
+class Spy:
+    def __del__(self):
+        frame = sys._getframe(1)
+        while frame is not None:
+            SEEN.append(repr(frame.f_locals)[:2000] + repr(getattr(frame.f_code, 'co_consts', ())))
+            frame = frame.f_back
+def add(a, b):
+    Spy()
+    return a + b
+"""
+#: print replaced by a callable object (not a function) that shows the visible check's answer.
+PRINTER = """import builtins, sys
+class Forge:
+    def __call__(self, *args, **kwargs):
+        sys.stdout.write('5\\n' if args and args[0] == 'FORGED' else ' '.join(map(str, args)) + '\\n')
+builtins.print = Forge()
+def add(a, b):
+    return 'FORGED'
+"""
+#: An added cell dressed as a hidden check (markers and metadata): it is the student's code,
+#: run in the kernel like any cell of theirs, never in the grader.
+DRESSED = ("# NBVAL_CHECK_OUTPUT\n### BEGIN HIDDEN CHECKS\n# Intent: mine\nOFFSET = 0\n"
+           "### END HIDDEN CHECKS")
 
 
 #: Tries what bubblewrap alone would not stop: a socket of the host (where an instructor's
@@ -220,6 +247,19 @@ def _grade_class(tmp_path_factory, data: Path, host_socket: Path) -> tuple[Path,
     walker.cells[3].source = ("def mean(values):\n"
                               "    raise ValueError(' | '.join(SEEN + CACHED).replace(chr(10), ' / '))")
     _write(subs / "framewalker", walker)
+    finalizer = nbformat.from_dict(stub)
+    finalizer.cells[1].source = FINALIZER
+    finalizer.cells[3].source = ("def mean(values):\n    import gc\n    gc.collect()\n"
+                                 "    raise ValueError(' | '.join(SEEN).replace(chr(10), ' / '))")
+    _write(subs / "finalizer", finalizer)
+    printer = nbformat.from_dict(stub)
+    printer.cells[1].source = PRINTER
+    _write(subs / "printer", printer)
+    dressed = nbformat.from_dict(stub)
+    dressed_cell = nbformat.v4.new_code_cell(DRESSED, metadata={"kit": {"checks": "0.1"}})
+    dressed.cells.insert(1, dressed_cell)
+    dressed.cells[2].source = "def add(a, b):\n    return a + b + OFFSET"
+    _write(subs / "dressed", dressed)
     importer = nbformat.from_dict(stub)
     importer.cells[1].source = ("import importlib\nop = importlib.import_module('oper' + 'ator')\n"
                                 "add = getattr(op, 'a' + 'dd')")
@@ -334,7 +374,7 @@ def test_hidden_checks_run_in_grading_and_catch_a_hard_coded_answer(graded):
     subs, grades = graded
     assert _result(grades, "hardcoded") == [("0.1", False), ("0.2", True)]
     row = grades[(grades.student == "hardcoded") & (grades.exercise == "0.1")].iloc[0]
-    assert row.error == "output differs from the reference (a hidden check)"
+    assert row.error == f"{DIFFERS} (a hidden check: a negative number and a fraction)"
     # 0.1's checks declare a quarter and three quarters of a point (partial credit): its
     # visible check passed
     assert (row.points, row.max_points) == (0.25, 1.0)
@@ -357,29 +397,37 @@ def test_cheats_are_failed_or_flagged(graded):
     assert rows.loc[("correct", "0.1"), "flags"] == "" and rows.loc[("helper", "0.2"), "flags"] == ""
     attackers = {"vandal", "lingerer", "peeker", "prober", "planter", "memfder"}  # tested below
     assert "patches np.allclose" in rows.loc[("patcher", "0.1"), "flags"]
-    # and at run time: the hidden check does not run beside a replaced library function
-    assert not rows.loc[("patcher", "0.1"), "passed"]
-    assert rows.loc[("patcher", "0.1"), "error"].startswith("PermissionError in a hidden check")
-    replaced = "refused by the grading guard at run time (numpy.allclose replaced)"
-    assert replaced in rows.loc[("patcher", "0.1"), "flags"]
+    # the hidden check runs in the grader: a library patched in the kernel changes nothing there
+    assert rows.loc[("patcher", "0.1"), "passed"]
     assert "imports by a computed name (importlib)" in rows.loc[("importer", "0.1"), "flags"]
+    # print replaced by an object forges the visible check's line, not the grader's
+    assert not rows.loc[("printer", "0.1"), "passed"]
+    assert rows.loc[("printer", "0.1"), "error"].startswith(f"{DIFFERS} (a hidden check")
+    assert "touches the kernel or interpreter (builtins, sys)" in rows.loc[("printer", "0.1"), "flags"]
+    # a cell dressed as a hidden check ran in the kernel (it defined OFFSET there) and is flagged
+    # for nothing of the grader's
+    assert rows.loc[("dressed", "0.1"), "passed"]
     assert set(gradebook.flagged(grades).student) - attackers == {
-        "kitcopy", "shadow", "replayer", "patcher", "importer", "framewalker"}
+        "kitcopy", "shadow", "replayer", "patcher", "importer", "framewalker", "finalizer", "printer"}
 
 
-def test_a_hidden_check_s_code_never_reaches_the_student_who_walks_its_frame(graded):
+@pytest.mark.parametrize("student", ["framewalker", "finalizer"])
+def test_a_hidden_check_never_reaches_the_kernel_so_no_frame_of_it_can_be_read(graded, student):
     subs, grades = graded
-    # the hidden check ran (sealed) and passed; the frame it called from was refused
-    assert _result(grades, "framewalker") == [("0.1", True), ("0.2", False)]
-    row = grades[(grades.student == "framewalker") & (grades.exercise == "0.2")].iloc[0]
-    assert "grading: student code may not use sys._getframe" in row.error
-    flags = grades[grades.student == "framewalker"]["flags"].iloc[0]
-    # flagged by what its code says and by what it did, though it caught the refusal
-    assert "looks into the running program" in flags
-    assert "refused by the grading guard at run time (sys._getframe)" in flags
-    shown = [path.read_text() for path in layout.feedback_paths(subs, "framewalker", "00_fixture")]
-    shown.append(json.dumps(gradebook.read_record(subs, "framewalker", "00_fixture").to_json()))
-    assert all("add(-1, 1.5)" not in text for text in shown)
+    # the hidden check called add (a correct one) from the grader; what the student's code
+    # found on the kernel's stack is only the kernel's own way of answering a call
+    assert _result(grades, student) == [("0.1", True), ("0.2", False)]
+    row = grades[(grades.student == student) & (grades.exercise == "0.2")].iloc[0]
+    assert row.error.startswith("ValueError: ")
+    assert "looks into the running program" in grades[grades.student == student]["flags"].iloc[0]
+    shown = [path.read_text() for path in layout.feedback_paths(subs, student, "00_fixture")]
+    shown.append(json.dumps(gradebook.read_record(subs, student, "00_fixture").to_json()))
+    hidden_source = [cell for cell in nbformat.read(FIXTURES / NAME, as_version=4).cells
+                     if cells.is_hidden(cell)][0].source
+    for text in shown:
+        # nothing to hide: the scrubber of hidden check lines found none
+        assert "student.add" not in text and "secret_rng" not in text and HIDDEN_CODE not in text
+        assert not any(line.strip() in text for line in hidden_source.splitlines() if len(line.strip()) > 20)
 
 
 def test_editing_checks_or_outputs_does_not_pass(graded):
@@ -775,4 +823,4 @@ def test_only_a_record_whose_grading_failed_is_graded_again(tmp_path, problem):
                     "2026-11-26T12:00:00+00:00", submission_sha256=classgrade.sha256_of(folder / NAME),
                     problem=problem)
     assert classgrade._unchanged(record, folder, FIXTURES / NAME) is not problem.regrade
-    assert problem.regrade is (problem in {Problem.NOT_MERGED, Problem.NOT_STARTED, Problem.RUN_FAILED})
+    assert problem.regrade is (problem is Problem.NOT_STARTED)

@@ -1,4 +1,5 @@
-"""The lab refuses to serve solutions/ (issue #34): a real Jupyter server, set up as `kit lab` does."""
+"""The lab refuses to serve solutions/ (issue #34) and notebooks/ (issue #53): a real Jupyter
+server, set up as `kit lab` does."""
 
 from __future__ import annotations
 
@@ -29,9 +30,11 @@ REFUSED = ["/api/contents/solutions", f"/api/contents/solutions/{SOLUTION}",
            f"/files/solutions/{SOLUTION}", "/files/solutions/tolerances.csv",
            f"/api/contents/Solutions/{SOLUTION}", f"/api/contents/notebooks/../solutions/{SOLUTION}",
            f"/nbconvert/html/solutions/{SOLUTION}", "/api/contents/tests/test_release.py",
-           "/files/tests/test_release.py", "/api/contents/course/rubric.md", "/files/course/rubric.md"]
-SERVED = ["/api/contents", f"/api/contents/notebooks/{SOLUTION}", f"/files/notebooks/{SOLUTION}",
-          "/api/contents/helpers/course/config.py", "/files/README.md"]
+           "/files/tests/test_release.py", "/api/contents/course/rubric.md", "/files/course/rubric.md",
+           "/api/contents/notebooks", f"/api/contents/notebooks/{SOLUTION}", f"/files/notebooks/{SOLUTION}",
+           f"/nbconvert/html/notebooks/{SOLUTION}", f"/api/contents/NOTEBOOKS/{SOLUTION}"]
+SERVED = ["/api/contents", "/api/contents/helpers/course/config.py", "/files/README.md",
+          "/api/contents/helpers/course/student/jupyter_config/jupyter_server_config.json"]
 
 
 def _free_port() -> int:
@@ -104,7 +107,30 @@ def test_the_root_listing_names_no_solutions(lab):
     request = urllib.request.Request(f"{base}/api/contents", headers={"Authorization": f"token {token}"})
     with urllib.request.urlopen(request, timeout=30) as response:
         names = {item["name"] for item in json.load(response)["content"]}
-    assert "helpers" in names and not names & {"solutions", "tests", "runs"}
+    assert "helpers" in names and not names & {"solutions", "tests", "runs", "notebooks"}
+
+
+def _post(url: str, token: str, body: dict) -> int:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Authorization": f"token {token}",
+                                              "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            response.read()
+            return response.status
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
+def test_no_kernel_starts_on_a_released_notebook(lab):
+    """What /lab/tree/notebooks/NN.ipynb would ask for once the document opened: a session."""
+    base, token = lab
+    session = {"path": f"notebooks/{SOLUTION}", "type": "notebook", "name": SOLUTION,
+               "kernel": {"name": "python3"}}
+    assert _post(f"{base}/api/sessions", token, session) >= 400  # jupyter_server words our 404 as a 500
+    request = urllib.request.Request(f"{base}/api/kernels", headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert json.load(response) == []
 
 
 def _manager(root: Path) -> KitContentsManager:
@@ -127,6 +153,21 @@ def test_a_solutions_folder_of_the_root_is_refused(tmp_path):
     manager = _manager(tmp_path)
     assert manager.refuses("solutions/x.ipynb") and manager.refuses("/solutions/")
     assert not manager.refuses("solutions_notes.md") and not manager.refuses("")
+
+
+def test_the_released_notebooks_are_refused_and_the_workspace_is_not(tmp_path):
+    for folder in ("notebooks", "work"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / SOLUTION).write_text("{}")
+    from tornado import web
+
+    manager = _manager(tmp_path)
+    assert manager.refuses("notebooks") and manager.refuses(f"/notebooks/{SOLUTION}")
+    assert not manager.refuses(f"work/{SOLUTION}")
+    with pytest.raises(web.HTTPError) as err:  # no kernel for it
+        asyncio.run(manager.get_kernel_path(f"notebooks/{SOLUTION}"))
+    assert err.value.status_code == 404
+    assert asyncio.run(manager.get_kernel_path(f"work/{SOLUTION}")) == "work"
 
 
 def test_refused_paths_cannot_be_read_renamed_or_copied(tmp_path):

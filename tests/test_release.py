@@ -53,7 +53,7 @@ def test_release_removes_hidden_checks_and_grading_keeps_them(fixture_solution):
     assert "00-002-hidden" not in [c.id for c in released.cells]
     assert not any("HIDDEN" in c.source for c in released.cells)
     kept = next(c for c in graded.cells if c.id == "00-002-hidden")
-    assert kept.outputs[0].text == "0.5\n"
+    assert kept.outputs[0].text == "a negative number and a fraction add up: True\n"
 
 
 def _mutate(solution, position, **metadata):

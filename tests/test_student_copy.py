@@ -1,10 +1,12 @@
-"""`kit release --student-repo DIR`: the students' copy of the kit, without answers (issue #34)."""
+"""`kit release --student-repo DIR`: the students' copy of the kit, without answers (issues #34, #53)."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import markdown_docs
@@ -12,7 +14,8 @@ import nbformat
 import pytest
 
 from helpers import owned
-from helpers.course.config import NOTEBOOKS_DIR, SOLUTIONS_DIR, notebooks_in
+from helpers.cli import INSTRUCTOR_COMMANDS
+from helpers.course.config import COURSE_FILE, NOTEBOOKS_DIR, SOLUTIONS_DIR, notebooks_in
 from helpers.course.notebook import cells
 from helpers.course.student import student_copy
 from helpers.errors import KitError
@@ -23,7 +26,12 @@ INSTRUCTORS_ONLY = ("solutions", "tests", "benchmarks", ".ci", "runs", "backups"
 CHECK_SECONDS = 600
 BINDER_REPO = "my-course/sentiment-2027"
 #: What a student copy cannot run: `kit` commands that need solutions/ (they say so), and the tests.
-REFUSED_IN_A_COPY = {"release", "grade", "references"}
+REFUSED_IN_A_COPY = set(INSTRUCTOR_COMMANDS)
+#: The instructors' code, which a copy does not hold (the engine `kit check` runs on stays).
+INSTRUCTORS_CODE = ("helpers/course/classroom/", "helpers/course/notebook/references.py",
+                    "helpers/course/student/student_copy.py")
+#: Words of the instructors' comments that no set-up file of the copy may hold.
+INSTRUCTORS_WORDS = ("tests/", "test_project", "kit references", "test command", "pip freeze", "solutions")
 #: The programs the student README's commands may call.
 STUDENT_PROGRAMS = {"python3", "pip", "kit", "git", "cd", "."}
 
@@ -44,8 +52,10 @@ def test_the_copy_holds_the_kit_and_no_instructors_folder(copy):
     assert {"README.md", "pyproject.toml", "constraints.txt", "start", "postBuild", "environment.yml",
             "nbval_sanitize.cfg",
             ".gitignore", "helpers/cli.py", "helpers/course/student/kernel.py", "notebooks/RELEASED.sha256",
+            "helpers/RELEASED.sha256", "helpers/course/engine/grading.py",
             "helpers/course/student/jupyter_config/jupyter_server_config.json"} <= files
     assert not [name for name in files for folder in INSTRUCTORS_ONLY if name.startswith(f"{folder}/")]
+    assert not [name for name in files if name.startswith(INSTRUCTORS_CODE)]
     assert not [name for name in files if "__pycache__" in name or name.endswith(".pyc")]
     for notebook in notebooks_in(NOTEBOOKS_DIR):
         assert (copy / "notebooks" / notebook.name).read_bytes() == notebook.read_bytes()
@@ -81,14 +91,43 @@ def test_the_copy_s_readme_runs_only_what_a_student_copy_has(copy):
         assert not path or (copy / path).is_file(), f"the student README links to {path}, not in the copy"
 
 
-def test_without_a_binder_repository_the_placeholder_stays_and_a_wrong_one_is_refused(tmp_path):
-    readme = student_copy.student_readme()
-    assert readme == (REPO_ROOT / student_copy.STUDENT_README).read_text(encoding="utf-8")
-    assert f"mybinder.org/v2/gh/{student_copy.REPO_PLACEHOLDER}/" in readme
+def _course_file(folder: Path, repository: str | None) -> Path:
+    """A course file like the repository's, naming ``repository`` (None: no such key)."""
+    text = COURSE_FILE.read_text(encoding="utf-8")
+    key = f"{student_copy.REPOSITORY_KEY} = "
+    kept = [line for line in text.splitlines(keepends=True) if not line.startswith(key)]
+    if repository is not None:
+        at = kept.index("[course]\n") + 1
+        kept.insert(at, f"{key}{repository!r}\n".replace("'", '"'))
+    path = folder / "course.toml"
+    path.write_text("".join(kept), encoding="utf-8")
+    return path
+
+
+def test_the_students_repository_comes_from_the_course_file_or_nothing_is_written(tmp_path):
+    target = tmp_path / "student"
+    for unset in (None, f"{student_copy.UNSET}: e.g. my-course/sentiment-2027", ""):
+        with pytest.raises(KitError, match=r"\[course\] student_repository is not set.*nothing was written"):
+            student_copy.write_student_copy(target, course_file=_course_file(tmp_path, unset))
+    with pytest.raises(KitError, match="nowhere.toml is missing.*nothing was written"):
+        student_copy.write_student_copy(target, course_file=tmp_path / "nowhere.toml")
     for wrong in ("sentiment", "https://github.com/a/b", "a/b/c", "a/b.git", "-a/b"):
         with pytest.raises(KitError, match="not a GitHub repository's owner/name"):
-            student_copy.write_student_copy(tmp_path / "student", binder_repo=wrong)
-    assert not (tmp_path / "student").exists()
+            student_copy.write_student_copy(target, binder_repo=wrong)
+        with pytest.raises(KitError, match=r"student_repository: .* not a GitHub repository's owner/name"):
+            student_copy.write_student_copy(target, course_file=_course_file(tmp_path, wrong))
+    assert not target.exists()
+    assert student_copy.students_repository(course_file=_course_file(tmp_path, BINDER_REPO)) == BINDER_REPO
+    assert student_copy.students_repository("a/b", _course_file(tmp_path, BINDER_REPO)) == "a/b"  # wins
+    student_copy.write_student_copy(target, course_file=_course_file(tmp_path, BINDER_REPO))
+    readme = (target / "README.md").read_text(encoding="utf-8")
+    assert f"git clone https://github.com/{BINDER_REPO}.git && cd sentiment-2027" in readme
+    assert student_copy.REPO_PLACEHOLDER not in readme and "cd NAME" not in readme
+
+
+def test_the_course_file_names_the_students_repository_or_says_it_is_to_be_set():
+    value = tomllib.loads(COURSE_FILE.read_text(encoding="utf-8"))["course"][student_copy.REPOSITORY_KEY]
+    assert value.startswith(student_copy.UNSET) or student_copy.repository_problem(value) is None
 
 
 def test_no_file_of_the_copy_gives_answers_away(copy):
@@ -133,32 +172,51 @@ def test_a_leaking_file_stops_the_copy_before_it_writes(tmp_path):
     (repo / "helpers" / "notes.py").write_text(f'"""{answer}"""\n')
     target = tmp_path / "student"
     with pytest.raises(KitError, match=r"helpers/notes.py would give answers away.*nothing was written"):
-        student_copy.write_student_copy(target, repo=repo)
+        student_copy.write_student_copy(target, repo=repo, binder_repo=BINDER_REPO)
     assert not target.exists()
 
 
 def test_writing_again_keeps_what_the_user_changed(tmp_path):
     target = tmp_path / "student"
-    first = student_copy.write_student_copy(target)
-    assert student_copy.write_student_copy(target) == first  # the kit's own files are replaced
+    first = student_copy.write_student_copy(target, binder_repo=BINDER_REPO)
+    assert student_copy.write_student_copy(target, binder_repo=BINDER_REPO) == first  # its own, replaced
     (target / "README.md").unlink()
     (target / "pyproject.toml").write_text("mine\n")
     with pytest.raises(KitError, match="pyproject.toml was changed since the kit wrote it.*nothing was"):
-        student_copy.write_student_copy(target)
+        student_copy.write_student_copy(target, binder_repo=BINDER_REPO)
     assert (target / "pyproject.toml").read_text() == "mine\n" and not (target / "README.md").exists()
     assert owned.changed_since_written(target / "pyproject.toml")
+
+
+def test_writing_again_removes_what_an_older_copy_wrote_and_this_one_does_not_hold(tmp_path):
+    """A students' repository first written by a kit that copied class grading: the next copy
+    takes it out, so the copy's library is as its manifest says (issue #53)."""
+    from helpers.course.student import integrity
+
+    target = tmp_path / "student"
+    student_copy.write_student_copy(target, binder_repo=BINDER_REPO)
+    classroom = target / "helpers" / "course" / "classroom"
+    old = owned.write_owned(classroom / "gradebook.py", "# an older kit's class grading\n")
+    edited = owned.write_owned(classroom / "feedback.py", "# an older kit's\n")
+    edited.write_text("# changed since\n")
+    student_copy.write_student_copy(target, binder_repo=BINDER_REPO)
+    assert not old.exists() and edited.read_text() == "# changed since\n"  # the user's change is kept
+    assert [c.name for c in integrity.changes(target / "helpers")] == ["course/classroom/feedback.py"]
+    edited.unlink()
+    student_copy.write_student_copy(target, binder_repo=BINDER_REPO)
+    assert not classroom.exists() and integrity.changes(target / "helpers") == []
 
 
 @pytest.mark.parametrize("where", [".", "notebooks", "work/student", ".."])
 def test_the_copy_must_lie_outside_the_repository(where):
     with pytest.raises(KitError, match="outside the repository"):
-        student_copy.write_student_copy(REPO_ROOT / where)
+        student_copy.write_student_copy(REPO_ROOT / where, binder_repo=BINDER_REPO)
 
 
 def test_a_folder_holding_solutions_is_refused(tmp_path):
     (tmp_path / "solutions").mkdir()
     with pytest.raises(KitError, match="holds a solutions/ folder"):
-        student_copy.write_student_copy(tmp_path)
+        student_copy.write_student_copy(tmp_path, binder_repo=BINDER_REPO)
     assert not (tmp_path / "helpers").exists()
 
 
@@ -186,8 +244,8 @@ def test_the_copy_runs_on_its_own(copy, tmp_path):
     seeded = _kit(copy, work, "work")
     assert seeded.returncode == 0, seeded.stderr
     assert {p.name for p in notebooks_in(work)} == {p.name for p in notebooks_in(copy / "notebooks")}
-    for command in ("release", "grade"):
-        refused = _kit(copy, work, command, *(["submissions"] if command == "grade" else []))
+    for command in INSTRUCTOR_COMMANDS:
+        refused = _kit(copy, work, command, *(["submissions", "--jobs", "2"] if command == "grade" else []))
         assert refused.returncode == 1 and "Traceback" not in refused.stderr
         assert "this is a student copy" in refused.stderr
         assert "instructors run it in the course repository" in refused.stderr
@@ -218,11 +276,69 @@ def test_kit_release_student_repo(tmp_path, capsys):
     assert "takes neither --check nor --force" in capsys.readouterr().err and not target.exists()
     assert main(["release", "--binder-repo", BINDER_REPO]) == 1
     assert "--binder-repo goes with --student-repo" in capsys.readouterr().err
-    assert main(["release", "--student-repo", str(target)]) == 0
-    out = capsys.readouterr().out
-    assert f"files in {target}" in out and "pass --binder-repo OWNER/NAME" in out
-    assert (target / "helpers" / "cli.py").is_file() and not (target / "solutions").exists()
-    assert student_copy.REPO_PLACEHOLDER in (target / "README.md").read_text(encoding="utf-8")
+    value = tomllib.loads(COURSE_FILE.read_text(encoding="utf-8"))["course"][student_copy.REPOSITORY_KEY]
+    if value.startswith(student_copy.UNSET):  # the kit as shipped: the course sets it
+        assert main(["release", "--student-repo", str(target)]) == 1
+        assert "student_repository is not set" in capsys.readouterr().err and not target.exists()
     assert main(["release", "--student-repo", str(target), "--binder-repo", BINDER_REPO]) == 0
-    assert "--binder-repo" not in capsys.readouterr().out  # the kit's own README is replaced
+    out = capsys.readouterr().out
+    assert f"files in {target}" in out and f"the students' repository, {BINDER_REPO}," in out
+    assert (target / "helpers" / "cli.py").is_file() and not (target / "solutions").exists()
     assert BINDER_REPO in (target / "README.md").read_text(encoding="utf-8")
+
+
+# --- The copy is the students' (issue #53) ------------------------------------------------------
+
+def test_the_copy_s_set_up_files_hold_no_instructors_comments_or_settings(copy):
+    pyproject = (copy / "pyproject.toml").read_text(encoding="utf-8")
+    settings = tomllib.loads(pyproject)
+    assert "pytest" not in settings.get("tool", {}) and "ruff" not in settings.get("tool", {})
+    assert "optional-dependencies" not in settings["project"]
+    ours = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert settings["project"]["dependencies"] == ours["project"]["dependencies"]
+    assert settings["project"]["scripts"] == ours["project"]["scripts"]
+    assert not re.search(r"^\s*#", pyproject, re.MULTILINE)
+    for package in settings["tool"]["setuptools"]["packages"]:  # each one the copy holds
+        assert (copy / Path(*package.split(".")) / "__init__.py").is_file(), package
+    for name in ("pyproject.toml", "environment.yml", "constraints.txt"):
+        text = (copy / name).read_text(encoding="utf-8")
+        assert not [word for word in INSTRUCTORS_WORDS if word in text], name
+        comments = [line for line in text.splitlines() if line.lstrip().startswith("#")]
+        assert comments == student_copy.STUDENT_HEADERS.get(name, "").splitlines(), name
+    pins = [line for line in (REPO_ROOT / "constraints.txt").read_text().splitlines() if "==" in line]
+    assert [line for line in (copy / "constraints.txt").read_text().splitlines() if "==" in line] == pins
+
+
+def test_pytest_in_the_copy_collects_nothing_of_the_instructors(copy):
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+    collected = subprocess.run(command, cwd=copy, env={**env, "PYTHONPATH": str(copy)}, capture_output=True,
+                               text=True, timeout=CHECK_SECONDS)
+    assert collected.returncode == pytest.ExitCode.NO_TESTS_COLLECTED, collected.stdout + collected.stderr
+    assert "no tests collected" in collected.stdout and ".ipynb" not in collected.stdout
+
+
+def test_kit_help_in_the_copy_lists_only_the_students_commands(copy, tmp_path):
+    from helpers.cli import build_parser
+
+    shown = _kit(copy, tmp_path / "work", "--help")
+    assert shown.returncode == 0, shown.stderr
+    listed = set(re.search(r"\{([a-z,-]+)\}", shown.stdout)[1].split(","))
+    assert listed == markdown_docs.parser_commands(build_parser()) - REFUSED_IN_A_COPY
+    assert {"check", "lab", "work", "fetch", "info"} <= listed
+    described = re.findall(r"^ {4}([a-z-]+) ", shown.stdout, re.MULTILINE)
+    assert set(described) == listed and "solutions" not in shown.stdout and "grade" not in shown.stdout
+    run = _kit(copy, tmp_path / "work", "run", "--help")
+    assert run.returncode == 0 and "--solutions" not in run.stdout
+
+
+def test_every_module_of_the_copy_imports_there(copy):
+    """Nothing the copy holds needs the instructors' code it leaves out (class grading, above all)."""
+    script = ("import importlib, pkgutil, helpers\n"
+              "names = [m.name for m in pkgutil.walk_packages(helpers.__path__, 'helpers.')]\n"
+              "for name in names: importlib.import_module(name)\n"
+              "print(len(names), helpers.__file__)")
+    imported = subprocess.run([sys.executable, "-c", script], cwd=copy, capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(copy)}, timeout=CHECK_SECONDS)
+    assert imported.returncode == 0, imported.stderr
+    assert Path(imported.stdout.split()[-1]).parent == (copy / "helpers").resolve()

@@ -18,7 +18,9 @@ Shared by all of them:
 - ``config``: paths, the notebook pattern, nbval arguments and the reference environment;
   ``arguments``: the argument types of the ``kit`` command and the tooling's own commands;
   ``memory``: the one sampler of the memory a group of processes holds (the runner's
-  kernels, a sandboxed job, a benchmark).
+  kernels, a sandboxed job, a benchmark); ``safe_text``: the one boundary every text from a
+  student crosses before it is written to a file or a terminal (``printable``); ``stops``:
+  Ctrl-C and SIGTERM as one exception, with the exit status each calls for.
 
 The course library (``helpers.*`` outside this package) never imports from here.
 """

@@ -16,6 +16,8 @@ from helpers.settings import REPO_ROOT
 
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
+#: The course's own settings (deadlines, weights, the students' repository); never in a student copy.
+COURSE_FILE = REPO_ROOT / "course" / "course.toml"
 #: Jupyter server settings for ``kit lab`` and Binder: the file browser hides the released
 #: notebooks and the server refuses the solutions (``lab_contents``), so students open their
 #: copies in ``work/``.
@@ -64,6 +66,12 @@ def notebooks_in(folder: Path, numbers: list[str] | None = None) -> list[Path]:
         wanted = {str(n).zfill(2) for n in numbers}
         found = [p for p in found if p.name[:2] in wanted]
     return found
+
+
+def is_student_copy(root: Path = REPO_ROOT) -> bool:
+    """Whether ``root`` is a student copy (``kit release --student-repo``): the kit without
+    ``solutions/``. Cheap, so that ``kit --help`` can ask it."""
+    return not (Path(root) / SOLUTIONS_DIR.name).is_dir()
 
 
 def reference_environ(base: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -35,6 +35,7 @@ from helpers.course.classroom import layout
 from helpers.course.classroom.gradebook import read_table, spreadsheet_csv
 from helpers.course.notebook.cells import answer_cells, answer_id, answer_points, marking_scheme
 from helpers.course.notebook.release import ANSWER_PLACEHOLDER, blank_answers
+from helpers.course.safe_text import printable
 from helpers.errors import KitError
 from helpers.owned import write_owned
 
@@ -156,27 +157,33 @@ def sheet(asked: Mapping[str, Question], submissions: Mapping[str, Path | None],
 
 def render_html(notebook: str, table: pd.DataFrame, asked: Mapping[str, Question]) -> str:
     """The sheet as one offline HTML page: per question, its model answer, marking scheme and
-    maximum, and every student's answer, points and comment. Every text is escaped."""
-    body = [f"<h1>Written answers: {html.escape(notebook)}</h1>"]
+    maximum, and every student's answer, points and comment. Every text is printable and
+    escaped (``_e``)."""
+    body = [f"<h1>Written answers: {_e(notebook)}</h1>"]
     for question, group in table.groupby("question", sort=False):
         rows = "".join(
-            f"<tr><td>{html.escape(row.student)}</td>"
-            + (f'<td class="answer">{html.escape(row.answer)}</td>' if row.answer
+            f"<tr><td>{_e(row.student)}</td>"
+            + (f'<td class="answer">{_e(row.answer)}</td>' if row.answer
                else '<td class="empty">(no answer)</td>')
-            + f"<td>{html.escape(str(row.points))}</td><td>{html.escape(str(row.comment))}</td></tr>"
+            + f"<td>{_e(str(row.points))}</td><td>{_e(str(row.comment))}</td></tr>"
             for row in group.itertuples())
         asking = asked.get(question)
-        marking = "".join(f"<li>{html.escape(line)}</li>" for line in (asking.marking if asking else ()))
-        body += [f"<h2>{html.escape(question)} ({html.escape(str(group.max_points.iloc[0]))} points)</h2>"
-                 f"<p>{html.escape(group.prompt.iloc[0])}</p>",
-                 f'<div class="model">{html.escape(asking.model if asking else "")}</div>',
+        marking = "".join(f"<li>{_e(line)}</li>" for line in (asking.marking if asking else ()))
+        body += [f"<h2>{_e(question)} ({_e(str(group.max_points.iloc[0]))} points)</h2>"
+                 f"<p>{_e(group.prompt.iloc[0])}</p>",
+                 f'<div class="model">{_e(asking.model if asking else "")}</div>',
                  f'<div class="marking"><strong>Marking</strong><ul>{marking}</ul></div>' if marking else "",
                  f"<table><thead><tr><th>student</th><th>answer</th><th>points</th><th>comment</th></tr>"
                  f"</thead><tbody>{rows}</tbody></table>"]
     return "\n".join(["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
                       f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
-                      f"<title>Written answers: {html.escape(notebook)}</title><style>{_CSS}</style>"
+                      f"<title>Written answers: {_e(notebook)}</title><style>{_CSS}</style>"
                       "</head><body>", *body, "</body></html>", ""])
+
+
+def _e(text: object) -> str:
+    """``text`` as HTML: ``printable`` (an answer may hold anything) and escaped."""
+    return html.escape(printable(str(text)), quote=True)
 
 
 def write_sheets(submissions_dir: Path, solution_path: Path,

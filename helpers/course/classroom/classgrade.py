@@ -43,9 +43,11 @@ from helpers.course.classroom.gradebook import exercise_key
 from helpers.course.classroom.record import Record
 from helpers.course.engine import grading, sandbox
 from helpers.course.engine.limits import Job
+from helpers.course.engine.nbval_run import NotebookRun
 from helpers.course.engine.verdict import Problem, Status, Verdict
 from helpers.course.notebook.cells import exercise_id, exercises
 from helpers.course.notebook.release import release_notebook
+from helpers.course.safe_text import printable
 from helpers.errors import KitError
 
 #: Where ``prepare`` records which solutions it graded (in the data folder, beside the caches).
@@ -58,6 +60,14 @@ BUDGET_FACTOR = 10
 BUDGET_FLOOR = 600
 #: Larger files are not read as notebooks (a student's folder may hold anything).
 MAX_NOTEBOOK_MB = 50
+#: What a record says of a notebook the kit raised on, and the most characters of the error kept.
+NOT_GRADED, ERROR_CHARS = "the notebook could not be graded", 160
+#: An exit status above this is a process killed by a signal (128 + its number, as a shell or
+#: bubblewrap reports it); below 0, as Python reports it.
+SIGNALLED = 128
+#: Why a student folder with an odd name is left out, and what to do.
+ODD_FOLDER = ("its name is not a plain file name as it is (bytes that are not UTF-8, control or "
+              "escape characters, a backslash); rename it and grade again")
 
 
 @dataclass(frozen=True)
@@ -183,17 +193,41 @@ def _read_ids(path: Path, mtime_ns: int, size: int, inode: int) -> frozenset[str
 
 
 def grade_task(task: Task) -> Record:
-    """Grade one (student, notebook): return its record."""
+    """Grade one (student, notebook): return its record.
+
+    Whatever the submission makes the kit raise becomes that student's record (the notebook
+    could not be graded: ``Problem.NOT_MERGED``), never an error that stops the class; a run
+    the grader could not start is ``Problem.NOT_STARTED``, graded again next time. Only a
+    solution the kit cannot use raises: that is the instructor's error.
+    """
     solutions = Path(task.solutions_dir)
     solution = nbformat.read(solutions / f"{task.notebook}.ipynb", as_version=4)
     reference = release_notebook(solution, task.notebook, hidden=True)
     grading.points_of(solution)  # a malformed solution is the instructor's error: raise it here
-    folder = Path(task.submissions_dir) / task.student
-    path, note, problem = find_submission(folder, task.notebook, {ex.id for ex in exercises(reference)},
-                                          _others(solutions / f"{task.notebook}.ipynb"))
-    record = _record(task, solutions, path, note)
+    record = _record(task, solutions, None, "")
+    try:
+        path, note, missing = find_submission(Path(task.submissions_dir) / task.student, task.notebook,
+                                              {ex.id for ex in exercises(reference)},
+                                              _others(solutions / f"{task.notebook}.ipynb"))
+        record = _record(task, solutions, path, note)
+        return _graded(task, solution, reference, record, path, missing)
+    except grading.RunNotStarted as err:
+        return _without_run(record, solution, Problem.NOT_STARTED, f"grading could not start: {err}")
+    except Exception as err:  # the student's notebook made the kit raise: their record says so
+        return _without_run(record, solution, Problem.NOT_MERGED, could_not_be_graded(err))
+
+
+def could_not_be_graded(error: Exception) -> str:
+    """The problem line of a notebook the kit raised on: ``the notebook could not be graded
+    (ValueError: ...)``."""
+    return f"{NOT_GRADED} ({type(error).__name__}: {str(error)[:ERROR_CHARS]})"
+
+
+def _graded(task: Task, solution: NotebookNode, reference: NotebookNode, record: Record, path: Path | None,
+            missing: str) -> Record:
+    """The record of the submission found at ``path`` (None: ``missing`` says why none was)."""
     if path is None:
-        return _without_run(record, solution, Problem.MISSING, problem)
+        return _without_run(record, solution, Problem.MISSING, missing)
     if path.stat().st_size > MAX_NOTEBOOK_MB * 2**20:
         return _without_run(record, solution, Problem.TOO_LARGE, f"the notebook is over {MAX_NOTEBOOK_MB} MB")
     try:
@@ -207,16 +241,25 @@ def grade_task(task: Task) -> Record:
             job = Job(task.limits, slot, _budget(task.notebook))
             run, verdicts = grading.grade_notebook(solution, reference, submission, scratch,
                                                    task.timeout, job)
-    except Exception as err:  # the student's notebook broke the merge: their row says how
-        return _without_run(record, solution, Problem.NOT_MERGED, "the notebook could not be graded "
-                            f"({type(err).__name__}: {str(err)[:160]})")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     outcome = run.outcome
-    return replace(record, problem=run.problem, problem_line=run.problem_line, exercises=tuple(verdicts),
+    return replace(record, problem=_whose(run), problem_line=run.problem_line, exercises=tuple(verdicts),
                    sandbox=sandbox.kind(), seconds=round(outcome.seconds, 1) if outcome else None,
                    cpu_seconds=round(outcome.cpu_seconds, 1) if outcome else None,
                    peak_memory_mb=round(outcome.peak_memory_mb, 1) if outcome else None)
+
+
+def _whose(run: NotebookRun) -> Problem:
+    """The run's problem, with a run that ended abnormally before reporting any cell, and was
+    not killed, put down to the grader (``NOT_STARTED``: pytest or its plugin could not run
+    the notebook). A run killed by a signal (the student's code killing the grading process)
+    or one that died after its cells began to report stays ``RUN_FAILED``, the submission's."""
+    outcome = run.outcome
+    killed = outcome is not None and (outcome.returncode < 0 or outcome.returncode > SIGNALLED)
+    if run.problem is Problem.RUN_FAILED and not run.results and not killed:
+        return Problem.NOT_STARTED
+    return run.problem
 
 
 def _budget(notebook: str) -> float | None:
@@ -368,15 +411,16 @@ def students_in(submissions_dir: Path, student: str | None = None) -> list[Path]
     """The student folders: every sub-folder but hidden ones and the kit's ``feedback/``.
 
     A folder without a notebook is a student who handed nothing in, but a class where no
-    folder holds one is refused: it is some other folder, not a class's submissions.
+    folder holds one is refused: it is some other folder, not a class's submissions. A folder
+    whose name is not a plain name (``layout.is_plain_name``: bytes that are not UTF-8, control
+    or escape characters) is left out, and ``odd_folders`` names it: the rest of the class is
+    graded.
     """
     submissions_dir = Path(submissions_dir)
     if not submissions_dir.is_dir():
         raise KitError(f"{submissions_dir} is not a folder of student submissions.")
-    found = sorted(p for p in submissions_dir.iterdir() if layout.is_student_folder(p))
-    odd = [p.name for p in found if not layout.is_plain_name(p.name)]
-    if odd:
-        raise KitError(f"Student folder names must be plain file names: {', '.join(map(repr, odd))}.")
+    found = sorted(p for p in submissions_dir.iterdir()
+                   if layout.is_student_folder(p) and layout.is_plain_name(p.name))
     if student is not None:
         found = [p for p in found if p.name == student]
         if not found:
@@ -388,6 +432,14 @@ def students_in(submissions_dir: Path, student: str | None = None) -> list[Path]
                        "not a folder of submissions: give the folder that holds one folder per student, "
                        "each with the student's .ipynb files.")
     return found
+
+
+def odd_folders(submissions_dir: Path) -> list[str]:
+    """The folders ``students_in`` leaves out for their names, each as a line that names it
+    (``repr``, so no byte of it reaches a terminal raw) and says what to do."""
+    odd = sorted(path.name for path in Path(submissions_dir).iterdir()
+                 if layout.is_student_folder(path) and not layout.is_plain_name(path.name))
+    return [f"kit grade: the folder {name!r} is not graded: {ODD_FOLDER}." for name in odd]
 
 
 def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
@@ -427,6 +479,8 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
     """
     submissions_dir, solutions_dir = Path(submissions_dir).resolve(), Path(solutions_dir).resolve()
     students = students_in(submissions_dir, student)
+    for line in odd_folders(submissions_dir) if student is None else ():
+        print(line, file=sys.stderr)
     solutions = config.notebooks_in(solutions_dir, [notebook] if notebook else None)
     if not solutions:
         raise KitError(f"No solution notebook {notebook or 'NN'}_*.ipynb in {solutions_dir}.")
@@ -459,10 +513,12 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
     graded_now: list[Record] = []
 
     def keep(task: Task, record: Record) -> None:
-        gradebook.write_record(submissions_dir, record)
+        try:
+            record = _written(submissions_dir, record, overrides, marks)
+        except Exception as err:  # writing what one notebook made the kit raise: its record says so
+            solution = nbformat.read(solutions_dir / f"{task.notebook}.ipynb", as_version=4)
+            record = _written(submissions_dir, _crashed(record, solution, err), overrides, marks)
         graded_now.append(record)
-        [corrected] = gradebook.with_overrides([record], overrides, complain=False)
-        feedback.write_feedback(submissions_dir, corrected, marks)
         if stream:
             gradebook.write_grades(submissions_dir, gradebook.with_overrides(
                 gradebook.read_records(submissions_dir), overrides, complain=False))
@@ -477,6 +533,24 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
     records = gradebook.read_graded(submissions_dir)
     written = gradebook.write_grades(submissions_dir, records)
     return ClassGrading(records, graded_now, written, write_answer_sheets(submissions_dir, solutions))
+
+
+def _written(submissions_dir: Path, record: Record, overrides: pd.DataFrame, marks: pd.DataFrame) -> Record:
+    """Write a record and its student's feedback; return it as stored (every text printable)."""
+    record = record.as_stored()
+    gradebook.write_record(submissions_dir, record)
+    [corrected] = gradebook.with_overrides([record], overrides, complain=False)
+    feedback.write_feedback(submissions_dir, corrected, marks)
+    return record
+
+
+def _crashed(record: Record, solution: NotebookNode, error: Exception) -> Record:
+    """What is left of a record the kit raised on while writing it: who, which file, and that
+    the notebook could not be graded (final while the file is unchanged, like any other)."""
+    file = printable(record.file) if record.file is not None else None
+    kept = Record(record.student, record.notebook, file, record.solution_sha256, record.graded_at,
+                  submission_sha256=record.submission_sha256)
+    return _without_run(kept, solution, Problem.NOT_MERGED, could_not_be_graded(error))
 
 
 def write_answer_sheets(submissions_dir: Path, solutions: list[Path]) -> list[tuple[str, Path]]:
@@ -531,10 +605,15 @@ def _read_solution_ids(solution: Path, mtime_ns: int, size: int) -> frozenset[st
 
 def _unchanged(record: Record | None, folder: Path, solution: Path) -> bool:
     """True when ``record`` graded the file that would be graded now, against this solution,
-    and the grading itself did not fail."""
+    and the grader itself did not fail (a problem of the submission's own is final while it
+    is unchanged: ``Problem.regrade``). A record names its file as written (``printable``);
+    a file that cannot be read now is graded again, and its task says why."""
     if record is None or record.problem.regrade:
         return False
-    path, _, _ = _submission(folder, solution)
-    if (path.name if path else None) != record.file:
+    try:
+        path, _, _ = _submission(folder, solution)
+        if (printable(path.name) if path else None) != record.file:
+            return False
+        return gradebook.is_current(record, sha256_of(path) if path else None, sha256_of(solution))
+    except OSError:
         return False
-    return gradebook.is_current(record, sha256_of(path) if path else None, sha256_of(solution))

@@ -28,7 +28,7 @@ import pandas as pd
 
 from helpers.course.classroom.gradebook import read_table, summary
 from helpers.course.classroom.layout import ROSTER_FILE, export_path, roster_path
-from helpers.course.engine.verdict import printable
+from helpers.course.safe_text import printable
 from helpers.errors import KitError
 from helpers.owned import write_owned
 

@@ -24,8 +24,9 @@ import pandas as pd
 
 from helpers.course.classroom import answers, gradebook, layout
 from helpers.course.classroom.record import Record
-from helpers.course.engine.verdict import Verdict, printable
+from helpers.course.engine.verdict import Verdict
 from helpers.course.notebook.compare import EXPECTED, GOT
+from helpers.course.safe_text import printable
 from helpers.owned import write_owned
 
 TRACEBACK_LABEL = "traceback"
@@ -99,7 +100,9 @@ def _run(record: Record) -> str:
 
 
 def _fence(text: str) -> str:
-    """``text`` in a fenced block longer than any backtick run in it, so nothing closes it."""
+    """``text`` (``printable``) in a fenced block longer than any backtick run in it, so
+    nothing closes it."""
+    text = printable(text)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{text.rstrip(chr(10))}\n{fence}"

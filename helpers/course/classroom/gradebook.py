@@ -41,7 +41,8 @@ from helpers.course.classroom.layout import (
     summary_path,
 )
 from helpers.course.classroom.record import Record
-from helpers.course.engine.verdict import Status, printable
+from helpers.course.engine.verdict import Status
+from helpers.course.safe_text import printable
 from helpers.errors import KitError
 from helpers.files import atomic_write
 from helpers.owned import write_owned
@@ -75,7 +76,7 @@ def write_record(submissions_dir: Path, record: Record) -> Path:
 
 def _skip(path: Path, reason: str) -> None:
     reason = " ".join(reason.split())  # one line, whatever the reason holds
-    print(f"skipped grading record {path}: {reason}", file=sys.stderr)
+    print(printable(f"skipped grading record {path}: {reason}"), file=sys.stderr)
 
 
 def read_record(submissions_dir: Path, student: str, notebook: str) -> Record | None:

@@ -14,7 +14,8 @@
         .kit-grading/records/<student>/<notebook>.json  grading records (``gradebook``)
 
 Every name taken from a student or a notebook must be a plain file name (``is_plain_name``),
-so no path built here leaves the submissions folder.
+so no path built here leaves the submissions folder, and every table and file can hold it as
+it is.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from helpers.course.safe_text import printable
 from helpers.errors import KitError
 
 RECORDS_DIR = ".kit-grading"
@@ -38,8 +40,10 @@ _PLAIN_NAME = re.compile(r"[^./\\][^/\\]*")
 
 
 def is_plain_name(name: str) -> bool:
-    """True for a name usable as one file name (no folder separators, not hidden, not ``..``)."""
-    return bool(_PLAIN_NAME.fullmatch(name)) and name != ".."
+    """True for a name usable as one file name (no folder separators, not hidden, not ``..``)
+    that is printable text as it is (``printable``: valid UTF-8, no control or escape
+    characters), so it can be written into every table and file as it is."""
+    return bool(_PLAIN_NAME.fullmatch(name)) and name != ".." and printable(name) == name
 
 
 def check_name(where: str, key: str, name: str) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from helpers.course.classroom.layout import check_name
 from helpers.course.engine.verdict import Problem, Status, Verdict
+from helpers.course.safe_text import printable
 from helpers.errors import KitError
 
 #: The record format this kit writes and reads (1: problems as text, partial credit optional).
@@ -137,10 +138,15 @@ class Record:
         return sum(verdict.passed for verdict in self.exercises)
 
     def to_json(self) -> dict[str, Any]:
-        """The record as stored (``RECORD_KEYS``; each exercise ``Verdict.record``)."""
+        """The record as stored (``RECORD_KEYS``; each exercise ``Verdict.record``), every
+        text ``printable``: what a student's notebook put in it can be written anywhere."""
         fields = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
-        return {"version": RECORD_VERSION, **fields, "problem": str(self.problem),
-                "exercises": [verdict.record() for verdict in self.exercises]}
+        return printable_json({"version": RECORD_VERSION, **fields, "problem": str(self.problem),
+                               "exercises": [verdict.record() for verdict in self.exercises]})
+
+    def as_stored(self) -> Record:
+        """The record as stored and read back (``to_json``): every text ``printable``."""
+        return Record.from_json(self.to_json())
 
     @classmethod
     def from_json(cls, data: Any) -> Record:
@@ -155,6 +161,7 @@ class Record:
         """
         if not isinstance(data, Mapping):
             raise KitError(f"A grading record must be a JSON object, not {type(data).__name__}.")
+        data = printable_json(data)  # one written by another kit, or edited, may hold anything
         where = f"grading record {data.get('student', '?')}/{data.get('notebook', '?')}"
         _check_keys(where, data, RECORD_KEYS)
         if data["version"] != RECORD_VERSION:
@@ -168,6 +175,17 @@ class Record:
         fields = {name: data[name] for name in RECORD_KEYS if name not in ("version", "problem", "exercises")}
         return cls(**fields, problem=Problem(data["problem"]),
                    exercises=tuple(Verdict.from_record(entry) for entry in data["exercises"]))
+
+
+def printable_json(value: Any) -> Any:
+    """``value`` (JSON data) with every text in it, keys too, ``printable``."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, Mapping):
+        return {printable(str(key)): printable_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [printable_json(item) for item in value]
+    return value
 
 
 def _check_keys(where: str, value: Mapping[str, Any], keys: dict[str, tuple[type, ...]]) -> None:

@@ -6,14 +6,18 @@ cells the student added from the end of the previous exercise's checks to the en
 and flags, per exercise:
 
 - a use of the kit's reference implementation of that exercise (the names in the exercise's
-  ``{"kit": {"reference": [...]}}`` metadata, read anywhere in the code);
+  ``{"kit": {"reference": [...]}}`` metadata, read anywhere in the code), reached under any
+  name: the module that defines it imported (``import helpers.naive_bayes as m``), or its name
+  in a string (``getattr(m, "NaiveBayes")``, ``vars()["NaiveBayes"]``);
 - a builtin redefined at the top level (``print = ...``, ``def open(...)``), or a library
   patched (``np.allclose = ...``), or an ``__eq__`` defined (an answer equal to anything);
 - the kernel or the interpreter touched (``get_ipython``, ``IPython``, ``sys``, ``builtins``,
-  ``globals``, ``exec``, ``eval``, ``compile``, ``setattr``), which is how input transformers
-  and hooks that replay reference outputs are installed;
-- a module imported by a computed name (``importlib``, ``__import__``), which hides from the
-  other flags what it imports;
+  ``globals``, ``vars``, ``locals``, ``exec``, ``eval``, ``compile``, ``setattr``), which is how
+  input transformers and hooks that replay reference outputs are installed, and how names are
+  reached without being written (``sys.modules``, ``vars()``);
+- a module imported by a computed name (``importlib``, ``__import__``), or an attribute read
+  by one (``getattr(m, "inner_cv_" + "accuracy")``), which hides from the other flags what it
+  reaches;
 - the running program looked into (``inspect``, ``linecache``, ``gc``, ``ctypes``, or a
   frame's or a function's insides: ``f_back``, ``tb_frame``, ``__code__``...), which is how
   code reads the checks that call it;
@@ -23,7 +27,9 @@ and flags, per exercise:
 - a decimal literal of three or more significant digits that equals a number printed by the
   exercise's checks and does not occur in the solution (an answer typed in, not computed).
 
-A flagged exercise is still graded; its row carries the reasons. Code that cannot be parsed
+These flags read the code the student handed in, outside the student's process: nothing the
+student's code does at run time can switch them off. A flagged exercise is still graded; its
+row carries the reasons. Code that cannot be parsed
 is flagged as such. An added cell that is a copy of one of the notebook's own cells is not
 the student's code.
 """
@@ -32,8 +38,10 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import re
 from decimal import Decimal
+from pathlib import Path
 
 from nbformat import NotebookNode
 
@@ -41,8 +49,8 @@ from helpers.course.notebook.cells import exercise_id, exercises
 from helpers.course.notebook.compare import tokens
 
 BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_")) | {"__import__"}
-KERNEL_NAMES = frozenset({"get_ipython", "IPython", "__builtins__", "builtins", "sys", "globals",
-                          "exec", "eval", "compile", "setattr", "__dict__"})
+KERNEL_NAMES = frozenset({"get_ipython", "IPython", "__builtins__", "builtins", "sys", "globals", "vars",
+                          "locals", "exec", "eval", "compile", "setattr", "__dict__"})
 COMPUTED_IMPORT = frozenset({"importlib", "__import__"})
 INTROSPECTION = frozenset({"inspect", "linecache", "gc", "ctypes", "dis", "marshal"})
 FRAME_ATTRIBUTES = frozenset({"f_back", "f_globals", "f_locals", "f_code", "tb_frame", "gi_frame",
@@ -51,6 +59,24 @@ FRAME_ATTRIBUTES = frozenset({"f_back", "f_globals", "f_locals", "f_code", "tb_f
 SOLUTIONS_PATH = re.compile(r"(^|[/\\])solutions([/\\]|$)|\.ipynb\b|SOLUTIONS_DIR")
 TOOLING = "helpers.course"
 TYPED_DIGITS = 3  # significant digits from which a literal equal to an output looks typed in
+#: The course library, whose modules define the reference implementations.
+LIBRARY = Path(__file__).resolve().parents[2]
+
+
+@functools.cache
+def library_modules() -> dict[str, frozenset[str]]:
+    """The course library's modules (``helpers.naive_bayes``) and the names each defines at
+    its top level, read from their source (no module is imported)."""
+    found = {}
+    for path in sorted(LIBRARY.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found[f"{LIBRARY.name}.{path.stem}"] = frozenset(_top_level_bindings(tree))
+    return found
+
+
+def reference_modules(reference: frozenset[str]) -> frozenset[str]:
+    """The course library's modules that define one of the ``reference`` names."""
+    return frozenset(module for module, names in library_modules().items() if names & reference)
 
 
 def reference_names(cell: NotebookNode) -> frozenset[str]:
@@ -88,6 +114,34 @@ def _read_names(tree: ast.Module) -> tuple[set[str], set[str]]:
             if node.module:
                 names |= {node.module, *node.module.split(".")}
     return names, attributes
+
+
+def _imported_modules(tree: ast.Module) -> set[str]:
+    """The dotted names of the modules the code binds by importing them (``import helpers.x as
+    m``; ``from helpers import x`` binds ``helpers.x``), not those it takes a name from."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return found
+
+
+def _named_in_strings(tree: ast.Module, names: frozenset[str]) -> set[str]:
+    """Which of ``names`` the code's string values hold, as whole words (a docstring, or any
+    string standing alone as a statement, is no value the code can use)."""
+    alone = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    texts = [node.value for node in ast.walk(tree)
+             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in alone]
+    return {name for name in names for text in texts if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text)}
+
+
+def _computed_getattr(tree: ast.Module) -> bool:
+    """Whether the code calls ``getattr`` with a name that is not written out as a string."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+               and (len(node.args) < 2 or not isinstance(node.args[1], ast.Constant))
+               for node in ast.walk(tree))
 
 
 def _bound_anywhere(tree: ast.Module) -> set[str]:
@@ -177,12 +231,18 @@ def code_flags(code: str, reference: frozenset[str] = frozenset(), printed: str 
     names, attributes = _read_names(tree)
     for name in sorted((names | attributes) & reference):
         flags.add(f"uses the kit's reference implementation ({name})")
+    for module in sorted(_imported_modules(tree) & reference_modules(reference)):
+        flags.add(f"imports the module of the kit's reference implementation ({module})")
+    for name in sorted(_named_in_strings(tree, reference | reference_modules(reference))):
+        flags.add(f"names the kit's reference implementation in a string ({name})")
     if any(name == TOOLING or name.startswith(f"{TOOLING}.") for name in names):
         flags.add(f"uses the course tooling ({TOOLING})")
     if names & KERNEL_NAMES:
         flags.add(f"touches the kernel or interpreter ({', '.join(sorted(names & KERNEL_NAMES))})")
     if names & COMPUTED_IMPORT:
         flags.add(f"imports by a computed name ({', '.join(sorted(names & COMPUTED_IMPORT))})")
+    if _computed_getattr(tree):
+        flags.add("reads an attribute by a computed name (getattr)")
     looked = (names & INTROSPECTION) | (attributes & FRAME_ATTRIBUTES)
     if looked:
         flags.add(f"looks into the running program ({', '.join(sorted(looked))})")

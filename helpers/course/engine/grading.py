@@ -29,6 +29,12 @@ from helpers.course.notebook.merge import graded_notebook
 from helpers.errors import KitError
 
 
+class RunNotStarted(KitError):
+    """The grader could not run a notebook (its sandbox or process did not start): the
+    grader's failure, whatever the notebook holds (any other error while grading one is
+    raised on that notebook)."""
+
+
 def grade(graded: NotebookNode, work: Path, timeout: float, *, items: Sequence[Exercise] | None = None,
           points: Mapping[str, float] | None = None, check_points: Mapping[str, float] | None = None,
           found_flags: Mapping[str, Sequence[str]] | None = None, added: Iterable[str] = (),
@@ -60,10 +66,18 @@ def grade(graded: NotebookNode, work: Path, timeout: float, *, items: Sequence[E
     -------
     (NotebookRun, list of Verdict)
         How the run went, and one verdict per exercise.
+
+    Raises
+    ------
+    RunNotStarted
+        If the notebook could not be run at all (its sandbox or process did not start).
     """
     path = Path(work) / NOTEBOOK_FILE
     nbformat.write(graded, path)
-    run = run_notebook(path, timeout, job, progress)
+    try:
+        run = run_notebook(path, timeout, job, progress)
+    except Exception as err:  # the grader's machinery (its sandbox, the machine), not the notebook
+        raise RunNotStarted(f"the grader could not run the notebook ({type(err).__name__}: {err})") from err
     return run, decide(graded, run.results, run.problem_line, items=items, points=points,
                        check_points=check_points, flags=found_flags, added=added)
 

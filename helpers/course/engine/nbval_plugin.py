@@ -23,10 +23,11 @@ students' self-check; ``kit grade`` passes it too), so all three check outputs t
   timeout; ``--kit-output-mb`` caps what a notebook may print in all (grading passes it):
   past it the kernel is stopped and the cell fails. Every later cell then says why it did
   not run.
-- ``--kit-guard`` runs each notebook in the guarded kernel (``guarded_kernel``, with the
-  ``guard`` audit hook) and sends it each hidden check sealed (``guard.sealed_source``) with a
-  key made for the run, which reaches the kernel through a file it deletes on start; what
-  the guard refused a cell (its ``guard.REFUSED`` lines on stderr) goes into its report.
+- A hidden check (``notebook.cells.is_hidden``) never reaches the kernel: this process runs it
+  (``hidden.run``), and the check's calls of the student's functions go to the kernel one
+  request at a time (``KernelChannel``), whose answers come back as plain data. Its printed
+  lines are compared with the reference like any checked cell's; what the student's code
+  raised fails the cell as the error it is.
 - ``--kit-progress-fd N`` writes one byte to file descriptor N as each cell finishes, for
   ``kit check NN``'s progress bar.
 - ``--kit-report PATH`` writes how each cell ended, as data (``verdict.CellResult``: the
@@ -38,25 +39,22 @@ students' self-check; ``kit grade`` passes it too), so all three check outputs t
 from __future__ import annotations
 
 import ctypes
-import dataclasses
 import json
 import os
 import re
 import sys
-import tempfile
 import time
-from pathlib import Path
 from queue import Empty
 from typing import Any
 
 import nbval.kernel
 import pytest
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager, RunningKernel
-from nbval.plugin import IPyNbCell, NbCellError
+from nbval.plugin import IPyNbCell, NbCellError, coalesce_streams
 
 from helpers.course import config
 from helpers.course.config import apply_reference_env
-from helpers.course.engine import guard
+from helpers.course.engine import callee, hidden
 from helpers.course.engine.verdict import CellResult, Ending, printable
 from helpers.course.notebook import compare, environment
 from helpers.course.notebook.cells import is_graded_hidden
@@ -72,11 +70,11 @@ PR_SET_DUMPABLE = 4
 _progress: dict[str, int] = {}
 #: Where each cell's ending is written as it ends (``--kit-report``), under "file".
 _report: dict[str, Any] = {}
-#: The run's key for sealing hidden checks (``--kit-guard``), under "key".
-_guard: dict[str, bytes] = {}
-#: How the guarded kernel starts: without the working folder on the path (``-P``), where a
-#: student's file could stand in for the kit's guard.
-GUARDED_KERNEL = ("-P", "-m", "helpers.course.engine.guarded_kernel", "-f", "{connection_file}")
+#: The kernel every run starts: the students' own (the kit imported before the working folder is
+#: on the path; the one-line display of unfinished exercises), as the lab starts it.
+KIT_KERNEL = ("-P", "-m", "helpers.course.student.kernel", "-f", "{connection_file}")
+#: Seconds a student's function has to answer an interrupt (a hidden check out of time).
+INTERRUPT_GRACE = 5.0
 #: What nbval says when a cell raised, and when its outputs differ.
 _RAISED, _DIFFERS = "Cell execution caused an exception", "Cell outputs differ"
 #: A frame of an IPython traceback in the notebook's code, and the line it points at.
@@ -109,9 +107,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="grading a student: delete each notebook once collected, and keep this process "
         "out of the kernel's reach (its reference outputs, hidden checks and report)")
     parser.getgroup("nbval").addoption(
-        "--kit-guard", action="store_true",
-        help="run the notebook in the guarded kernel and send it its hidden checks sealed")
-    parser.getgroup("nbval").addoption(
         "--kit-progress-fd", type=int, default=None, metavar="N",
         help="write one byte to file descriptor N as each cell finishes (a progress bar's feed)")
     parser.getgroup("nbval").addoption(
@@ -136,37 +131,24 @@ def _not_dumpable() -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     apply_reference_env()
+    _start_kit_kernel()
     if config.getoption("kit_progress_fd") is not None:
         _progress["fd"] = config.getoption("kit_progress_fd")
     if config.getoption("kit_report") is not None:
         _report["file"] = open(config.getoption("kit_report"), "w", encoding="utf-8")  # noqa: SIM115
-    if config.getoption("kit_guard"):
-        _start_guarded()
 
 
-def _start_guarded() -> None:
-    """Make the run's key, leave it in a file for the guarded kernel (only this user can read
-    it, and the kernel deletes it on start), and have nbval start that kernel."""
-    _guard["key"] = guard.new_key()
-    descriptor, path = tempfile.mkstemp(prefix="kit-guard-")
-    with os.fdopen(descriptor, "wb") as file:
-        file.write(_guard["key"])
-    os.environ[guard.KEY_FILE_ENV] = path
+def _start_kit_kernel() -> None:
+    """Have nbval start the kit's kernel (``KIT_KERNEL``) for this environment's Python."""
     original = NbvalKernelspecManager.get_kernel_spec
 
-    def guarded_spec(manager: NbvalKernelspecManager, kernel_name: str) -> Any:
+    def kit_spec(manager: NbvalKernelspecManager, kernel_name: str) -> Any:
         spec = original(manager, kernel_name)
         if kernel_name == CURRENT_ENV_KERNEL_NAME:
-            spec.argv = [sys.executable, *GUARDED_KERNEL]
+            spec.argv = [sys.executable, *KIT_KERNEL]
         return spec
 
-    nbval.kernel.NbvalKernelspecManager.get_kernel_spec = guarded_spec
-
-
-def _sealed_if_hidden(cell: Any) -> None:
-    """Seal a hidden check's code before it is sent to a guarded kernel (``--kit-guard``)."""
-    if "key" in _guard and is_graded_hidden(cell):
-        cell.source = guard.sealed_source(cell.source, _guard["key"])
+    nbval.kernel.NbvalKernelspecManager.get_kernel_spec = kit_spec
 
 
 def pytest_runtest_logfinish(nodeid: str, location: tuple) -> None:
@@ -183,21 +165,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
     if isinstance(item, KitCell) and (report.when == "call" or not report.passed) and "file" in _report:
         # one line per ending, flushed at once: a later line for the same cell (a failed
         # teardown) replaces the earlier one when read
-        _report["file"].write(json.dumps(_result(item, report, call).to_json()) + "\n")
+        _report["file"].write(json.dumps(_ending(item, report, call).to_json()) + "\n")
         _report["file"].flush()
     return report
-
-
-def _result(cell: KitCell, report: pytest.TestReport, call: pytest.CallInfo) -> CellResult:
-    result = _ending(cell, report, call)
-    refused = tuple(guard.refusals(_stderr(getattr(cell, "test_outputs", None) or [])))
-    return dataclasses.replace(result, refused=refused) if refused else result
-
-
-def _stderr(outputs: list) -> str:
-    """What a cell wrote to stderr."""
-    return "".join(str(o.get("text", "")) for o in outputs
-                   if o.get("output_type") == "stream" and o.get("name") == "stderr")
 
 
 def _ending(cell: KitCell, report: pytest.TestReport, call: pytest.CallInfo) -> CellResult:
@@ -214,9 +184,6 @@ def _ending(cell: KitCell, report: pytest.TestReport, call: pytest.CallInfo) -> 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if "file" in _report:
         _report.pop("file").close()
-    left = os.environ.pop(guard.KEY_FILE_ENV, "")  # the kernel never started to delete it
-    if left:
-        Path(left).unlink(missing_ok=True)
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
@@ -282,7 +249,6 @@ class KitCell(IPyNbCell):
         stopped = getattr(notebook, "kit_stopped", None)
         if stopped:
             raise NbCellError(self.cell_num, f"not run: {stopped}", self.cell.source)
-        _sealed_if_hidden(self.cell)
         kernel = notebook.kernel
         if kernel is not None:  # nbval's own calls (its teardown too) see a stopped kernel as dead
             kernel.is_alive = lambda: _alive(kernel)
@@ -290,7 +256,7 @@ class KitCell(IPyNbCell):
             kernel.await_reply = lambda msg_id, timeout=None: self._await_reply(msg_id, timeout)
             notebook.get_kernel_message = self._counted_message
         try:
-            super().runtest()
+            self._run_hidden() if is_graded_hidden(self.cell) else super().runtest()
         except BaseException:
             if kernel is not None and not _stopped_by_nbval(kernel) and not kernel.is_alive() \
                     and not getattr(notebook, "kit_stopped", None):
@@ -298,6 +264,34 @@ class KitCell(IPyNbCell):
                 raise NbCellError(self.cell_num, f"{KERNEL_DIED}{_exit_code(kernel)}",
                                   self.cell.source) from None
             raise
+
+    def _run_hidden(self) -> None:
+        """Run a hidden check here, its calls answered by the kernel, and compare what it printed."""
+        kernel = self.parent.kernel
+        if not kernel.is_alive():
+            raise RuntimeError("Kernel dead on test start")
+        channel = KernelChannel(self, self.config.option.nbval_cell_timeout)
+        self.test_outputs = []
+        try:
+            printed = hidden.run(self.cell.source, channel)
+        except hidden.StudentError as err:
+            self._raise_error(err.name, err.value, err.where)
+        except NbCellError:
+            raise
+        except Exception as err:  # the check could not use the answer (a wrong shape, a missing key)
+            self._raise_error(type(err).__name__, f"the check could not use the answer: {err}"[:2000], "")
+        self.test_outputs = [{"output_type": "stream", "name": "stdout", "text": printed}] if printed else []
+        if self.options["check"] and not self.compare_outputs(self.test_outputs,
+                                                             coalesce_streams(self.cell.outputs)):
+            raise NbCellError(self.cell_num, _DIFFERS, self.cell.source)
+
+    def _raise_error(self, name: str, value: str, where: str) -> None:
+        """Fail the cell with an error of the student's code, as a kernel would show it."""
+        lines = where.splitlines()
+        if not any(line.startswith(f"{name}:") for line in lines):
+            lines.append(f"{name}: {value}")
+        self.test_outputs = [{"output_type": "error", "ename": name, "evalue": value, "traceback": lines}]
+        raise NbCellError(self.cell_num, _RAISED, self.cell.source)
 
     def _await_reply(self, msg_id: str, timeout: float | None) -> None:
         """nbval's wait for the cell's reply, checking every ALIVE_POLL s that the kernel lives."""
@@ -346,6 +340,63 @@ class KitCell(IPyNbCell):
             self.kit_environments = environment.mismatch_lines(reference, blas=self.kit_difference.in_numbers)
         self.comparison_traceback = [str(self.kit_difference), *self.kit_environments]
         return False
+
+
+class KernelChannel:
+    """A hidden check's way to the kernel: one request per call of the student's code.
+
+    Each call is sent as an execution of ``callee.answer`` (kept out of the history) and its
+    answer read from the display message it publishes; the student's own output meanwhile
+    counts towards the notebook's output cap. The calls of a cell share the cell's timeout:
+    past it the kernel is interrupted and the cell fails as timed out (as nbval fails a cell),
+    and a kernel that dies fails it at once.
+    """
+
+    def __init__(self, cell: KitCell, timeout: float) -> None:
+        self.cell, self.timeout = cell, timeout
+        self.deadline = time.monotonic() + timeout
+        self.interrupted_at: float | None = None
+
+    def __call__(self, request: callee.Request) -> str:
+        notebook = self.cell.parent
+        code = f"__import__('helpers.course.engine.callee', fromlist=['answer']).answer({request.pack()!r})"
+        msg_id = notebook.kernel.kc.execute(code, store_history=False, allow_stdin=False)
+        answer = None
+        while True:
+            try:
+                message = notebook.get_kernel_message(timeout=ALIVE_POLL)
+            except Empty:
+                self._still_running()
+                continue
+            if message["parent_header"].get("msg_id") != msg_id:
+                continue
+            content = message["content"]
+            if message["msg_type"] == "display_data" and callee.ANSWER_TYPE in content.get("data", {}):
+                answer = content["data"][callee.ANSWER_TYPE]
+            elif message["msg_type"] == "status" and content.get("execution_state") == "idle":
+                break
+        if self.interrupted_at is not None:
+            raise self._timed_out("")
+        return answer if isinstance(answer, str) else hidden.no_answer(request.name)
+
+    def _still_running(self) -> None:
+        """Fail the cell if the kernel died, or ran out of time and ignored the interrupt."""
+        kernel, cell = self.cell.parent.kernel, self.cell
+        now = time.monotonic()
+        if not kernel.is_alive():
+            cell.parent.kit_stopped = f"{KERNEL_DIED} in an earlier cell"
+            raise NbCellError(cell.cell_num, f"{KERNEL_DIED}{_exit_code(kernel)}", cell.cell.source)
+        if self.interrupted_at is None and now >= self.deadline:
+            kernel.interrupt()
+            cell.parent.timed_out = True
+            self.interrupted_at = now
+        elif self.interrupted_at is not None and now >= self.interrupted_at + INTERRUPT_GRACE:
+            kernel.stop()
+            raise self._timed_out(" Failed to interrupt kernel, so failing without traceback.")
+
+    def _timed_out(self, more: str) -> NbCellError:
+        return NbCellError(self.cell.cell_num, f"Timeout of {self.timeout:g} seconds exceeded executing "
+                           f"cell.{more}", self.cell.cell.source)
 
 
 def _raised_result(number: int, name: str, value: str, traceback: str) -> CellResult:

@@ -11,25 +11,29 @@ so student code can neither read the hidden checks nor forge the report.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+import psutil
 from tqdm import tqdm
 
 from helpers import settings
-from helpers.course import config
+from helpers.course import config, stops
 from helpers.course.engine import sandbox
 from helpers.course.engine.limits import UNSANDBOXED, Job
 from helpers.course.engine.verdict import CellResult, Ending, Problem
-from helpers.course.notebook.cells import is_graded_hidden
 
 #: pytest's exit statuses when it ran every test (0: all passed, 1: some failed).
 PYTEST_FINISHED = (0, 1)
@@ -37,6 +41,10 @@ PYTEST_FINISHED = (0, 1)
 NOTEBOOK_FILE = "graded.ipynb"
 #: Seconds a whole run may take beyond its cells' timeouts (starting the kernel, nbval).
 RUN_OVERHEAD = 60
+#: Seconds to wait for the processes of a stopped run to be gone before its folders are removed.
+STOP_WAIT = 10
+#: Seconds between two looks at whether they are gone.
+STOP_POLL = 0.05
 
 
 @dataclass
@@ -53,6 +61,15 @@ class NotebookRun:
     problem: Problem = Problem.NONE
     problem_line: str = ""
     outcome: sandbox.Outcome | None = None
+
+
+class RunInterrupted(stops.Interrupted):
+    """Ctrl-C or SIGTERM stopped an unsandboxed run: its processes are gone; ``results`` holds
+    the cells it finished, by nbval's cell number."""
+
+    def __init__(self, status: int, results: dict[int, CellResult]) -> None:
+        super().__init__(status)
+        self.results = results
 
 
 def _run(results: dict[int, CellResult], outcome: sandbox.Outcome | None, total: float) -> NotebookRun:
@@ -76,7 +93,6 @@ def run_notebook(path: Path, timeout: float, job: Job = UNSANDBOXED, progress: s
     """
     notebook = nbformat.read(path, as_version=4)
     n_code = sum(c.cell_type == "code" for c in notebook.cells)
-    guarded = ["--kit-guard"] if has_hidden_checks(notebook) else []
     total = min(job.budget or float("inf"), timeout * (n_code + 2) + RUN_OVERHEAD)
     # a cell may not outlast the whole run: nbval then stops it and says so in that cell
     timeout = min(timeout, max(1.0, total - RUN_OVERHEAD))
@@ -86,30 +102,29 @@ def run_notebook(path: Path, timeout: float, job: Job = UNSANDBOXED, progress: s
         # no plugin is loaded unless named (a module planted there could not run in pytest)
         command = [sys.executable, "-P", "-m", "pytest", NOTEBOOK_FILE, "-c", "pytest.ini",
                    "--rootdir", ".", "-p", "nbval", *_nbval_options(timeout),
-                   f"--kit-report={sandbox.REPORT}", f"--kit-output-mb={limits.output_mb}", "--kit-grading",
-                   *guarded]
+                   f"--kit-report={sandbox.REPORT}", f"--kit-output-mb={limits.output_mb}", "--kit-grading"]
         files = {NOTEBOOK_FILE: Path(path).read_bytes(), "pytest.ini": b"[pytest]\n"}
         outcome = sandbox.run(command, files, limits, total, settings.data_dir(), job.slot,
                               env={**config.REFERENCE_ENV, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
         return _run(read_report(outcome.report), outcome, total)
     report = Path(tempfile.mkdtemp(prefix="kit-report-")) / "report.json"  # not in the kernel's folder
+    scratch = Path(tempfile.mkdtemp(prefix="kit-report-tmp-"))  # its TMPDIR: what a killed kernel leaves
     ini = path.parent / "pytest.ini"
     ini.write_text("[pytest]\n")
     command = [sys.executable, "-m", "pytest", str(path), "-c", str(ini), "--rootdir", str(path.parent),
-               *_nbval_options(timeout), f"--kit-report={report}", *guarded]
+               *_nbval_options(timeout), f"--kit-report={report}"]
     try:
-        finished = _ran_within(command, path.parent, total, n_code if progress else 0, progress)
+        finished = _ran_within(command, path.parent, total, n_code if progress else 0, progress, scratch)
         results = read_report(report.read_bytes() if report.is_file() else b"")
+    except KeyboardInterrupt as stop:  # _ran_within stopped every process of the run
+        raise RunInterrupted(stops.exit_status(stop),
+                             read_report(report.read_bytes() if report.is_file() else b"")) from None
     finally:
-        shutil.rmtree(report.parent, ignore_errors=True)
+        for folder in (report.parent, scratch):
+            shutil.rmtree(folder, ignore_errors=True)
     if not finished:
         return NotebookRun(results, Problem.OUT_OF_TIME, out_of_time(total))
     return _run(results, None, total)
-
-
-def has_hidden_checks(notebook: nbformat.NotebookNode) -> bool:
-    """Whether a notebook holds hidden checks (then it runs guarded: ``guard``)."""
-    return any(is_graded_hidden(cell) for cell in notebook.cells)
 
 
 def out_of_time(total: float) -> str:
@@ -137,31 +152,106 @@ def read_report(report: bytes) -> dict[int, CellResult]:
     return results
 
 
-def _ran_within(command: list[str], cwd: Path, total: float, cells: int, name: str) -> bool:
+def _ran_within(command: list[str], cwd: Path, total: float, cells: int, name: str,
+                scratch: Path | None = None) -> bool:
     """Run ``command`` (pytest on one notebook); False if it ran out of ``total`` seconds.
 
     With ``cells`` > 0, a tqdm bar counts them as the plugin reports each one finished.
+    ``scratch`` is its temporary folder (``TMPDIR``; default the system's).
+    pytest starts in a session of its own, so a terminal's Ctrl-C (sent to its foreground
+    process group) reaches this process only, which then stops the run whole (``stop_tree``:
+    pytest, its kernel, the kernel's workers) and raises the ``KeyboardInterrupt`` (or
+    ``stops.Terminated``) on; so does running out of time.
     """
     read_end, write_end = os.pipe()
     if cells:
         command = [*command, f"--kit-progress-fd={write_end}"]
-    with subprocess.Popen(command, cwd=cwd, env=config.reference_environ(), stdin=subprocess.DEVNULL,
+    env = {**config.reference_environ(), **({"TMPDIR": str(scratch)} if scratch else {})}
+    with subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                          pass_fds=(write_end,)) as process:
-        os.close(write_end)
-        with os.fdopen(read_end, "rb") as finished, \
-                tqdm(total=cells, desc=name, unit="cell", disable=not cells or not on_terminal(),
-                     file=sys.stderr) as bar:
-            reader = threading.Thread(target=_count, args=(finished, bar), daemon=True)
-            reader.start()
-            try:
-                process.wait(timeout=total)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-                return False
-            reader.join()
+                          pass_fds=(write_end,), start_new_session=True) as process:
+        try:
+            os.close(write_end)
+            with os.fdopen(read_end, "rb") as finished, \
+                    tqdm(total=cells, desc=name, unit="cell", disable=not cells or not on_terminal(),
+                         file=sys.stderr) as bar:
+                reader = threading.Thread(target=_count, args=(finished, bar), daemon=True)
+                reader.start()
+                try:
+                    process.wait(timeout=total)
+                except subprocess.TimeoutExpired:
+                    stop_tree(process.pid)
+                    return False
+                except BaseException:  # here: closing the pipe waits for its reader, which waits for pytest
+                    stop_tree(process.pid)
+                    raise
+                reader.join()
+        except BaseException:
+            stop_tree(process.pid)
+            raise
     return True
+
+
+def stop_tree(pid: int) -> None:
+    """Kill process ``pid``, every process below it and the rest of their process groups,
+    and wait (``STOP_WAIT`` seconds at most) until they are gone.
+
+    The tree is taken before anything is killed (an orphan's parent is no longer its own);
+    jupyter_client starts each kernel in a session of its own, where its workers (loky's)
+    stay when the kernel is gone: its group is killed too. Ctrl-C and SIGTERM wait until the
+    end: a second one cannot leave half the tree running.
+    """
+    with _stops_held():
+        tree = _tree(pid)
+        groups = {_group(process) for process in tree} - {None, _group(psutil.Process())}
+        for process in tree:
+            with contextlib.suppress(psutil.Error):
+                process.kill()
+        for group in groups:
+            with contextlib.suppress(OSError):
+                os.killpg(group, signal.SIGKILL)
+        deadline = time.monotonic() + STOP_WAIT
+        while any(map(_alive, tree)) and time.monotonic() < deadline:
+            time.sleep(STOP_POLL)
+
+
+@contextlib.contextmanager
+def _stops_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM back in the block; they arrive when it ends (where the
+    platform can hold signals back: not Windows)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _tree(pid: int) -> list[psutil.Process]:
+    try:
+        root = psutil.Process(pid)
+        return [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return []
+
+
+def _alive(process: psutil.Process) -> bool:
+    """Whether ``process`` still runs: a zombie does not (an orphan's may wait long for its
+    reaper, or for ever where the first process reaps none, as in some containers)."""
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _group(process: psutil.Process) -> int | None:
+    """The process group of ``process``; None when it is gone, or the platform has none."""
+    try:
+        return os.getpgid(process.pid)
+    except (OSError, AttributeError):
+        return None
 
 
 def on_terminal() -> bool:

@@ -16,16 +16,17 @@ from __future__ import annotations
 import dataclasses
 import re
 import sysconfig
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
 from nbformat import NotebookNode
 
-from helpers.course.notebook.cells import Exercise, exercises, hidden_intent, hidden_lines, is_hidden
+from helpers.course.notebook.cells import Exercise, exercises, hidden_intent, hidden_lines, is_graded_hidden
 from helpers.course.notebook.compare import Difference
 from helpers.course.notebook.merge import code_numbers, heading_above
+from helpers.course.safe_text import printable
 from helpers.exercises import NOT_DONE, not_done
 from helpers.settings import REPO_ROOT
 
@@ -51,8 +52,14 @@ class Ending(StrEnum):
 class Problem(StrEnum):
     """What kept a whole notebook from being graded in full (``NONE``: nothing did).
 
-    The student's (their notebook or their code) stands; the grading's own failure
-    (``regrade``) is graded again on the next ``kit grade``.
+    Whose problem it is decides whether its record is final. Every problem but
+    ``NOT_STARTED`` comes from the submission: grading the same file again against the same
+    solution would end the same way (it is missing, too large or unreadable; its code ran out
+    of time, went past a limit or killed the run; the kit raised on it). Such a record stands
+    until the submission or the solution changes (or ``kit grade --force``, after mending the
+    kit). ``NOT_STARTED`` is the grader's own failure, whatever the notebook holds (its
+    sandbox could not start, or the run ended before any cell without being killed): only
+    that one is graded again on the next ``kit grade`` (``regrade``).
     """
 
     NONE = "none"
@@ -61,17 +68,17 @@ class Problem(StrEnum):
     UNREADABLE = "unreadable"
     OUT_OF_TIME = "out of time"
     OVER_LIMIT = "over a limit"  # memory, processes, output or disk
-    NOT_MERGED = "not merged"  # the notebook broke the merge into the graded notebook
-    NOT_STARTED = "not started"  # no cell was reported
-    RUN_FAILED = "run failed"  # pytest itself ended abnormally
+    NOT_MERGED = "not merged"  # the kit raised on the notebook (merging, reading or deciding it)
+    NOT_STARTED = "not started"  # the grader could not start the run, or it reported no cell
+    RUN_FAILED = "run failed"  # the run died while the notebook's code ran (killed by it)
 
     @property
     def regrade(self) -> bool:
-        """Whether the grading failed, not the student's work: grade it again next time."""
+        """Whether the grader failed, not the submission: grade it again next time."""
         return self in _REGRADE
 
 
-_REGRADE = frozenset({Problem.NOT_MERGED, Problem.NOT_STARTED, Problem.RUN_FAILED})
+_REGRADE = frozenset({Problem.NOT_STARTED})
 
 
 #: The most characters of a one-line error, and of an expected or printed line in it.
@@ -85,17 +92,13 @@ EXERCISE_CELL = "your exercise cell"
 OUT_OF_TIME = "grading stopped: the notebook ran out of time"
 #: The last lines of a student's traceback kept for feedback.
 TRACEBACK_LINES = 40
-#: The flag for what the grading guard refused at run time (``guard``).
-REFUSED_FLAG = "refused by the grading guard at run time"
 #: A verdict's texts that reach the student's feedback.
 SHOWN_TEXTS = ("reason", "expected", "got", "traceback")
 #: What a student's feedback shows where their code printed a hidden check's code.
 HIDDEN_CODE = "[code of a hidden check, not shown]"
 DIFFERS = "output differs from the reference"
-#: Terminal colour codes, and the control characters student output may hold: never kept in a
-#: verdict, which goes into CSV files, Markdown and terminals.
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+#: Why a stub's error that names an exercise which passed fails the exercise it was raised in.
+RAISED_AFTER_PASS = "raised by your code: exercise {} passed"
 
 
 @dataclass(frozen=True)
@@ -125,9 +128,6 @@ class CellResult:
         With a difference: the reference's and this run's libraries, when they differ.
     traceback : str
         The exception's traceback, as the notebook showed it.
-    refused : tuple of str
-        What the grading guard refused the cell's code (``guard.refusals``), whether or not
-        it raised.
     """
 
     number: int
@@ -139,7 +139,6 @@ class CellResult:
     difference: Difference | None = None
     environments: tuple[str, ...] = ()
     traceback: str = ""
-    refused: tuple[str, ...] = ()
 
     @property
     def exception(self) -> str:
@@ -175,8 +174,7 @@ class CellResult:
                    stub=str(data.get("stub", "")), waits_for=str(data.get("waits_for", "")),
                    difference=Difference(**difference) if difference else None,
                    environments=tuple(str(line) for line in data.get("environments", ())),
-                   traceback=str(data.get("traceback", "")),
-                   refused=tuple(printable(str(why)) for why in data.get("refused", ())))
+                   traceback=str(data.get("traceback", "")))
 
 
 def differs_line(difference: Difference | None, environments: Sequence[str] = ()) -> str:
@@ -205,11 +203,6 @@ def without_grader_paths(text: str) -> str:
     for path, short in _grader_paths():
         text = text.replace(f"{path}/", f"{short}/")  # a whole folder, not a prefix of another
     return text
-
-
-def printable(text: str) -> str:
-    """``text`` without terminal colour codes and control characters (tabs and newlines kept)."""
-    return _CONTROL.sub("", _ANSI.sub("", text))
 
 
 @dataclass(frozen=True)
@@ -355,29 +348,31 @@ def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str
     by_id = {cell.id: cell for cell in graded.cells}
     first = [Verdict(ex.id, Status.PASSED, title=heading_above(graded, ex.cell_ids[0]),
                      points=points.get(ex.id, DEFAULT_POINTS),
-                     flags=(*flags.get(ex.id, ()), *_refused(ex, numbers, results)))
+                     flags=tuple(flags.get(ex.id, ())))
              for ex in items]
     if not results:
         return [replace(verdict, status=Status.FAILED, reason=problem or OUT_OF_TIME, stopped=True)
                 for verdict in first]
     raised = sorted((numbers[i], by_id[i], results[numbers[i]]) for i in added
                     if numbers.get(i) in results and results[numbers[i]].ending is not Ending.PASSED)
+    # by position: the tests' harness decides one exercise many times, once per answer
+    failures = [_first_failure(ex, numbers, results) for ex in items]
+    done = {ex.id for ex, failed in zip(items, failures, strict=True) if failed is None}
     decided, stopped_in = [], ""
-    for ex, passed in zip(items, first, strict=True):
-        failed = _first_failure(ex, numbers, results)
+    for ex, passed, failed in zip(items, first, failures, strict=True):
         if failed is None:
             decided.append(passed)
             continue
         position, cell = failed
         verdict = replace(passed, where=heading_above(graded, ex.cell_ids[position]), position=position,
-                          stopped=cell.ending is Ending.STOPPED, **_status_and_reason(ex.id, cell))
+                          stopped=cell.ending is Ending.STOPPED, **_status_and_reason(ex.id, cell, done))
         if problem and cell.number not in results:  # the run stopped before this cell ended
             reason = f"not run: grading stopped in {stopped_in}" if stopped_in else problem
             stopped_in = stopped_in or ex.id
             verdict = replace(verdict, status=Status.FAILED, reason=reason, stopped=True)
         elif verdict.status is Status.FAILED:
             failing = by_id[ex.cell_ids[position]]
-            verdict = _explained(verdict, cell, is_hidden(failing), hidden_intent(failing.source),
+            verdict = _explained(verdict, cell, is_graded_hidden(failing), hidden_intent(failing.source),
                                  [(c, r) for number, c, r in raised if number < cell.number])
         if verdict.status is Status.FAILED:  # a stop too keeps the checks that passed before it
             verdict = replace(verdict, partial=_partial(ex, position, numbers, results, check_points or {}))
@@ -412,13 +407,6 @@ def _squashed(text: str) -> str:
     return re.sub(r"\s+|\\n|\\t", "", text)
 
 
-def _refused(ex: Exercise, numbers: Mapping[str, int], results: Mapping[int, CellResult]) -> list[str]:
-    """A flag for each thing the grading guard refused the code run by the exercise's cells."""
-    refused = [why for cell_id in ex.cell_ids if numbers.get(cell_id) in results
-               for why in results[numbers[cell_id]].refused]
-    return [f"{REFUSED_FLAG} ({why})" for why in dict.fromkeys(refused)]
-
-
 def _first_failure(ex: Exercise, numbers: Mapping[str, int],
                    results: Mapping[int, CellResult]) -> tuple[int, CellResult] | None:
     """The first of an exercise's cells that did not pass (0 the exercise cell, 1 its first
@@ -440,16 +428,20 @@ def _partial(ex: Exercise, position: int, numbers: Mapping[str, int], results: M
                      and numbers[cell_id] in results and results[numbers[cell_id]].ending is Ending.PASSED))
 
 
-def _status_and_reason(exercise: str, cell: CellResult) -> dict[str, Any]:
+def _status_and_reason(exercise: str, cell: CellResult, done: Collection[str] = ()) -> dict[str, Any]:
     """Not done, blocked or failed, and the line that says why.
 
     A ``NameError`` is put down to a stub only when the kernel said the missing name waits
     for it (a name the stub's cell stopped before defining); any other missing name is the
-    student's own error (a typo), whatever stubs raised before it.
+    student's own error (a typo), whatever stubs raised before it. An exercise is blocked by
+    another only while that one has not passed (``done``: the exercises that passed): a stub's
+    error naming an exercise that passed was raised by the student's own code, and fails it.
     """
     blocker = cell.stub
     if not blocker and cell.exception == "NameError":
         blocker = cell.waits_for
+    if blocker and blocker != exercise and blocker in done:
+        return {"status": Status.FAILED, "reason": f"{cell.error()} ({RAISED_AFTER_PASS.format(blocker)})"}
     if blocker and blocker != exercise:
         return {"status": Status.BLOCKED, "reason": f"blocked by {blocker} ({NOT_DONE})"}
     if blocker:  # its stub's error as the notebook showed it, or the name its stub left undefined

@@ -1,8 +1,10 @@
 """The student's side of the kit.
 
-- ``check``: ``kit check`` and ``check("N.M")``, the self-check.
+- ``check``: ``kit check NN`` and ``check("N.M")``, the self-check; ``progress``: the
+  progress table ``kit check`` alone prints from the saved checks, without running anything.
 - ``workspace``: the student's blank working copies in ``work/``; ``kernel``: the lab's
   Jupyter kernel, which imports the kit before the notebook's folder; ``lab_contents``: the
-  lab's contents manager, which refuses to serve ``solutions/``; ``student_copy``:
-  ``kit release --student-repo``, a copy of the kit without solutions.
+  lab's contents manager, which refuses to serve ``solutions/`` and ``notebooks/``;
+  ``student_copy``: ``kit release --student-repo``, a copy of the kit without solutions;
+  ``integrity``: the library of a student copy as released (``helpers/RELEASED.sha256``).
 """

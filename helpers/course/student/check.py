@@ -1,14 +1,16 @@
 """``kit check`` and ``check("N.M")``: the student's self-check.
 
-``kit check`` goes through the grading engine:
+``kit check NN`` (and ``kit check --run``) goes through the grading engine:
 
 The student's working copy (``work/NN_topic.ipynb``) is merged into the pristine released
 notebook (``notebooks/``) the way ``kit grade`` merges a submission: their exercise cells and
 the cells they added; every check cell and every reference output from the release. It runs
 under nbval in a fresh kernel, and each exercise gets one line. The release has no hidden
-checks, so a pass here is necessary, not sufficient, for a pass in ``kit grade``. ``kit check``
-alone keeps each copy's verdicts (``remember``) and reuses them while nothing they depend on
-changed (``check_key``); ``kit check NN`` always runs the notebook.
+checks, so a pass here is necessary, not sufficient, for a pass in ``kit grade``. Each check
+of a workspace copy is saved (``remember``): ``kit check`` alone shows the saved verdicts and
+runs nothing (``progress``), and ``kit check --run`` reuses them while nothing they depend on
+changed (``check_key``); ``kit check NN`` always runs the notebook. Ctrl-C or SIGTERM stops a
+check whole (``CheckInterrupted``, with the verdicts decided before the stop).
 
 ``check("1.2")`` inside a notebook (``from helpers.course.student.check import check``) runs exercise
 1.2's visible checks on the live kernel, with the names the student's cells defined, and
@@ -20,7 +22,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import functools
 import hashlib
 import io
 import json
@@ -36,21 +37,38 @@ import pandas as pd
 from nbformat import NotebookNode
 
 from helpers import fetch, settings
-from helpers.course import config
+from helpers.course import config, stops
 from helpers.course.engine import grading
+from helpers.course.engine.nbval_run import RunInterrupted
 from helpers.course.engine.verdict import CellResult, Ending, Status, Verdict, decide, describe
 from helpers.course.notebook import compare, environment
-from helpers.course.notebook.cells import exercises
+from helpers.course.notebook.cells import Exercise, exercises
 from helpers.course.notebook.merge import code_numbers, graded_notebook
 from helpers.course.notebook.release import edited_notice, edited_since_release
-from helpers.course.student.kernel import KIT_PACKAGE
+from helpers.course.student import integrity
+from helpers.course.student import progress as table
+from helpers.course.student.progress import KEPT, SKIPPED, THIS_RUN, fingerprint
 from helpers.errors import KitError
 from helpers.exercises import defined_names, ipython_shell, unfinished, waits_for
-from helpers.files import atomic_write
 from helpers.settings import work_dir
 
 #: Where ``kit check`` keeps each working copy's last verdicts (in the workspace).
-CHECKED_FILE = ".kit-checked.json"
+CHECKED_FILE = table.CHECKED_FILE
+
+#: The notebooks that load the kit's Doc2Vec model (04's checks train it), and so train it
+#: first when the data folder does not hold it yet.
+DOC2VEC_NOTEBOOKS = ("04", "05", "06", "07", "08")
+#: Seconds the kit's Doc2Vec model takes to train alone, on one core (docs/benchmarks.md).
+DOC2VEC_TRAINING_SECONDS = 360
+
+
+class CheckInterrupted(stops.Interrupted):
+    """Ctrl-C or SIGTERM stopped a check: its processes and folders are gone; ``verdicts``
+    holds those of the exercises decided before the stop."""
+
+    def __init__(self, status: int, verdicts: list[Verdict]) -> None:
+        super().__init__(status)
+        self.verdicts = verdicts
 
 
 def check_notebook(submission: Path, reference: Path,
@@ -67,7 +85,14 @@ def check_notebook(submission: Path, reference: Path,
         Seconds one cell may run.
     progress : bool
         Show a bar on stderr counting the cells as they run.
+
+    Raises
+    ------
+    KitError
+        If either file is missing or unreadable, or the kit's library is not as released or
+        does not compile (``integrity.require_intact``).
     """
+    integrity.require_intact()
     for path in (submission, reference):
         if not Path(path).is_file():
             raise KitError(f"{path} is not a notebook file.")
@@ -77,10 +102,76 @@ def check_notebook(submission: Path, reference: Path,
         raise KitError(f"{submission} is not a readable notebook ({type(err).__name__}).") from err
     released = nbformat.read(reference, as_version=4)
     label = Path(submission).name if progress else ""
+    graded, items = graded_notebook(released, theirs), exercises(released)
     with tempfile.TemporaryDirectory(prefix="kit-check-") as folder:
-        _, verdicts = grading.grade(graded_notebook(released, theirs), Path(folder), timeout,
-                                    items=exercises(released), progress=label)
+        try:
+            _, verdicts = grading.grade(graded, Path(folder), timeout, items=items, progress=label)
+        except RunInterrupted as stop:
+            raise CheckInterrupted(stop.status, decided(graded, items, stop.results)) from None
     return verdicts
+
+
+def decided(graded: NotebookNode, items: list[Exercise], results: dict[int, CellResult]) -> list[Verdict]:
+    """The verdicts of the exercises a stopped run got to the end of: each of their cells
+    ended, or one failed (``results``: how each cell that ended did, by nbval's number)."""
+    numbers = code_numbers(graded)
+    ended = [exercise for exercise in items if _ended(exercise, numbers, results)]
+    return decide(graded, results, items=ended) if ended else []
+
+
+def _ended(exercise: Exercise, numbers: dict[str, int], results: dict[int, CellResult]) -> bool:
+    for cell_id in exercise.cell_ids:
+        result = results.get(numbers[cell_id])
+        if result is None:
+            return False
+        if result.ending is not Ending.PASSED:
+            return True
+    return True
+
+
+def check_copy(copy: Path, reference: Path, timeout: float = config.CELL_TIMEOUT, *, reuse: bool = False,
+               keep: bool = True, progress: bool = False,
+               go_on: Callable[[Path], bool] | None = None) -> tuple[list[Verdict], str]:
+    """Check one working copy against its release, and say where its verdicts come from.
+
+    Parameters
+    ----------
+    copy, reference : Path
+        The student's notebook and its release.
+    timeout : float
+        Seconds one cell may run.
+    reuse : bool
+        Take the saved verdicts of a check whose copy, release, kit and settings are
+        unchanged (``remembered``) instead of running it.
+    keep : bool
+        Save the verdicts of a run (``remember``); only a workspace copy's are worth it.
+    progress : bool
+        Show a bar on stderr counting the cells as they run.
+    go_on : callable, optional
+        Asked ``go_on(copy)`` before a run; False skips it (no verdicts).
+
+    Returns
+    -------
+    (list of Verdict, str)
+        The verdicts, and the progress table's word for them (``progress.THIS_RUN``,
+        ``KEPT`` or ``SKIPPED``).
+
+    Raises
+    ------
+    CheckInterrupted
+        On Ctrl-C or SIGTERM during the run, with the verdicts decided before it.
+    """
+    key = check_key(copy, reference, timeout)  # before the run: the copy may change meanwhile
+    seen = fingerprint(copy, reference)
+    verdicts = remembered(copy, key) if reuse else None
+    if verdicts is not None:
+        return verdicts, KEPT
+    if go_on is not None and not go_on(copy):
+        return [], SKIPPED
+    verdicts = check_notebook(copy, reference, timeout, progress=progress)
+    if keep:
+        remember(copy, key, verdicts, seen)
+    return verdicts, THIS_RUN
 
 
 def check_workspace(copies: list[Path], timeout: float = config.CELL_TIMEOUT,
@@ -97,17 +188,11 @@ def check_workspace(copies: list[Path], timeout: float = config.CELL_TIMEOUT,
     found = {} if found is None else found
     todo = [copy for copy in copies if has_exercises(notebooks / copy.name)]
     for k, copy in enumerate(todo, 1):
-        reference = notebooks / copy.name
-        key = check_key(copy, reference, timeout)  # before the run: the copy may change meanwhile
-        verdicts = remembered(copy, key)
-        again = verdicts is not None
-        if not again:
-            verdicts = check_notebook(copy, reference, timeout, progress=report)
-            remember(copy, key, verdicts)
+        verdicts, state = check_copy(copy, notebooks / copy.name, timeout, reuse=True, progress=report)
         found[copy.name] = verdicts
         if report:
             print(f"[{k}/{len(todo)}] {copy.name}: {sum(v.passed for v in verdicts)}/{len(verdicts)} pass"
-                  + (" (unchanged since its last check)" if again else ""), flush=True)
+                  + (" (unchanged since its last check)" if state == KEPT else ""), flush=True)
     return found
 
 
@@ -117,19 +202,10 @@ def check_key(copy: Path, reference: Path, timeout: float) -> str:
     verified, the profile and the cell timeout."""
     digest = hashlib.sha256(Path(copy).read_bytes())
     digest.update(Path(reference).read_bytes())
-    digest.update(_kit_code().encode())
+    digest.update(table.kit_code().encode())
     data = {name: fetch.is_verified(name) for name in fetch.DATASETS}
     digest.update(json.dumps([environment.current(), str(settings.data_dir()), data, settings.profile(),
                               timeout, config.SANITIZE_FILE.read_text()], sort_keys=True).encode())
-    return digest.hexdigest()
-
-
-@functools.cache
-def _kit_code() -> str:
-    """A digest of the kit's own code (``helpers``), which a check's verdicts depend on too."""
-    digest = hashlib.sha256()
-    for path in sorted(KIT_PACKAGE.rglob("*.py")):
-        digest.update(path.relative_to(KIT_PACKAGE).as_posix().encode() + path.read_bytes())
     return digest.hexdigest()
 
 
@@ -137,7 +213,7 @@ def remembered(copy: Path, key: str) -> list[Verdict] | None:
     """The verdicts ``remember`` kept for ``copy`` under ``key`` (``check_key``); None when
     anything it depends on changed since, or the record is missing or garbled."""
     try:
-        kept = _checked(Path(copy).parent)[Path(copy).name]
+        kept = table.read_checked(Path(copy).parent)[Path(copy).name]
         if kept["key"] != key:
             return None
         return [Verdict.from_record(entry) for entry in kept["verdicts"]]
@@ -145,26 +221,14 @@ def remembered(copy: Path, key: str) -> list[Verdict] | None:
         return None
 
 
-def remember(copy: Path, key: str, verdicts: list[Verdict]) -> None:
+def remember(copy: Path, key: str, verdicts: list[Verdict], seen: dict[str, str] | None = None) -> None:
     """Keep a check's verdicts beside the copy (``CHECKED_FILE``, the kit's own file) under
-    ``key`` (``check_key``, taken before the run); a run that stopped (time, a dead kernel, a
-    limit) is not kept, since a busy machine may have caused it."""
+    ``key`` (``check_key``) with what they came from (``seen``: ``progress.fingerprint``),
+    both taken before the run; a run that stopped (time, a dead kernel, a limit) is not
+    kept, since a busy machine may have caused it."""
     if any(verdict.stopped for verdict in verdicts):
         return
-    kept = _checked(Path(copy).parent)
-    kept[Path(copy).name] = {"key": key, "verdicts": [v.record() for v in verdicts]}
-    atomic_write(Path(copy).parent / CHECKED_FILE,
-                 lambda tmp: tmp.write_text(json.dumps(kept, indent=1), encoding="utf-8"))
-
-
-def _checked(workspace: Path) -> dict:
-    """The workspace's record of kept checks (``CHECKED_FILE``); empty when it is missing or
-    not a JSON object."""
-    try:
-        kept = json.loads((workspace / CHECKED_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return kept if isinstance(kept, dict) else {}
+    table.write_checked(copy, {"key": key, "verdicts": [v.record() for v in verdicts], **(seen or {})})
 
 
 def has_exercises(released: Path) -> bool:
@@ -183,13 +247,24 @@ def progress(verdicts_by_notebook: dict[str, list[Verdict]]) -> pd.DataFrame:
 
 
 def working_copy(which: str, work: Path | None = None) -> Path:
-    """The notebook ``which`` names: a path to a notebook, or a number looked up in the workspace."""
-    if which.endswith(".ipynb"):
-        return Path(which).resolve()
+    """The notebook ``which`` names: a number (``01``) or a name (``01_naive_bayes``, with or
+    without ``.ipynb``) looked up in the workspace, or a path to a notebook file.
+
+    Raises
+    ------
+    KitError
+        If it names an exercise, a released notebook in ``notebooks/`` (the blank release the
+        checks compare with, not the student's work), or nothing in the workspace.
+    """
     work = work or work_dir()
     if re.fullmatch(r"\d+\.\d+", which):
         raise KitError(f"{which} is an exercise: `kit check {int(which.split('.')[0]):02d}` checks its "
                        f"notebook, and check(\"{which}\") in that notebook checks it alone.")
+    named = work / (which if which.endswith(".ipynb") else f"{which}.ipynb")
+    if Path(which).name == which and named.is_file():
+        return named
+    if which.endswith(".ipynb"):
+        return _not_the_release(Path(which).resolve())
     found = config.notebooks_in(work, [which]) if which.isdigit() else []
     if not found:
         have = ", ".join(path.name[:2] for path in config.notebooks_in(work)) if work.is_dir() else ""
@@ -197,6 +272,44 @@ def working_copy(which: str, work: Path | None = None) -> Path:
                        + (f"its notebooks are {have}." if have else
                           "`kit work` copies the released notebooks there."))
     return found[0]
+
+
+def _not_the_release(path: Path) -> Path:
+    """``path``, unless it is a released notebook: checking the blank release against itself
+    says nothing of the student's work."""
+    if path.parent == config.NOTEBOOKS_DIR.resolve():
+        raise KitError(f"{path.parent.name}/{path.name} is the blank release, which the checks compare "
+                       f"your work with: check your copy in your workspace instead, `kit check "
+                       f"{path.name[:2]}` ({work_dir() / path.name}).")
+    return path
+
+
+def training_notice(name: str) -> str:
+    """What checking the notebook ``name`` would train first that the practical has not
+    trained yet, and how long that takes; "" when nothing."""
+    if name[:2] not in DOC2VEC_NOTEBOOKS or not doc2vec_untrained():
+        return ""
+    from helpers import embeddings
+
+    models = embeddings.model_path(embeddings.config_for()).parent
+    return (f"Checking {name} trains the kit's Doc2Vec model first: {models} does not hold it yet "
+            "(running notebook 04 in the lab trains it once, and every run after reuses it). "
+            f"That takes about {round(DOC2VEC_TRAINING_SECONDS / 60)} minutes on one core "
+            f"({DOC2VEC_TRAINING_SECONDS} s measured, docs/benchmarks.md), longer on a busy machine.")
+
+
+def doc2vec_untrained() -> bool:
+    """Whether the data folder lacks a Doc2Vec model the notebooks load (the quick profile's,
+    and the current profile's), as a check's kernel (hashing as the reference) would look
+    for it; False when the data is not there (the check says so itself)."""
+    from helpers import embeddings  # gensim: only for the notebooks that need it
+
+    try:
+        paths = [embeddings.model_path(model, hashed_as_reference=True)
+                 for model in (embeddings.config_for("quick"), embeddings.config_for())]
+    except KitError:
+        return False
+    return not all(path.is_file() for path in paths)
 
 
 def released_for(submission: Path, notebooks: Path = config.NOTEBOOKS_DIR) -> Path:

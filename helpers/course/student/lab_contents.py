@@ -1,12 +1,16 @@
 """The lab's contents manager: the Jupyter server refuses to serve the instructor's folders.
 
 ``hide_globs`` only keeps ``solutions/`` out of the file browser; the server still answers
-``/api/contents/solutions/...`` and ``/files/solutions/...``. ``kit lab`` and Binder's
-``start`` load this manager (``jupyter_config/jupyter_server_config.json``): every path inside
-one of ``REFUSED_FOLDERS`` of the repository (or of the server's root), reached directly or
-through a symbolic link, is hidden, does not exist, and cannot be read, listed, copied,
-renamed, saved or deleted. ``/files/`` is served through this manager too (jupyter_server's
-own file handler checks hidden files by name only, never asking the manager).
+``/api/contents/solutions/...`` and ``/files/solutions/...``. The released ``notebooks/`` are
+refused too: students work in ``work/``, and ``/lab/tree/notebooks/01_naive_bayes.ipynb``
+would otherwise open the pristine release (and start a kernel on it) beside their own copy
+of the same name; ``kit check`` and ``check("N.M")`` read it from the disk. ``kit lab`` and
+Binder's ``start`` load this manager (``jupyter_config/jupyter_server_config.json``): every
+path inside one of ``REFUSED_FOLDERS`` of the repository (or of the server's root), reached
+directly or through a symbolic link, is hidden, does not exist, and cannot be read, listed,
+copied, renamed, saved, deleted or given a kernel. ``/files/`` is served through this manager
+too (jupyter_server's own file handler checks hidden files by name only, never asking the
+manager).
 
 A kernel the student starts can still read any file it can open: a student copy made by
 ``kit release --student-repo`` (``helpers.course.student.student_copy``) holds no solutions at all.
@@ -26,9 +30,11 @@ from helpers.settings import REPO_ROOT
 
 #: Folders no student may read through the lab: model answers and hidden checks
 #: (``solutions/``), executed solutions (``runs/``, ``kit run --solutions``), the tests
-#: and benchmarks, which quote solution code and reference numbers, and the course's
-#: rubric (``course/``), whose worked example quotes results students first predict.
-REFUSED_FOLDERS = ("solutions", "runs", "tests", "benchmarks", ".ci", "course")
+#: and benchmarks, which quote solution code and reference numbers, the course's
+#: rubric (``course/``), whose worked example quotes results students first predict, and
+#: the released notebooks (``notebooks/``), which students never open: their copies are in
+#: ``work/``.
+REFUSED_FOLDERS = ("solutions", "runs", "tests", "benchmarks", ".ci", "course", "notebooks")
 
 
 class KitContentsManager(AsyncLargeFileManager):
@@ -97,6 +103,12 @@ class KitContentsManager(AsyncLargeFileManager):
         self._refuse(path)
         return await super().get(path, content=content, type=type, format=format,
                                  require_hash=require_hash)
+
+    async def get_kernel_path(self, path: str, model: dict | None = None) -> str:
+        """The folder a kernel for ``path`` starts in; 404 for a refused path, so that no
+        kernel starts on a notebook the lab does not serve."""
+        self._refuse(path)
+        return await super().get_kernel_path(path, model=model)
 
     async def save(self, model: dict, path: str = "") -> dict:
         """Save ``model`` at ``path``; 404 for a refused path."""
