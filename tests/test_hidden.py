@@ -141,7 +141,8 @@ def test_the_kernel_answers_a_call_with_plain_data_and_the_grader_reads_it():
     assert _ask(Request("add", (2, 3.5))) == 5.5
     assert _ask(Request("add", (hidden.kernel("model"), 1))).tolist() == [1, 2, 3]
     assert _ask(Request("add", (np.ones(2), 1), take="shape")) == (2,)
-    value, arguments = _ask(Request("Corrupter", (["a", "b"], None), method="corrupt", arguments=True))
+    value, arguments = _ask(Request("Corrupter", (["a", "b"], np.random.default_rng(0)), method="corrupt",
+                                    arguments=True))
     assert value == ["a"] and arguments == [["a"], None]  # the caller's list as the call left it
 
 

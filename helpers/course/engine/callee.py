@@ -89,13 +89,21 @@ def respond(request: Request, names: dict[str, Any]) -> str:
             result = getattr(result, attribute)
         body = {"value": plain.encode(result)}
         if request.arguments:
-            body["arguments"] = plain.encode(list(args))
+            body["arguments"] = {"list": [_plain_or_none(a) for a in args]}
         return json.dumps(body)
     except plain.PlainDataError as err:
         return _error("PlainDataError", f"{request.name} returned {err}, which is not plain data "
                       "(numbers, text, lists, dicts, numpy arrays, sparse matrices)", "")
     except BaseException as err:  # noqa: BLE001 -- the student's error, whatever it is, is the answer
         return _error(type(err).__name__, _said(err), _shown(err))
+
+
+def _plain_or_none(argument: Any) -> Any:
+    """An argument as plain data, or None where it is none (a random generator passed in)."""
+    try:
+        return plain.encode(argument)
+    except plain.PlainDataError:
+        return None
 
 
 def _resolved(argument: Any, names: dict[str, Any]) -> Any:

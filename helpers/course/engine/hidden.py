@@ -97,7 +97,8 @@ class Function:
         return dataclasses.replace(self, request=dataclasses.replace(self.request, take=attributes))
 
     def with_arguments(self) -> Function:
-        """Return ``(result, arguments)``: the arguments as the call left them."""
+        """Return ``(result, arguments)``: the positional arguments as the call left them (None
+        for one that is not plain data)."""
         return dataclasses.replace(self, request=dataclasses.replace(self.request, arguments=True))
 
 
