@@ -69,6 +69,18 @@ REFERENCE = frozenset({"NaiveBayes", "sign_test"})
     ("def f():\n    return locals()", "touches the kernel or interpreter (locals)"),
     ("def choose_C(X, y, Cs):\n    return getattr(evaluation, 'inner_cv_' + 'accuracy')(X, y)",
      "reads an attribute by a computed name (getattr)"),
+    # the reviewer's routes round the first flags (issue K27)
+    ("import pkgutil\nNB = pkgutil.resolve_name('helpers.naive_' + 'bayes:Naive' + 'Bayes')",
+     "imports by a computed name (pkgutil)"),
+    ("import pkgutil\nNB = pkgutil.resolve_name('helpers.naive_' + 'bayes:Naive' + 'Bayes')",
+     "names the kit's reference implementation in a string (NaiveBayes)"),
+    ("import pickle\nNB = pickle.loads(b'chelpers.naive_bayes\\nNaiveBayes\\n.')",
+     "imports by a computed name (pickle)"),
+    ("import sklearn.naive_bayes as m\nNB = m.__dict__['Multinomial' + 'NB']",
+     "looks into the running program"),
+    ("import os\nos.sys.modules['bui' + 'ltins'].print = f", "looks into the running program (modules)"),
+    ("from operator import attrgetter\nget = attrgetter('x')", "imports by a computed name (attrgetter)"),
+    ("m = 'helpers.' + 'course.engine.callee'", "uses the course tooling (helpers.course)"),
 ])
 def test_each_cheat_is_flagged(code, reason):
     found = flags.code_flags(code, REFERENCE, printed="fold 0 accuracy: 0.785\n", solution="x = 0.5")
@@ -108,3 +120,15 @@ def test_code_too_deep_to_parse_is_flagged_not_a_crash():
     deep = "_x = " + "+".join(["1"] * 3000) + "\n"
     assert flags.code_flags(deep) == ["code that cannot be parsed"]
     assert flags.code_flags("x = 1\x00") == ["code that cannot be parsed"]
+
+
+def test_a_reference_carried_in_another_exercise_s_cell_is_flagged():
+    """1.3's reference imported in 1.1's cell, to be used by 1.3's answer: flagged in 1.1's."""
+    solution = nbformat.read(notebooks_in(SOLUTIONS_DIR, ["01"])[0], as_version=4)
+    reference = release_notebook(solution, "01_naive_bayes.ipynb", hidden=True)
+    carrier = nbformat.from_dict(solution)
+    cell = next(c for c in carrier.cells if exercise_id(c) == "1.1")
+    cell.source += "\n\nfrom helpers.significance import sign_test as _helper\n"
+    graded = graded_notebook(reference, carrier)
+    found = flags.exercise_flags(graded, reference, solution, {c.id for c in graded.cells if exercise_id(c)})
+    assert any("(sign_test)" in reason for reason in found["1.1"]), found

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+from pathlib import Path
 
 import nbformat
 import numpy as np
@@ -109,6 +110,17 @@ def _array(dtype: str, shape: list, data: bytes) -> dict:
 def test_anything_but_plain_data_is_refused_in_the_grader(tree):
     with pytest.raises(plain.PlainDataError):
         plain.decode(tree)
+
+
+def test_what_would_hog_the_grader_is_refused_quickly():
+    colliding = {"set": [1 + k * (2**61 - 1) for k in range(plain.MAX_HASHED + 1)]}
+    for tree in (colliding, {"dict": [[k, k] for k in range(plain.MAX_HASHED + 1)]},
+                 {"sparse": {"shape": [1, 10**12], "data": _array("<f8", [0], b""),
+                             "indices": _array("<i8", [0], b""), "indptr": _array("<i8", [2], bytes(16))}},
+                 _array("<U0", [2], b""), {"series": {"index": [1], "values": _array("<f8", [1], bytes(8)),
+                                                      "name": {"list": [1]}}}):
+        with pytest.raises(plain.PlainDataError):
+            plain.decode(tree)
 
 
 def test_text_that_is_not_json_or_too_deep_or_too_long_is_refused():
@@ -237,3 +249,29 @@ def test_visible_checks_leave_no_reference_of_the_kit_in_the_notebook(name, cell
 
     bound = set(_top_level_bindings(ast.parse(cell.source)))
     assert not bound & names, f"{cell.id} binds the kit's {bound & names} in the notebook"
+
+
+def test_a_student_function_that_keeps_printing_still_times_out(tmp_path):
+    """The hidden check's deadline holds while output flows (a chatty loop used to hold it off)."""
+    import subprocess
+    import sys
+    import time
+
+    from helpers.course.engine.nbval_run import read_report
+    from helpers.course.engine.verdict import Ending
+
+    fixture = Path(__file__).parent / "fixtures" / "solutions" / "00_fixture.ipynb"
+    notebook = nbformat.read(fixture, as_version=4)
+    notebook.cells[1].source = ("import time\ndef add(a, b):\n    while a < 0:\n"
+                                "        print('.', flush=True)\n        time.sleep(0.2)\n    return a + b")
+    nbformat.write(notebook, tmp_path / "chatty.ipynb")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-m", "pytest", "chatty.ipynb", "-c", "pytest.ini", "--rootdir", ".",
+                    "-p", "no:cacheprovider", "-p", "helpers.course.engine.nbval_plugin",
+                    "--nbval-cell-timeout=5", "--kit-report=report.json", "-q"],
+                   cwd=tmp_path, capture_output=True, timeout=900)
+    results = read_report((tmp_path / "report.json").read_bytes())
+    hidden_cell = results[2]
+    assert hidden_cell.ending is Ending.STOPPED and hidden_cell.message.startswith("Timeout of 5 seconds")
+    assert time.monotonic() - started < 600  # a hang guard, not a speed target

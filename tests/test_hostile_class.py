@@ -176,6 +176,7 @@ def _outcome(returncode: int) -> Outcome:
     ({}, 128 + 9, Problem.RUN_FAILED),            # the same, as bubblewrap reports it
     (_passed(0), 4, Problem.RUN_FAILED),          # pytest died after the notebook's code ran
     ({}, 4, Problem.NOT_STARTED),                 # pytest could not run the notebook at all
+    ({}, 2, Problem.RUN_FAILED),                  # interrupted: its code sent SIGINT to pytest
 ])
 def test_a_run_that_died_is_the_submission_s_once_its_code_ran_or_killed_it(results, returncode, whose):
     run = NotebookRun(results, Problem.RUN_FAILED, "grading stopped", _outcome(returncode))

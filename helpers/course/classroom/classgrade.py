@@ -250,13 +250,20 @@ def _graded(task: Task, solution: NotebookNode, reference: NotebookNode, record:
                    peak_memory_mb=round(outcome.peak_memory_mb, 1) if outcome else None)
 
 
+#: pytest's status when interrupted (SIGINT, which student code can send the grading process)
+#: or when it could not collect the notebook (the student's notebook too).
+PYTEST_INTERRUPTED = 2
+
+
 def _whose(run: NotebookRun) -> Problem:
     """The run's problem, with a run that ended abnormally before reporting any cell, and was
     not killed, put down to the grader (``NOT_STARTED``: pytest or its plugin could not run
-    the notebook). A run killed by a signal (the student's code killing the grading process)
-    or one that died after its cells began to report stays ``RUN_FAILED``, the submission's."""
+    the notebook). A run killed or interrupted by a signal (the student's code signalling the
+    grading process) or one that died after its cells began to report stays ``RUN_FAILED``,
+    the submission's."""
     outcome = run.outcome
-    killed = outcome is not None and (outcome.returncode < 0 or outcome.returncode > SIGNALLED)
+    killed = outcome is not None and (outcome.returncode < 0 or outcome.returncode > SIGNALLED
+                                      or outcome.returncode == PYTEST_INTERRUPTED)
     if run.problem is Problem.RUN_FAILED and not run.results and not killed:
         return Problem.NOT_STARTED
     return run.problem

@@ -5,22 +5,24 @@ reads the student's code that can act on an exercise's checks — its exercise c
 cells the student added from the end of the previous exercise's checks to the end of its own —
 and flags, per exercise:
 
-- a use of the kit's reference implementation of that exercise (the names in the exercise's
-  ``{"kit": {"reference": [...]}}`` metadata, read anywhere in the code), reached under any
+- a use of the kit's reference implementation of any of the notebook's exercises (the names
+  in each exercise's ``{"kit": {"reference": [...]}}`` metadata, read anywhere in the code;
+  one exercise's cell may carry another's reference to it), reached under any
   name: the module that defines it imported (``import helpers.naive_bayes as m``), or its name
-  in a string (``getattr(m, "NaiveBayes")``, ``vars()["NaiveBayes"]``);
+  in a string, written out or joined (``getattr(m, "Naive" + "Bayes")``, ``vars()["NaiveBayes"]``);
 - a builtin redefined at the top level (``print = ...``, ``def open(...)``), or a library
   patched (``np.allclose = ...``), or an ``__eq__`` defined (an answer equal to anything);
 - the kernel or the interpreter touched (``get_ipython``, ``IPython``, ``sys``, ``builtins``,
   ``globals``, ``vars``, ``locals``, ``exec``, ``eval``, ``compile``, ``setattr``), which is how
   input transformers and hooks that replay reference outputs are installed, and how names are
   reached without being written (``sys.modules``, ``vars()``);
-- a module imported by a computed name (``importlib``, ``__import__``), or an attribute read
+- a module imported by a computed name (``importlib``, ``__import__``, ``pkgutil``, ``pickle``,
+  ``attrgetter``), or an attribute read
   by one (``getattr(m, "inner_cv_" + "accuracy")``), which hides from the other flags what it
   reaches;
 - the running program looked into (``inspect``, ``linecache``, ``gc``, ``ctypes``, or a
-  frame's or a function's insides: ``f_back``, ``tb_frame``, ``__code__``...), which is how
-  code reads the checks that call it;
+  frame's, a function's or a module's insides: ``f_back``, ``tb_frame``, ``__code__``,
+  ``__dict__``, ``sys.modules``...), which is how code reaches what it does not name;
 - the course tooling imported (``helpers.course``: grading, references), or a path into
   ``solutions/``, ``SOLUTIONS_DIR`` or a notebook file (the reference outputs and hidden
   checks live there);
@@ -28,7 +30,9 @@ and flags, per exercise:
   exercise's checks and does not occur in the solution (an answer typed in, not computed).
 
 These flags read the code the student handed in, outside the student's process: nothing the
-student's code does at run time can switch them off. A flagged exercise is still graded; its
+student's code does at run time can switch them off. They are a reviewer's aid, not a proof:
+code can always reach a module by a route no reading of it foresees; the hidden checks, run
+in the grader on secret inputs, are what a wrong answer cannot pass. A flagged exercise is still graded; its
 row carries the reasons. Code that cannot be parsed
 is flagged as such. An added cell that is a copy of one of the notebook's own cells is not
 the student's code.
@@ -51,11 +55,11 @@ from helpers.course.notebook.compare import tokens
 BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_")) | {"__import__"}
 KERNEL_NAMES = frozenset({"get_ipython", "IPython", "__builtins__", "builtins", "sys", "globals", "vars",
                           "locals", "exec", "eval", "compile", "setattr", "__dict__"})
-COMPUTED_IMPORT = frozenset({"importlib", "__import__"})
+COMPUTED_IMPORT = frozenset({"importlib", "__import__", "pkgutil", "pickle", "attrgetter"})
 INTROSPECTION = frozenset({"inspect", "linecache", "gc", "ctypes", "dis", "marshal"})
 FRAME_ATTRIBUTES = frozenset({"f_back", "f_globals", "f_locals", "f_code", "tb_frame", "gi_frame",
                               "cr_frame", "__code__", "__globals__", "__closure__", "co_consts",
-                              "__subclasses__"})
+                              "__subclasses__", "__dict__", "modules"})
 SOLUTIONS_PATH = re.compile(r"(^|[/\\])solutions([/\\]|$)|\.ipynb\b|SOLUTIONS_DIR")
 TOOLING = "helpers.course"
 TYPED_DIGITS = 3  # significant digits from which a literal equal to an output looks typed in
@@ -134,6 +138,7 @@ def _named_in_strings(tree: ast.Module, names: frozenset[str]) -> set[str]:
     alone = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
     texts = [node.value for node in ast.walk(tree)
              if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in alone]
+    texts += [text for node in ast.walk(tree) if isinstance(node, ast.BinOp) and (text := _joined(node))]
     return {name for name in names for text in texts if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text)}
 
 
@@ -142,6 +147,16 @@ def _computed_getattr(tree: ast.Module) -> bool:
     return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
                and (len(node.args) < 2 or not isinstance(node.args[1], ast.Constant))
                for node in ast.walk(tree))
+
+
+def _joined(node: ast.AST) -> str:
+    """The text that string constants joined with ``+`` make (``"Naive" + "Bayes"``), else ""."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _joined(node.left), _joined(node.right)
+        return left + right if left and right else ""
+    return ""
 
 
 def _bound_anywhere(tree: ast.Module) -> set[str]:
@@ -235,7 +250,8 @@ def code_flags(code: str, reference: frozenset[str] = frozenset(), printed: str 
         flags.add(f"imports the module of the kit's reference implementation ({module})")
     for name in sorted(_named_in_strings(tree, reference | reference_modules(reference))):
         flags.add(f"names the kit's reference implementation in a string ({name})")
-    if any(name == TOOLING or name.startswith(f"{TOOLING}.") for name in names):
+    if any(name == TOOLING or name.startswith(f"{TOOLING}.") for name in names) \
+            or _named_in_strings(tree, frozenset({TOOLING})):
         flags.add(f"uses the course tooling ({TOOLING})")
     if names & KERNEL_NAMES:
         flags.add(f"touches the kernel or interpreter ({', '.join(sorted(names & KERNEL_NAMES))})")
@@ -282,6 +298,8 @@ def exercise_flags(graded: NotebookNode, reference: NotebookNode, solution: Note
         Exercise id -> reasons (``"cell <id>: ..."``), for every exercise.
     """
     solutions = {exercise_id(c): c for c in solution.cells if exercise_id(c)}
+    # every exercise's references, for each exercise: one reached in another's cell is still one
+    every_reference = frozenset().union(*(reference_names(c) for c in solutions.values()))
     outputs = {c.id: "".join(o.get("text", "") for o in c.get("outputs", []) if o.get("name") == "stdout")
                for c in reference.cells if c.cell_type == "code"}
     copies = {c.source for c in reference.cells if c.cell_type == "code" and not exercise_id(c)}
@@ -298,8 +316,7 @@ def exercise_flags(graded: NotebookNode, reference: NotebookNode, solution: Note
         model = solutions.get(ex.id)
         printed = "".join(outputs.get(cell_id, "") for cell_id in ex.cell_ids)
         for student in pending:
-            for reason in code_flags(student.source, reference_names(model) if model else frozenset(),
-                                     printed, model.source if model else ""):
+            for reason in code_flags(student.source, every_reference, printed, model.source if model else ""):
                 found[ex.id].append(f"cell {student.id}: {reason}")
         pending = []
     return found

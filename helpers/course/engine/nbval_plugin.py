@@ -265,6 +265,13 @@ class KitCell(IPyNbCell):
                                   self.cell.source) from None
             raise
 
+    def repr_failure(self, excinfo: pytest.ExceptionInfo, style: Any = None) -> str:
+        """nbval's report of a failed cell, without a hidden check's source (the run's output
+        may reach a record's problem line)."""
+        if is_graded_hidden(self.cell) and isinstance(excinfo.value, NbCellError):
+            return f"Cell {self.cell_num} (a hidden check): {excinfo.value}"
+        return super().repr_failure(excinfo)
+
     def _run_hidden(self) -> None:
         """Run a hidden check here, its calls answered by the kernel, and compare what it printed."""
         kernel = self.parent.kernel
@@ -363,10 +370,10 @@ class KernelChannel:
         msg_id = notebook.kernel.kc.execute(code, store_history=False, allow_stdin=False)
         answer = None
         while True:
+            self._still_running()  # every time round: output flowing must not hold off the deadline
             try:
                 message = notebook.get_kernel_message(timeout=ALIVE_POLL)
             except Empty:
-                self._still_running()
                 continue
             if message["parent_header"].get("msg_id") != msg_id:
                 continue

@@ -35,7 +35,11 @@ ARRAY_KINDS = frozenset("biufcU")
 #: How deep plain data may nest (a list of lists of ...): deeper is refused, not recursed into.
 MAX_DEPTH = 20
 #: The most bytes an answer may take as JSON (a hidden check's answers are small).
-MAX_BYTES = 64 * 2**20
+MAX_BYTES = 16 * 2**20
+#: The most cells a sparse answer may span: a check may make it dense.
+MAX_SPARSE_CELLS = 10**7
+#: The most items a set or dict may hold: hashing colliding keys costs the square of their count.
+MAX_HASHED = 10_000
 
 
 class PlainDataError(ValueError):
@@ -134,7 +138,12 @@ def decode(tree: Any) -> Any:
     PlainDataError
         If ``tree`` is not plain data in this module's format.
     """
-    return _decoded(tree, 0)
+    try:
+        return _decoded(tree, 0)
+    except PlainDataError:
+        raise
+    except (TypeError, ValueError, OverflowError, MemoryError, RecursionError) as err:
+        raise PlainDataError(f"an answer the grader cannot rebuild ({type(err).__name__})") from err
 
 
 def _decoded(tree: Any, depth: int) -> Any:
@@ -172,6 +181,8 @@ def _decoded(tree: Any, depth: int) -> Any:
 
 
 def _set(items: list) -> set:
+    if len(items) > MAX_HASHED:
+        raise PlainDataError(f"a set of more than {MAX_HASHED} items")
     try:
         return set(items)
     except TypeError as err:
@@ -179,6 +190,8 @@ def _set(items: list) -> set:
 
 
 def _dict(pairs: list) -> dict:
+    if len(pairs) > MAX_HASHED:
+        raise PlainDataError(f"a dict of more than {MAX_HASHED} items")
     try:
         return dict(pairs)
     except TypeError as err:
@@ -210,7 +223,7 @@ def _decoded_array(tree: Any, depth: int) -> np.ndarray:
         data = base64.b64decode(str(body["data"]), validate=True)
     except (TypeError, ValueError) as err:
         raise PlainDataError("an array with a malformed dtype or data") from err
-    if dtype.kind not in ARRAY_KINDS or dtype.fields is not None or dtype.itemsize == 0 and dtype.kind != "U":
+    if dtype.kind not in ARRAY_KINDS or dtype.fields is not None or dtype.itemsize == 0:
         raise PlainDataError(f"an array of dtype {dtype}")
     shape = _shape(body["shape"])
     if math.prod(shape) * dtype.itemsize != len(data):
@@ -224,7 +237,8 @@ def _decoded_sparse(body: dict, depth: int) -> Any:
         raise PlainDataError("a sparse matrix not in the plain data format")
     shape = _shape(body["shape"])
     parts = [_decoded_array(body[k], depth) for k in ("data", "indices", "indptr")]
-    if len(shape) != 2 or any(p.ndim != 1 or p.dtype.kind == "O" for p in parts) \
+    if len(shape) != 2 or math.prod(shape) > MAX_SPARSE_CELLS \
+            or any(p.ndim != 1 or p.dtype.kind == "O" for p in parts) \
             or parts[1].dtype.kind not in "iu" or parts[2].dtype.kind not in "iu":
         raise PlainDataError("a sparse matrix not in the plain data format")
     try:
