@@ -33,8 +33,9 @@ from nbformat import NotebookNode
 from helpers.course import config
 from helpers.course.classroom import layout
 from helpers.course.classroom.gradebook import read_table, spreadsheet_csv
+from helpers.course.notebook.answer_text import written_answer
 from helpers.course.notebook.cells import answer_cells, answer_id, answer_points, marking_scheme
-from helpers.course.notebook.release import ANSWER_PLACEHOLDER, blank_answers
+from helpers.course.notebook.release import blank_answers
 from helpers.course.safe_text import printable
 from helpers.errors import KitError
 from helpers.owned import write_owned
@@ -95,18 +96,6 @@ def questions(solution: NotebookNode, name: str = "notebook") -> dict[str, Quest
                                           blank_answers(cell.source), answer_points(cell, name),
                                           marking_scheme(cell))
     return found
-
-
-def written_answer(source: str, released: str) -> str:
-    """What the student wrote in an answer cell: its text without the question around the
-    placeholder, and without the placeholder itself ('' for a cell left as released)."""
-    before, _, after = (part.strip() for part in released.partition(ANSWER_PLACEHOLDER))
-    text = source.strip()
-    if before and text.startswith(before):
-        text = text[len(before):]
-    if after and text.endswith(after):
-        text = text[:-len(after)]
-    return text.replace(ANSWER_PLACEHOLDER, "").strip()
 
 
 def student_answers(submission: Path | None, asked: Mapping[str, Question]) -> dict[str, str]:

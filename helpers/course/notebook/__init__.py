@@ -2,6 +2,7 @@
 
 - ``cells``: the notebook format (exercise, check, hidden-check and answer cells), read;
   ``release``: ``solutions/`` → the students' ``notebooks/`` in that format.
+- ``answer_text``: what a student wrote in an answer cell (no imports: ``kit check``'s table).
 - ``merge``: a student's notebook merged into the graded one.
 - ``compare``: the one comparison of a checked cell's output with its reference.
 - ``runner``: ``kit run``; ``references``: ``kit references``, rewriting solutions' reference

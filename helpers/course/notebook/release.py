@@ -24,6 +24,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from helpers.course.config import BACKUPS_DIR, NOTEBOOKS_DIR, SOLUTIONS_DIR, backup_path, notebooks_in
+from helpers.course.notebook.answer_text import ANSWER_PLACEHOLDER
 from helpers.course.notebook.cells import (
     ANSWER_BLOCK,
     CHECK_MARKER,
@@ -40,7 +41,6 @@ from helpers.files import atomic_write
 
 RUN_ON_TAG = "raises-exception"  # JupyterLab's Run All goes on past an error in such a cell
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
-ANSWER_PLACEHOLDER = "YOUR ANSWER HERE"
 _KEPT_CELL_METADATA = ("kit", "tags")
 _KEPT_NOTEBOOK_METADATA = ("kit",)
 

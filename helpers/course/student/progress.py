@@ -22,6 +22,7 @@ from typing import Any
 
 from helpers import settings
 from helpers.course import config
+from helpers.course.notebook.answer_text import written_answer
 from helpers.course.student.kernel import KIT_PACKAGE
 from helpers.files import atomic_write
 
@@ -32,8 +33,6 @@ STATUSES = ("passed", "not done", "blocked", "failed")
 #: What an exercise or a written answer is worth when its cell says nothing
 #: (``verdict.DEFAULT_POINTS``, ``cells.ANSWER_POINTS``).
 DEFAULT_POINTS = 1.0
-#: What stands in a released answer cell in place of the answer (``release.ANSWER_PLACEHOLDER``).
-ANSWER_PLACEHOLDER = "YOUR ANSWER HERE"
 #: What a check's fingerprint records, each with the words for a change in it.
 CHANGES = {"copy": "your copy", "release": "its release in notebooks/", "kit": "the kit's code",
            "profile": "the profile (KIT_PROFILE)"}
@@ -146,21 +145,9 @@ def written_answers(copy: Mapping[str, Any] | None, released: Mapping[str, Any])
     """The released notebook's written questions, each with whether ``copy`` answers it
     (None: an unreadable copy, which answers none)."""
     mine = _questions(copy) if copy is not None else {}
-    return [Answer(question, _points(cell), question in mine and bool(answer_text(mine[question]["source"],
+    return [Answer(question, _points(cell), question in mine and bool(written_answer(mine[question]["source"],
                                                                                       cell["source"])))
             for question, cell in _questions(released).items()]
-
-
-def answer_text(source: str, released: str) -> str:
-    """What the student wrote in an answer cell: its text without the question around the
-    placeholder, and without the placeholder itself ('' for a cell left as released)."""
-    before, _, after = (part.strip() for part in released.partition(ANSWER_PLACEHOLDER))
-    text = source.strip()
-    if before and text.startswith(before):
-        text = text[len(before):]
-    if after and text.endswith(after):
-        text = text[:-len(after)]
-    return text.replace(ANSWER_PLACEHOLDER, "").strip()
 
 
 @functools.cache
