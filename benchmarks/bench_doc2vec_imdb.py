@@ -6,9 +6,10 @@ PV-DBOW (100-d, negative 5, hs 0, min_count 2, sample 0, 20 epochs, every core) 
 reviews and reports its error on the trained vectors of the 25,000 test reviews (labels are
 never used in training). Here the model is the kit's own (``embeddings.doc2vec_arguments``:
 those settings, window 10, seed 0) trained from the kit's corpus file of the full profile
-(every IMDB review except the 1,050 held out as the deployment sample, tokenised by the
-kit), so the train and test sets are the labelled reviews in that corpus. Reported: the
-error of the tutorial's logistic regression and of the kit's SVM (standardised vectors, C by
+(every IMDB review except ``embeddings.held_out_reviews()``: the deployment sample's films
+and near copies, 10,805 reviews, 10,774 of them test reviews; tokenised by the kit), so
+the train and test sets are the labelled reviews in that corpus. Reported: the error
+of the tutorial's logistic regression and of the kit's SVM (standardised vectors, C by
 inner CV), the vocabulary pass's seconds and the training's (timed apart, as gensim's
 ``Doc2Vec(corpus_file=...)`` runs them one after the other), training words per second
 (words in the corpus × epochs / training seconds), and memory: the training's own peak

@@ -10,7 +10,8 @@ The course library, which the notebooks import, holds one topic per module:
   ``owned`` (files written for people, never overwriting one they changed), ``validation``
   (the argument checks every public function makes);
 - text and features: ``text`` (the shared tokeniser, HTML line breaks, snippets),
-  ``corpus`` (corpus statistics), ``features`` (bag-of-words vectorizers);
+  ``corpus`` (corpus statistics), ``critics`` (the signed critics of the 2,000 reviews),
+  ``features`` (bag-of-words vectorizers);
 - models and their evaluation: ``naive_bayes``, ``evaluation`` (cross-validation, the
   results store, the ``System`` protocol), ``systems`` (the headline systems),
   ``significance`` (paired tests, the Wilson interval), ``embeddings`` (Doc2Vec models and

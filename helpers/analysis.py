@@ -8,11 +8,15 @@
   whose features are chosen by inner CV (``evaluation.FeatureChoice``), the setting that
   choice makes (``chosen_setting``).
 - ``changed``: a system with one setting changed, in every candidate of a feature choice.
-- ``nearest_reviews``: a review's most similar training reviews (tf-idf or Doc2Vec vectors).
+- ``nearest_reviews``: a review's most similar training reviews (tf-idf or Doc2Vec vectors);
+  ``nearest_training_review`` the nearest of every review at once, and ``same_critic`` whether
+  it is by the same signed critic.
 - Error cues and a rule-based first guess at an error's category (``error_cues``,
   ``suggest_categories``); the sheet a student annotates is ``helpers.annotation``.
 - ``error_rate_by``: error rate in bins of a review property (length, opinion words).
 - ``change_effect``: what a change to a system did to each kind of error (closing the loop).
+- ``unpaired_difference``: two accuracies measured on different items (CV and deployment),
+  their difference with Newcombe's interval and Fisher's exact test.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from scipy.stats import fisher_exact
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 from sklearn.svm import LinearSVC
@@ -37,6 +42,7 @@ from helpers.errors import InputError, KitError
 from helpers.evaluation import PREDICTION_COLUMNS, BowSystem, FeatureChoice, make_svm
 from helpers.features import make_vectorizer, mark_negation
 from helpers.naive_bayes import NaiveBayes
+from helpers.significance import accuracy_interval
 from helpers.text import snippet, token_spans, tokenize, tokenized
 from helpers.validation import (
     check_array,
@@ -686,3 +692,122 @@ def change_effect(categories: pd.Series, before: pd.DataFrame, after: pd.DataFra
     table = table.sort_values(["reviews", "errors_before"], ascending=False)
     table.loc["total"] = table.sum()
     return table
+
+
+# --------------------------------------------------------------------------- neighbours' critics
+
+
+def nearest_training_review(vectors, folds) -> np.ndarray:
+    """For each review, the position of its most similar review in another CV fold.
+
+    The reviews of other folds are the ones a review's CV model trained on (as in
+    ``nearest_reviews``); similarity is the cosine, and of equals the first wins.
+
+    Parameters
+    ----------
+    vectors : ndarray or sparse matrix
+        One row per review (Doc2Vec vectors, tf-idf rows).
+    folds : array-like
+        Each review's CV fold; at least two folds.
+
+    Returns
+    -------
+    ndarray of int
+        Row positions, one per review.
+
+    Raises
+    ------
+    InputError
+        ``vectors`` not a 2-D array of finite numbers (or a sparse matrix); ``folds`` not one
+        value per row, or a single fold (a review would have no training reviews).
+    """
+    if not sp.issparse(vectors):
+        vectors = check_array(vectors, "vectors", ndim=2)
+    folds = np.asarray(folds)
+    if folds.ndim != 1 or len(folds) != vectors.shape[0]:
+        raise InputError(f"folds must give one fold per row of vectors ({vectors.shape[0]}), "
+                         f"got shape {folds.shape}.")
+    if len(np.unique(folds)) < 2:
+        raise InputError("folds must name at least two folds: a review's training reviews are in the others.")
+    unit = normalize(vectors)
+    similarity = unit @ unit.T
+    similarity = similarity.toarray() if sp.issparse(similarity) else np.asarray(similarity)
+    similarity[folds[:, None] == folds[None, :]] = -np.inf  # its own fold: not trained on
+    return similarity.argmax(axis=1)
+
+
+def same_critic(critics, neighbours) -> np.ndarray:
+    """Whether each review and its neighbour are signed by one critic (both signed).
+
+    Parameters
+    ----------
+    critics : Series or array-like
+        Each review's critic, or missing (``pd.NA``, None, NaN) where unsigned, as
+        ``helpers.critics.signed_critic`` gives them.
+    neighbours : array-like of int
+        Each review's neighbour, by row position (``nearest_training_review``).
+
+    Returns
+    -------
+    ndarray of bool
+        False where either review is unsigned.
+
+    Raises
+    ------
+    InputError
+        ``neighbours`` not whole numbers, one per review, each a row position.
+    """
+    critics = pd.Series(critics).reset_index(drop=True)
+    positions = np.asarray(neighbours)
+    whole = np.issubdtype(positions.dtype, np.integer)
+    if positions.ndim != 1 or len(positions) != len(critics) or not whole:
+        raise InputError(f"neighbours must be one row position (a whole number) per review ({len(critics)}).")
+    if len(positions) and (positions.min() < 0 or positions.max() >= len(critics)):
+        raise InputError(f"neighbours must be row positions from 0 to {len(critics) - 1}.")
+    mine, theirs = critics, critics.iloc[positions].reset_index(drop=True)
+    signed = (mine.notna() & theirs.notna()).to_numpy()
+    same = np.zeros(len(critics), dtype=bool)
+    same[signed] = mine[signed].to_numpy() == theirs[signed].to_numpy()
+    return same
+
+
+# --------------------------------------------------------------------------- two accuracies
+
+
+def unpaired_difference(correct_a, correct_b, confidence: float = 0.95) -> dict[str, float]:
+    """The difference of two accuracies measured on different items, with its uncertainty.
+
+    Each accuracy is an estimate: a cross-validation accuracy on 2,000 reviews as much as a
+    deployment accuracy on 1,000. Asking whether one lies in the other's interval treats the
+    first as exact; the difference has an interval of its own. Newcombe's (1998, method 10)
+    interval combines the two Wilson intervals (``significance.accuracy_interval``); Fisher's
+    exact test (``scipy.stats.fisher_exact``, two-sided) tests whether the two accuracies are
+    equal. For the *same* items use a paired test instead (``significance.compare``).
+
+    Parameters
+    ----------
+    correct_a, correct_b : array-like of bool
+        Whether each item of either sample was classified right.
+    confidence : float
+        The interval's confidence level.
+
+    Returns
+    -------
+    dict
+        accuracy_a, accuracy_b, difference (a − b), low, high (its interval), p_value.
+
+    Raises
+    ------
+    InputError
+        Either sample empty or holding anything but True/False or 0/1; ``confidence``
+        outside (0, 1).
+    """
+    a, b = check_binary(correct_a, "correct_a"), check_binary(correct_b, "correct_b")
+    p_a, low_a, high_a = accuracy_interval(a, confidence)
+    p_b, low_b, high_b = accuracy_interval(b, confidence)
+    difference = p_a - p_b
+    table = [[int(a.sum()), int((~a).sum())], [int(b.sum()), int((~b).sum())]]
+    return {"accuracy_a": p_a, "accuracy_b": p_b, "difference": difference,
+            "low": difference - float(np.hypot(p_a - low_a, high_b - p_b)),
+            "high": difference + float(np.hypot(high_a - p_a, p_b - low_b)),
+            "p_value": float(fisher_exact(table).pvalue)}

@@ -44,6 +44,11 @@ INFO_PACKAGES = ("nltk", "gensim", "scikit-learn", "scipy", "numpy", "pandas", "
                  "tqdm", "nbval", "jupyterlab", "pytest")
 
 
+#: What each profile means, for ``kit info``.
+PROFILES = {"quick": "Doc2Vec trains 10 epochs on one core, reproducibly: the checked outputs' models",
+            "full": "Doc2Vec trains gensim's 20 epochs on every core: better models, outputs not checked"}
+
+
 def cmd_fetch(args: argparse.Namespace) -> None:
     status = fetch.fetch(args.only, source=args.source, verify=args.verify, progress=sys.stderr.isatty())
     for name, state in status.items():
@@ -61,7 +66,7 @@ def cmd_info(args: argparse.Namespace) -> None:
         print(f"{name:<13} {version}")
     print(f"data folder   {settings.data_dir()}")
     print(f"data source   {settings.data_source() or 'network (official URLs)'}")
-    print(f"profile       {settings.profile()}")
+    print(f"profile       {settings.profile()} ({PROFILES[settings.profile()]}; KIT_PROFILE chooses)")
     from helpers.course.notebook import environment  # loads numpy's BLAS: only when asked
 
     seed = os.environ.get("PYTHONHASHSEED")
@@ -331,17 +336,21 @@ def _copies_to_check(names: list[str]) -> list[tuple[Path, Path]]:
     """Each copy to check with its release: the ones ``names`` names, or every workspace copy
     of a released notebook; a notebook without exercises is left out (named, with a word)."""
     from helpers.course.student import check
+    from helpers.course.student.workspace import copies_of
 
+    work = settings.work_dir()
     if names:
         copies = [check.working_copy(name) for name in names]
-    elif config.notebooks_in(settings.work_dir()):
-        copies = [copy for copy in config.notebooks_in(settings.work_dir())
-                  if (config.NOTEBOOKS_DIR / copy.name).is_file()]  # not the student's own notebooks
-    else:
-        raise KitError(f"Your workspace {settings.work_dir()} has no notebooks yet; run `kit work`.")
+    else:  # each released notebook's newest copy; the student's own notebooks are not checked
+        copies = [mine[0] for released in config.notebooks_in(config.NOTEBOOKS_DIR)
+                  if work.is_dir() and (mine := copies_of(released, work))]
+    if not copies:
+        raise KitError(f"Your workspace {work} has no notebooks yet; run `kit work`.")
     found = []
     for copy in dict.fromkeys(copies):
         reference = check.released_for(copy)
+        if _in_workspace(copy) and (note := check.copies_note(copy)):
+            print(f"{copy.name}: {note}.", flush=True)
         if check.has_exercises(reference):
             found.append((copy, reference))
         elif names:

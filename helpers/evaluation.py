@@ -1,8 +1,9 @@
 """Cross-validation on the 2,000 reviews, and the results store that later notebooks reuse.
 
 Every system is evaluated with the same 10-fold round-robin scheme: a review's fold is
-``cv % 10`` (``helpers.data.load_movie_reviews``), so reviews by the same critic, which
-are numbered close together, are spread evenly across folds; the 8 near-duplicate pairs each
+``cv % 10`` (``helpers.data.load_movie_reviews``), about 100 reviews of each class per fold (the
+numbers follow no critic: a signed critic's reviews spread over the folds, so test folds
+share critics with their training folds, ``helpers.critics``); the 8 near-duplicate pairs each
 share one outer fold, so no review is tested by a model trained on its copy (the inner CV's
 round-robin groups may still split a pair, which can only sway a choice of C or features,
 never reach the test fold). Within each outer fold:
@@ -54,6 +55,9 @@ from helpers.validation import (
 C_GRID = (0.001, 0.01, 0.1, 1.0)
 SVM_MAX_ITER = 10000  # enough for LinearSVC to converge on the kit's features
 PREDICTION_COLUMNS = ["doc_id", "fold", "system", "prediction", "score", "correct", "C"]
+#: Cross-validated predictions also say which candidate setting a ``FeatureChoice`` chose in each
+#: fold (its position in ``candidates``; -1 for a system that chooses no features).
+CHOICE_COLUMN = "setting"
 #: The columns of ``fit_predict``'s table, before its ``system`` column (after ``doc_id``).
 DEPLOYMENT_COLUMNS = ["doc_id", "label", "prediction", "score", "correct", "C"]
 
@@ -272,8 +276,8 @@ def make_svm(C: float = 1.0) -> LinearSVC:
 def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
     """Fit a LinearSVC with C chosen by ``inner_folds``-fold CV on (X, y) alone.
 
-    The inner folds are round-robin (row i goes to fold i % inner_folds), which keeps
-    neighbouring (same-critic) reviews apart, as the outer folds do.
+    The inner folds are round-robin (row i goes to fold i % inner_folds), as the outer folds
+    are: each takes every k-th training row, so both classes are balanced in every group.
 
     Returns
     -------
@@ -344,7 +348,7 @@ def _fold(system: System, matrix: Any, labels: np.ndarray, folds: np.ndarray, fo
     with np.errstate(invalid="ignore"):
         score = model.decision_function(X_test)
     return pd.DataFrame({"index": test, "prediction": model.predict(X_test), "score": score,
-                         "C": C})
+                         "C": C, CHOICE_COLUMN: getattr(model, "candidate", -1)})
 
 
 def cross_validate(system: System, name: str | None = None, reviews: pd.DataFrame | None = None,
@@ -374,7 +378,8 @@ def cross_validate(system: System, name: str | None = None, reviews: pd.DataFram
     DataFrame
         One row per review, in the reviews' order: doc_id, fold, system, prediction,
         score (NB log-odds or SVM margin; positive means ``pos``), correct, C (the SVM's
-        chosen C, NaN for NB).
+        chosen C, NaN for NB), setting (``CHOICE_COLUMN``: the position of the candidate a
+        ``FeatureChoice`` chose in the review's fold; -1 for other systems).
     """
     name = name or system.key()
     if reviews is not None:  # the text is the system's to need: a system may represent reviews without it
@@ -400,7 +405,8 @@ def _cross_validated(system: System, reviews: pd.DataFrame, name: str, n_jobs: i
         "doc_id": reviews.doc_id.to_numpy(), "fold": folds, "system": name,
         "prediction": found.prediction.to_numpy(), "score": found.score.to_numpy(),
         "correct": found.prediction.to_numpy() == labels, "C": found.C.to_numpy(),
-    }, columns=PREDICTION_COLUMNS)
+        CHOICE_COLUMN: found[CHOICE_COLUMN].to_numpy(),
+    }, columns=[*PREDICTION_COLUMNS, CHOICE_COLUMN])
 
 
 def fit_predict(system: System, train: pd.DataFrame | None = None, test: pd.DataFrame | None = None,
@@ -502,7 +508,7 @@ def _same_reviews(reviews: pd.DataFrame, ours: pd.DataFrame) -> bool:
 def _read_predictions(path: Path) -> pd.DataFrame | None:
     """Cached predictions, if they have the columns and one row per review (else None: rebuilt)."""
     table = pd.read_csv(path)
-    if list(table.columns) != PREDICTION_COLUMNS or len(table) != data.MOVIE_REVIEWS:
+    if list(table.columns) != [*PREDICTION_COLUMNS, CHOICE_COLUMN] or len(table) != data.MOVIE_REVIEWS:
         return None
     return table
 

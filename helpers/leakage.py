@@ -221,6 +221,52 @@ def train_test_overlap(train_texts, test_texts, ngram: int = 1, stop_words: str 
                                     chunk_size, progress))
 
 
+def near_copies(train_texts, test_texts, threshold: float = NEAR_DUPLICATE, ngram: int = 1,
+                stop_words: str | list | None = "english", chunk_size: int = CHUNK_SIZE,
+                progress: bool = True) -> np.ndarray:
+    """Which training texts are at least ``threshold`` similar to some test text.
+
+    The similarity is ``train_test_overlap``'s; where that finds each test text's *nearest*
+    training text, this finds *every* training text near any test text: what a training
+    corpus must leave out so that no test text is seen in a near copy.
+
+    Parameters
+    ----------
+    train_texts, test_texts : sequences of str
+    threshold : float
+        In (0, 1]; ``NEAR_DUPLICATE`` by default, the kit's one definition of a near-duplicate.
+    ngram : {1, 2, 3}
+    stop_words : "english", a list, or None
+    chunk_size : int
+        Test rows per sparse product (memory: chunk_size × len(train_texts) float32).
+    progress : bool
+        Show a progress bar over chunks.
+
+    Returns
+    -------
+    ndarray of bool, one per training text
+
+    Raises
+    ------
+    InputError
+        As ``train_test_overlap``; ``threshold`` not a number in (0, 1].
+    """
+    train_texts, test_texts = check_texts(train_texts, "train_texts"), check_texts(test_texts, "test_texts")
+    threshold = check_number(threshold, "threshold", low=0, high=1, low_open=True)
+    _check_overlap_arguments(ngram, stop_words, chunk_size)
+    train, test = _count_vectors(_Words.of(train_texts + test_texts, stop_words), len(train_texts), ngram)
+    train_t = train.T.tocsr()
+    buffer = np.empty((min(chunk_size, test.shape[0]), len(train_texts)), dtype=np.float32)
+    near = np.zeros(len(train_texts), dtype=bool)
+    for start in tqdm(range(0, test.shape[0], chunk_size), desc=f"near copies, {ngram}-grams",
+                      disable=not progress, leave=False):
+        chunk = test[start:start + chunk_size]
+        product = sparse_matmul_to_dense(chunk, train_t, out=buffer[:chunk.shape[0]])
+        # float32 sums may put a copy just under a threshold it equals: round as the checks do
+        near |= (product >= threshold - SIMILARITY_ROUNDING).any(axis=0)
+    return near
+
+
 def _check_overlap_arguments(ngram, stop_words, chunk_size) -> None:
     if isinstance(ngram, bool) or not isinstance(ngram, numbers.Integral) or ngram not in NGRAMS:
         raise InputError(f"ngram must be 1 (unigrams), 2 (bigrams only) or 3 (trigrams only), not {ngram!r}.")

@@ -13,13 +13,18 @@ command and the tests all agree:
   come from) or ``full`` (more epochs, all cores). Default: ``quick``. (``reference``, its
   old name, still works, with a warning.)
 
+One setting is the course's, not the machine's: the significance level every notebook tests
+at, ``alpha()``, read from ``course/course.toml`` (``[evaluation] alpha``).
+
 "Reference" has one meaning in the kit: the outputs a run is checked against, and what
 writes them (``kit references``, the reference environment and BLAS kernels).
 """
 
 from __future__ import annotations
 
+import math
 import os
+import tomllib
 import warnings
 from pathlib import Path
 
@@ -92,6 +97,73 @@ def profile(name: str | None = None) -> str:
     if chosen not in PROFILES:
         raise InputError(f"Unknown profile {chosen!r}: set KIT_PROFILE to one of {PROFILES}.")
     return chosen
+
+
+#: The course's settings. In a student copy ``kit release --student-repo`` writes there the part
+#: the kit reads ([course] name, [evaluation]); the grading sandbox shows it read-only.
+COURSE_FILE = REPO_ROOT / "course" / "course.toml"
+#: Where the course file gives the significance level: ``[evaluation] alpha``.
+EVALUATION_TABLE, ALPHA_KEY = "evaluation", "alpha"
+#: The open interval a significance level must lie in: above 0, and below 0.5 (a two-sided test
+#: at 0.5 or more would reject H0 for most samples drawn under it).
+ALPHA_LIMITS = (0.0, 0.5)
+
+
+def alpha(course_file: Path | None = None) -> float:
+    """The course's significance level α, which every notebook's tests use.
+
+    One value for the whole course, ``[evaluation] alpha`` in ``course/course.toml``, read
+    when asked (a changed file counts at the next call). A notebook tests at it
+    (``p < alpha()`` rejects H0) and its 1 − α confidence; changing it changes the notebooks'
+    verdicts, so their reference outputs are written again (``kit references``).
+
+    Parameters
+    ----------
+    course_file : Path, optional
+        The course file to read (default ``COURSE_FILE``).
+
+    Returns
+    -------
+    float
+        A number in (0, 0.5).
+
+    Raises
+    ------
+    KitError
+        If the file is missing or does not parse, or it has no ``[evaluation] alpha``, or that
+        is not a number in (0, 0.5); the message names the file and what it must hold.
+    """
+    path = COURSE_FILE if course_file is None else Path(course_file)
+    where = f"{path}'s [{EVALUATION_TABLE}] {ALPHA_KEY}"
+    try:
+        settings = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise KitError(f"{path} is missing: its [{EVALUATION_TABLE}] {ALPHA_KEY} is the course's "
+                       "significance level, which the notebooks test at (restore the file, e.g. "
+                       "`git checkout -- course/course.toml`).") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        raise KitError(f"{path} cannot be read as TOML ({err}); it gives the course's significance "
+                       f"level as [{EVALUATION_TABLE}] {ALPHA_KEY} = 0.05.") from None
+    table = settings.get(EVALUATION_TABLE)
+    value = table.get(ALPHA_KEY) if isinstance(table, dict) else None
+    if value is None:
+        raise KitError(f"{where} is not set: write the course's significance level there, e.g. "
+                       f"[{EVALUATION_TABLE}] {ALPHA_KEY} = 0.05.")
+    problem = alpha_problem(value)
+    if problem:
+        raise KitError(f"{where} {problem}")
+    return float(value)
+
+
+def alpha_problem(value: object) -> str | None:
+    """Why ``value`` is not a significance level (a number in ``ALPHA_LIMITS``, both excluded),
+    as the end of a sentence naming it; None when it is one."""
+    low, high = ALPHA_LIMITS
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) \
+            and low < value < high:
+        return None
+    return (f"is {value!r}: it must be a number between {low:g} and {high:g} (both excluded), the "
+            "level below which a p-value rejects H0, e.g. 0.05.")
 
 
 #: OpenBLAS picks its kernels by CPU. The reference outputs were written with its Haswell

@@ -10,6 +10,11 @@
   test items make that interval as narrow as asked.
 - ``lowest_vs_highest``: Fisher's exact test of accuracy in the lowest vs the highest
   similarity bin (unpaired: the bins hold different items).
+- ``paired_difference``: the difference of two systems' accuracies on the same items, with
+  Tango's score interval and two one-sided tests (TOST) of equivalence within a margin.
+- ``corrected_resampled_ttest``: Nadeau and Bengio's corrected resampled t-test of per-fold
+  differences over repeated cross-validation (e.g. several training seeds x the folds), whose
+  variance holds the randomness of training that a per-item test of one run leaves out.
 """
 
 from __future__ import annotations
@@ -22,9 +27,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy.stats import binom, binomtest, fisher_exact
+from scipy.optimize import brentq
+from scipy.stats import binom, binomtest, fisher_exact, norm
+from scipy.stats import t as t_distribution
 from tqdm import tqdm
 
+from helpers import settings
 from helpers.errors import InputError
 from helpers.validation import (
     MAX_DRAWS,
@@ -645,3 +653,284 @@ def lowest_vs_highest(similarity: ArrayLike, correct: ArrayLike, bins: str = "eq
     return {"low": labels[filled[0]], "high": labels[filled[-1]],
             "accuracy_low": float(correct[low].mean()), "accuracy_high": float(correct[high].mean()),
             "n_low": int(low.sum()), "n_high": int(high.sum()), "p_value": float(fisher_exact(counts)[1])}
+
+
+# --------------------------------------------------------------------------- equivalence, training variance
+
+#: The equivalence margin, in accuracy: two systems are "equivalent" only if a test shows their
+#: difference to lie within ±2 points. Fixed before any comparison was run: 2 points is the gap that
+#: notebook 03's power study asks about on the same 2,000 reviews (how often a test finds it), the
+#: smallest the course treats as worth finding.
+EQUIVALENCE_MARGIN = 0.02
+#: How closely ``paired_difference`` locates the ends of its interval (in accuracy).
+ROOT_TOLERANCE = 1e-12
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """Outcome of ``paired_difference``: A's accuracy minus B's, its interval and the TOST.
+
+    Attributes
+    ----------
+    difference : float
+        acc_a - acc_b = (plus - minus) / n.
+    low, high : float
+        Tango's score interval of the difference at ``confidence``.
+    confidence : float
+    plus, minus, n : int
+        Items only A gets right, only B gets right, and all items.
+    margin : float
+        The equivalence margin m: equivalent means |true difference| < m.
+    p_lower, p_upper : float
+        One-sided p-values of H0: difference <= -m and of H0: difference >= +m.
+    alpha : float
+        The level of the two one-sided tests.
+    """
+
+    difference: float
+    low: float
+    high: float
+    confidence: float
+    plus: int
+    minus: int
+    n: int
+    margin: float
+    p_lower: float
+    p_upper: float
+    alpha: float
+
+    @property
+    def p_equivalence(self) -> float:
+        """The TOST p-value, the larger of the two one-sided ones: equivalence needs both below α."""
+        return max(self.p_lower, self.p_upper)
+
+    @property
+    def equivalent(self) -> bool:
+        """Whether both one-sided tests reject: the difference lies within ±margin at level α."""
+        return self.p_equivalence < self.alpha
+
+
+def tango_statistic(plus: int, minus: int, n: int, delta: float) -> float:
+    """Tango's score statistic of H0: acc_a - acc_b = ``delta`` for paired 0/1 outcomes.
+
+    With b = ``plus`` (items only A gets right) and c = ``minus`` (only B)::
+
+        Z = (b - c - n delta) / sqrt(n (2 p21 + delta (1 - delta)))
+
+    where p21 is the maximum-likelihood estimate of P(only B right) under H0, the positive root
+    of 2n p^2 + B p + C = 0 with B = -b - c + (2n - b + c) delta and C = -c delta (1 - delta)
+    (Tango 1998; see ``paired_difference``). Under H0, Z is approximately standard normal; at
+    delta = 0 it is (b - c) / sqrt(b + c), the square root of McNemar's statistic. Z falls as
+    delta grows.
+
+    Parameters
+    ----------
+    plus, minus : int
+        Items only A gets right (b), and only B (c).
+    n : int
+        All items, the concordant ones included.
+    delta : float
+        The difference of accuracies under H0, in (-1, 1).
+
+    Returns
+    -------
+    float
+        Z; 0 when no item is discordant and ``delta`` is 0 (the data sit exactly on H0).
+
+    Raises
+    ------
+    InputError
+        Counts not whole numbers, negative, or plus + minus > n; ``delta`` outside (-1, 1).
+    """
+    check_int(n, "n")
+    b, c = check_int(plus, "plus", 0, n), check_int(minus, "minus", 0, n)
+    if b + c > n:
+        raise InputError(f"plus + minus ({b} + {c}) cannot exceed n = {n}: they count different items.")
+    delta = check_number(delta, "delta", -1, 1, low_open=True, high_open=True)
+    quadratic, linear, constant = 2 * n, -b - c + (2 * n - b + c) * delta, -c * delta * (1 - delta)
+    p21 = (math.sqrt(linear**2 - 4 * quadratic * constant) - linear) / (2 * quadratic)
+    variance = n * (2 * p21 + delta * (1 - delta))
+    surplus = b - c - n * delta
+    if variance <= 0:  # no discordant item and delta = 0: the data sit exactly on H0
+        return 0.0 if surplus == 0 else math.copysign(math.inf, surplus)
+    return surplus / math.sqrt(variance)
+
+
+def _tango_limit(plus: int, minus: int, n: int, z: float) -> float:
+    """The delta where Tango's statistic equals z (z > 0: the lower limit; z < 0: the upper)."""
+    edge = 1 - ROOT_TOLERANCE
+    lower, upper = tango_statistic(plus, minus, n, -edge) - z, tango_statistic(plus, minus, n, edge) - z
+    if lower <= 0:  # even delta = -1 is not rejected from above
+        return -1.0
+    if upper >= 0:
+        return 1.0
+    return float(brentq(lambda d: tango_statistic(plus, minus, n, d) - z, -edge, edge, xtol=ROOT_TOLERANCE))
+
+
+def paired_difference(correct_a: ArrayLike, correct_b: ArrayLike, margin: float = EQUIVALENCE_MARGIN,
+                      confidence: float = 0.95, alpha: float | None = None) -> PairedDifference:
+    """The difference of two systems' accuracies on the same items, its interval, and TOST.
+
+    The interval is Tango's (1998) asymptotic score interval for the difference of paired
+    proportions: every delta whose score test (``tango_statistic``) is not rejected at
+    1 - ``confidence``. It stays inside [-1, 1] and keeps its coverage with few discordant
+    items, where the Wald interval (difference ± 1.96 standard errors) does not (Fagerland,
+    Lydersen and Laake 2014 recommend it); with hundreds of discordant items the two agree.
+
+    Equivalence is tested with two one-sided tests (Schuirmann 1987), each Tango's score test
+    at one end of the margin: H0: delta <= -margin against delta > -margin, and H0: delta >= +margin
+    against delta < +margin. Both must reject at ``alpha`` to conclude |delta| < margin: the
+    same as the 1 - 2 alpha interval lying inside (-margin, +margin). Not rejecting H0: delta = 0
+    shows no equivalence; only this test can.
+
+    Parameters
+    ----------
+    correct_a, correct_b : array-like of bool or 0/1
+        Whether each system got each item right (same items, same order).
+    margin : float
+        The equivalence margin, in accuracy (0.02: two points), in (0, 1).
+    confidence : float
+        The interval's confidence level, in (0, 1).
+    alpha : float, optional
+        The level of each one-sided test, in (0, 0.5); default the course's
+        (``helpers.settings.alpha()``).
+
+    Returns
+    -------
+    PairedDifference
+
+    Raises
+    ------
+    InputError
+        The arrays empty, of different lengths, not 1-D or holding anything but True/False or
+        0/1; ``margin``, ``confidence`` or ``alpha`` out of range.
+
+    References
+    ----------
+    Tango, T. (1998). Equivalence test and confidence interval for the difference in
+    proportions for the paired-sample design. Statistics in Medicine 17(8), 891-908.
+    Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and the power
+    approach for assessing the equivalence of average bioavailability. Journal of
+    Pharmacokinetics and Biopharmaceutics 15(6), 657-680.
+    Fagerland, M. W., Lydersen, S. and Laake, P. (2014). Recommended tests and confidence
+    intervals for paired binomial proportions. Statistics in Medicine 33(16), 2850-2875.
+    """
+    a, b = _paired_correctness(correct_a, correct_b, "correct_a", "correct_b")
+    margin = check_number(margin, "margin", 0, 1, low_open=True, high_open=True)
+    confidence = check_number(confidence, "confidence", 0, 1, low_open=True, high_open=True)
+    alpha = settings.alpha() if alpha is None else check_number(alpha, "alpha", 0, 0.5, low_open=True,
+                                                                 high_open=True)
+    plus, minus, n = int(np.sum(a & ~b)), int(np.sum(~a & b)), len(a)
+    z = float(norm.ppf((1 + confidence) / 2))
+    return PairedDifference(
+        difference=(plus - minus) / n,
+        low=_tango_limit(plus, minus, n, z), high=_tango_limit(plus, minus, n, -z), confidence=confidence,
+        plus=plus, minus=minus, n=n, margin=margin,
+        p_lower=float(norm.sf(tango_statistic(plus, minus, n, -margin))),
+        p_upper=float(norm.cdf(tango_statistic(plus, minus, n, margin))), alpha=alpha)
+
+
+@dataclass(frozen=True)
+class CorrectedTTestResult:
+    """Outcome of ``corrected_resampled_ttest``.
+
+    Attributes
+    ----------
+    mean : float
+        The mean of the J differences.
+    standard_error : float
+        sqrt((1 / J + n_test / n_train) * s^2), s^2 the differences' sample variance.
+    t : float
+        mean / standard_error.
+    df : int
+        J - 1.
+    p_value : float
+        Two-sided, from Student's t with ``df`` degrees of freedom.
+    low, high : float
+        The interval mean ± t_{df} quantile × standard_error at ``confidence``.
+    confidence : float
+    n_estimates : int
+        J.
+    """
+
+    mean: float
+    standard_error: float
+    t: float
+    df: int
+    p_value: float
+    low: float
+    high: float
+    confidence: float
+    n_estimates: int
+
+
+def corrected_resampled_ttest(differences: ArrayLike, test_train_ratio: float,
+                              confidence: float = 0.95) -> CorrectedTTestResult:
+    """Nadeau and Bengio's corrected resampled t-test of J differences between two systems.
+
+    Each difference is system A's accuracy minus B's on one test fold of one run (for
+    repeated cross-validation: r runs × k folds, J = r k; Bouckaert and Frank 2004). The J
+    estimates are not independent: their training sets overlap, so the plain t-test's
+    variance of the mean, s^2 / J, is too small and it rejects far too often. Nadeau and
+    Bengio (2003) correct it to::
+
+        t = mean(d) / sqrt((1 / J + n_test / n_train) * s^2),   df = J - 1
+
+    (s^2 the sample variance of the d's), a heuristic that keeps the type I error near its
+    level in their and Bouckaert and Frank's simulations. With ``test_train_ratio=0`` it is
+    the ordinary one-sample t-test (``scipy.stats.ttest_1samp``).
+
+    When the runs differ by a training seed on the same folds (not by a new partition of
+    the data), a run's seed shifts all of its folds together, so the d's share more than the
+    correction assumes when the seed-to-seed spread is large against the fold-to-fold one:
+    the test is then liberal. Report the spread beside it.
+
+    Parameters
+    ----------
+    differences : array-like
+        The J = r k per-fold differences (any shape, e.g. runs × folds); at least two.
+    test_train_ratio : float
+        n_test / n_train of one fold (200 / 1,800 for 10-fold CV on 2,000 items), >= 0.
+    confidence : float
+        The interval's confidence level, in (0, 1).
+
+    Returns
+    -------
+    CorrectedTTestResult
+
+    Raises
+    ------
+    InputError
+        Fewer than two differences, not numbers, NaN or infinite; ``test_train_ratio``
+        negative or not a finite number; ``confidence`` outside (0, 1).
+
+    References
+    ----------
+    Nadeau, C. and Bengio, Y. (2003). Inference for the generalization error. Machine
+    Learning 52(3), 239-281.
+    Bouckaert, R. R. and Frank, E. (2004). Evaluating the replicability of significance tests
+    for comparing learning algorithms. PAKDD 2004, LNCS 3056, 3-12.
+    """
+    d = _flat_differences(differences)
+    ratio = check_number(test_train_ratio, "test_train_ratio", 0, None)
+    confidence = check_number(confidence, "confidence", 0, 1, low_open=True, high_open=True)
+    J, mean = len(d), float(d.mean())
+    standard_error = math.sqrt((1 / J + ratio) * float(d.var(ddof=1)))
+    df = J - 1
+    if standard_error == 0:  # every difference equal: no spread to test against
+        t, p = (0.0, 1.0) if mean == 0 else (math.copysign(math.inf, mean), 0.0)
+    else:
+        t = mean / standard_error
+        p = float(2 * t_distribution.sf(abs(t), df))
+    half = float(t_distribution.ppf((1 + confidence) / 2, df)) * standard_error
+    return CorrectedTTestResult(mean, standard_error, t, df, min(1.0, p), mean - half, mean + half,
+                                confidence, J)
+
+
+def _flat_differences(differences: ArrayLike) -> np.ndarray:
+    """The differences, of any shape, as one finite 1-D float array of two or more."""
+    try:
+        array = np.asarray(differences)
+    except (TypeError, ValueError):
+        raise InputError("differences must be a rectangular array of numbers (e.g. runs x folds).") from None
+    return check_array(array.ravel(), "differences", min_rows=2)

@@ -16,6 +16,7 @@ Transportability Measures for NLP", IWCS 2021).
 - ``rejoin_contractions``: the customer reviews' tokenisation splits contractions off ("does
   n't", "it 's"), the 2,000 movie reviews' keeps them whole ("doesn't", "it's"); rejoined,
   both sides agree. ``split_negations`` counts the texts that still hold a split-off "n't".
+- ``shared_films``: how many films of a test set an IMDB training corpus has reviews of.
 - ``targets``: the lab's real target domains; ``correctness``: each system trained once on
   the 2,000 reviews, right or wrong on every target item; ``accuracies`` per target;
   ``paired_tests``: the paired permutation test of two systems on each target's items.
@@ -496,6 +497,37 @@ def split_negations(texts) -> int:
         ``texts`` a single string, empty, or holding something that is not a string.
     """
     return sum(SPLIT_NEGATION in tokenize(text) for text in check_texts(texts, "texts"))
+
+
+# --------------------------------------------------------------------------- the embedding's corpus
+
+
+def shared_films(training_ids: Sequence[str], test_ids: Sequence[str]) -> int:
+    """How many films of the test reviews also have a review among the training reviews.
+
+    Both are IMDB doc ids (``train_pos_123``); a review's film is its ``movie_id``
+    (``data.load_imdb``, from IMDB's ``urls_*.txt``). A model trained on other reviews of a
+    test review's film has seen its title, cast and plot: 0 means the test is film-disjoint.
+
+    Raises
+    ------
+    InputError
+        Either argument not a sequence of IMDB doc ids, or an id that is not one.
+    """
+    given = {"training_ids": training_ids, "test_ids": test_ids}
+    for name, ids in given.items():
+        if isinstance(ids, str) or not isinstance(ids, Sequence | pd.Series | pd.Index | np.ndarray):
+            raise InputError(f"{name} must be a sequence of IMDB doc ids, not {type(ids).__name__}.")
+    films = pd.concat([data.load_imdb(split)[["doc_id", "movie_id"]] for split in data.IMDB_SPLITS],
+                      ignore_index=True).set_index("doc_id").movie_id
+    chosen = {}
+    for name, ids in given.items():
+        unknown = pd.Index(ids).difference(films.index)
+        if len(unknown):
+            raise InputError(f"{name} holds {len(unknown)} id(s) that name no IMDB review, "
+                             f"e.g. {unknown[0]!r}.")
+        chosen[name] = set(films.loc[list(ids)].dropna())
+    return len(chosen["training_ids"] & chosen["test_ids"])
 
 
 # --------------------------------------------------------------------------- the lab's domains

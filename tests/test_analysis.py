@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from sklearn.svm import LinearSVC
 
 from helpers import analysis, evaluation, storage, systems
@@ -319,3 +320,47 @@ def test_change_effect_refuses_what_it_cannot_count(categories, before, message)
     after = pd.DataFrame({"doc_id": ["a"], "correct": [True]})
     with pytest.raises(InputError, match=message):
         analysis.change_effect(categories, after if before is None else before, after)
+
+
+def test_nearest_training_review_looks_only_in_other_folds():
+    vectors = np.array([[1.0, 0.0], [1.0, 0.1], [0.9, 0.5], [0.0, 1.0]])
+    assert analysis.nearest_training_review(vectors, [0, 0, 1, 1]).tolist() == [2, 2, 1, 1]
+    assert analysis.nearest_training_review(vectors, [0, 1, 2, 3]).tolist() == [1, 0, 1, 2]
+    sparse = analysis.nearest_training_review(sp.csr_matrix(vectors), [0, 0, 1, 1])
+    assert sparse.tolist() == [2, 2, 1, 1]
+    with pytest.raises(InputError, match="at least two folds"):
+        analysis.nearest_training_review(vectors, [0, 0, 0, 0])
+    with pytest.raises(InputError, match="one fold per row of vectors \\(4\\)"):
+        analysis.nearest_training_review(vectors, [0, 1])
+
+
+def test_same_critic_needs_both_reviews_signed_by_one_critic():
+    critics = pd.Series(["joblo", "joblo", pd.NA, "berardinelli", None], index=[10, 11, 12, 13, 14])
+    assert analysis.same_critic(critics, [1, 0, 2, 0, 4]).tolist() == [True, True, False, False, False]
+    assert analysis.same_critic([None, None], [1, 0]).tolist() == [False, False]
+    with pytest.raises(InputError, match="one row position \\(a whole number\\) per review \\(5\\)"):
+        analysis.same_critic(critics, [1.0, 0, 2, 0, 4])
+    with pytest.raises(InputError, match="row positions from 0 to 4"):
+        analysis.same_critic(critics, [1, 0, 2, 0, 5])
+
+
+def test_unpaired_difference_combines_two_wilson_intervals():
+    from scipy.stats import fisher_exact
+
+    from helpers.significance import accuracy_interval
+
+    a, b = [True] * 1752 + [False] * 248, [True] * 811 + [False] * 189
+    found = analysis.unpaired_difference(a, b)
+    (p_a, low_a, high_a), (p_b, low_b, high_b) = accuracy_interval(a), accuracy_interval(b)
+    assert found["difference"] == pytest.approx(0.876 - 0.811)
+    difference = found["difference"]
+    assert found["low"] == pytest.approx(difference - np.sqrt((p_a - low_a) ** 2 + (high_b - p_b) ** 2))
+    assert found["high"] == pytest.approx(difference + np.sqrt((high_a - p_a) ** 2 + (p_b - low_b) ** 2))
+    assert found["low"] > 0
+    assert found["p_value"] == pytest.approx(fisher_exact([[1752, 248], [811, 189]]).pvalue)
+    same = analysis.unpaired_difference([True, False] * 50, [True, False] * 50)
+    assert same["difference"] == 0 and same["low"] < 0 < same["high"] and same["p_value"] == pytest.approx(1)
+    wider = analysis.unpaired_difference(a, b, confidence=0.99)
+    assert wider["low"] < found["low"] and wider["high"] > found["high"]
+    with pytest.raises(InputError, match="correct_b must hold only True/False or 0/1"):
+        analysis.unpaired_difference(a, [0.5, 1])

@@ -59,9 +59,11 @@ def klass(tmp_path):
 
 
 def test_released_answer_cells_keep_their_id_and_points_and_lose_the_model_answer_and_marking():
-    cell = release.release_notebook(solution_notebook(), NOTEBOOK).cells[1]
-    assert cell.metadata == {"kit": {"answer": "1.a", "points": 2}}
-    assert cell.source == "**Which model wins, and by how much?**\n\nYOUR ANSWER HERE"
+    cells = release.release_notebook(solution_notebook(), NOTEBOOK).cells
+    assert cells[1].metadata == {"kit": {"answer": "1.a", "points": 2}}
+    assert cells[1].source == ("**Which model wins, and by how much?**\n\n"
+                               "*Written answer: 2 points, marked by hand.*\n\nYOUR ANSWER HERE")
+    assert "*Written answer: 1 point, marked by hand.*" in cells[3].source
 
 
 @pytest.mark.parametrize("cells, message", [

@@ -57,6 +57,31 @@ def test_check_says_per_exercise_what_passes(tmp_path):
     assert lines["wrong"][1] == "✗ 0.2  not done yet"
 
 
+def test_check_finds_a_retyped_exercise_by_its_function_and_names_a_deleted_one(tmp_path):
+    """The exercise cell deleted and retyped in a new cell: checked there, with a note (as
+    check("0.1") in the lab passes it); deleted with nothing in its place: the note says so."""
+    solution = nbformat.read(FIXTURE, as_version=4)
+    released = tmp_path / "notebooks" / FIXTURE.name
+    released.parent.mkdir()
+    nbformat.write(release.release_notebook(solution), released)
+    retyped = release.release_notebook(solution)
+    del retyped.cells[1]
+    retyped.cells.insert(1, nbformat.v4.new_code_cell("def add(a, b):\n    return b + a"))
+    deleted = release.release_notebook(solution)
+    del deleted.cells[1]
+    lines = {}
+    for name, nb in (("retyped", retyped), ("deleted", deleted)):
+        copy = tmp_path / name / FIXTURE.name
+        copy.parent.mkdir()
+        nbformat.write(nb, copy)
+        lines[name] = describe(check.check_notebook(copy, released, timeout=120)[0])
+    assert lines["retyped"] == ("✓ 0.1\n    its exercise cell is not in your notebook: checked in your own "
+                                "cell that defines add")
+    assert lines["deleted"] == ("✗ 0.1  not done yet\n    its exercise cell is not in your notebook "
+                                "(deleted?), and no cell of yours defines add: copy the cell back from "
+                                "the released notebook in notebooks/")
+
+
 def test_check_names_what_is_missing(tmp_path, capsys):
     with pytest.raises(KitError, match="No notebook '07' in your workspace"):
         check.working_copy("07", tmp_path)
@@ -181,9 +206,22 @@ def test_check_in_a_notebook_runs_one_exercise_s_checks_on_the_live_names(tmp_pa
         check.check("x", right, notebooks)
     with pytest.raises(KitError, match="as a string"):
         check.check(0.1, right, notebooks)
-    with pytest.raises(KitError, match=r"Exercise 0.1 is in 00_fixture.ipynb and defines add, which is "
-                       r"not defined here: run check\("):
-        check.check("0.1", {}, notebooks)  # another notebook's kernel, or the exercise cell not run
+    with pytest.raises(KitError, match=r"Exercise 0.1 \(in 00_fixture.ipynb\) defines add, which is not "
+                       r"defined in this kernel yet\. In 00_fixture.ipynb: run its cells from the top down .*"
+                       r"restarted kernel.* In another notebook: run check\("):
+        check.check("0.1", {}, notebooks)  # another notebook's kernel, or a restarted one
+    with pytest.raises(KitError, match=r'check needs the exercise to check, as a string: check\("1.2"\)'):
+        check.check()
+
+
+def test_a_check_missing_a_name_from_the_cells_above_says_to_run_them(tmp_path, capsys):
+    solution = nbformat.read(FIXTURE, as_version=4)
+    solution.cells[2].source = "# NBVAL_CHECK_OUTPUT\nprint(add(two, 3))"  # `two` set by a cell above
+    notebooks = _released(solution, tmp_path)
+    right, _ = _kernels()
+    check.check("0.1", right, notebooks)
+    assert ("NameError: name 'two' is not defined (run the notebook's cells above first: a restarted "
+            "kernel has forgotten them)") in capsys.readouterr().out
 
 
 def test_check_in_a_notebook_compares_a_last_line_s_value_as_grading_does(tmp_path, capsys):
@@ -604,3 +642,37 @@ def test_a_check_looks_for_the_doc2vec_model_where_its_kernel_caches_it(tmp_path
         trained.parent.mkdir(parents=True, exist_ok=True)
         trained.write_bytes(b"a model")
     assert check.doc2vec_untrained() is False
+
+
+def test_second_and_renamed_copies_are_found_and_the_newest_is_checked(tmp_path, monkeypatch):
+    """What the Binder download/upload routine and a rename make: `00_fixture (1).ipynb`
+    beside the original, or the work under another name; `kit work` puts no blank copy
+    beside renamed work."""
+    solution = nbformat.read(FIXTURE, as_version=4)
+    notebooks, work = tmp_path / "notebooks", tmp_path / "work"
+    notebooks.mkdir()
+    work.mkdir()
+    nbformat.write(release.release_notebook(solution), notebooks / FIXTURE.name)
+    monkeypatch.setattr(config, "NOTEBOOKS_DIR", notebooks)
+    original, second = work / FIXTURE.name, work / "00_fixture (1).ipynb"
+    nbformat.write(release.release_notebook(solution), original)
+    nbformat.write(solution, second)
+    os.utime(original, (time.time() - 60, time.time() - 60))
+    assert check.working_copy("00", work) == second == check.working_copy("00_fixture", work)
+    assert check.working_copy("00_fixture.ipynb", work) == original  # a file named is that file
+    assert check.released_for(second) == notebooks / FIXTURE.name
+    assert check.copies_note(second, work) == (
+        "checking 00_fixture (1).ipynb as your copy of 00_fixture.ipynb; work/ also holds "
+        "00_fixture.ipynb: hand in the one your course asks for, under the released name")
+    assert "work/ also holds 00_fixture (1).ipynb" in check.copies_note(original, work)
+
+    renamed = work / "my practical.ipynb"
+    original.unlink()
+    second.rename(renamed)
+    assert check.working_copy("00", work) == renamed
+    assert check.released_for(renamed) == notebooks / FIXTURE.name  # by the exercise cells it holds
+    assert workspace.seed(work, notebooks) == {FIXTURE.name: "yours, as my practical.ipynb"}
+    assert not original.exists()
+    (work / "notes.ipynb").write_text(nbformat.writes(nbformat.v4.new_notebook()))
+    with pytest.raises(KitError, match="holds none of their exercise cells"):
+        check.released_for(work / "notes.ipynb")

@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 
 from helpers.course.student.student_copy import REPOSITORY_KEY, UNSET, repository_problem
-from helpers.settings import REPO_ROOT
+from helpers.settings import ALPHA_KEY, EVALUATION_TABLE, REPO_ROOT, alpha, alpha_problem
 
 COURSE = REPO_ROOT / "course"
 SOLUTIONS = REPO_ROOT / "solutions"
@@ -132,6 +132,7 @@ def config_problems(config: dict) -> list[str]:
     if not config.get("course", {}).get("name"):
         problems.append("[course] has no name")
     problems += repository_problems(config.get("course", {}))
+    problems += evaluation_problems(config)
     if not reports:
         problems.append("course.toml defines no [reports.*]")
     coursework = config.get("coursework", {})
@@ -176,6 +177,16 @@ def repository_problems(course: dict) -> list[str]:
         return []
     problem = repository_problem(value)
     return [f"[course] {REPOSITORY_KEY}: {problem}"] if problem else []
+
+
+def evaluation_problems(config: dict) -> list[str]:
+    """``[evaluation] alpha``: the course's significance level, which the notebooks test at
+    (``settings.alpha``), a number in (0, 0.5)."""
+    table = config.get(EVALUATION_TABLE)
+    if not isinstance(table, dict) or ALPHA_KEY not in table:
+        return [f"[{EVALUATION_TABLE}] has no {ALPHA_KEY} (the course's significance level, e.g. 0.05)"]
+    problem = alpha_problem(table[ALPHA_KEY])
+    return [f"[{EVALUATION_TABLE}] {ALPHA_KEY} {problem}"] if problem else []
 
 
 def brief_problems(key: str, report: dict, text: str, exercises: set[str], headings: set[str]) -> list[str]:
@@ -334,6 +345,22 @@ def test_the_students_repository_is_owner_and_name_or_to_be_set():
         assert any("student_repository: " in p and "owner/name" in p for p in config_problems(config)), value
     del config["course"][REPOSITORY_KEY]
     assert any("has no student_repository" in p for p in config_problems(config))
+
+
+def test_the_significance_level_is_a_number_between_0_and_a_half_read_by_the_kit():
+    config = _config()
+    assert config["evaluation"]["alpha"] == alpha() == 0.05  # what the notebooks' outputs were written at
+    for value in (0.01, 0.1):
+        config["evaluation"]["alpha"] = value
+        assert config_problems(config) == []
+    for value in (0, 0.5, 1, -0.05, "0.05", True, float("nan")):
+        config["evaluation"]["alpha"] = value
+        assert any(p.startswith(f"[evaluation] alpha is {value!r}: it must be a number") for p in
+                   config_problems(config)), value
+    del config["evaluation"]["alpha"]
+    assert "[evaluation] has no alpha (the course's significance level, e.g. 0.05)" in config_problems(config)
+    del config["evaluation"]
+    assert any(p.startswith("[evaluation] has no alpha") for p in config_problems(config))
 
 
 def test_references_are_read_in_every_form_the_files_use():

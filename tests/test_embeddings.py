@@ -10,8 +10,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.metrics.pairwise import cosine_similarity
 
-from helpers import data, embeddings, settings
+from helpers import data, embeddings, leakage, settings
 from helpers.embeddings import Doc2VecConfig
 from helpers.errors import InputError, KitError
 from helpers.text import tokenize
@@ -71,17 +73,30 @@ def test_training_documents_sample_extend_and_shuffle(corpora):
     assert len(embeddings.training_documents(Doc2VecConfig(exclude_deployment=False))) == 100_000
 
 
-def test_no_training_corpus_holds_a_deployment_review_even_under_another_id(corpora):
+def test_no_training_corpus_holds_a_deployment_film_or_a_near_copy(corpora):
     deployment = data.imdb_sample()
-    texts = embeddings.texts_by_id()
-    held = {data.normalized_text(t) for t in deployment.text}
+    imdb = pd.concat([data.load_imdb(split) for split in data.IMDB_SPLITS]).set_index("doc_id")
+    held = embeddings.held_out_reviews(progress=False)
+    films = set(deployment.movie_id)
+    assert set(held.doc_id[held.reason == "deployment film"]) == set(imdb.index[imdb.movie_id.isin(films)])
+    near = held.doc_id[held.reason != "deployment film"]
+    assert len(near) > 0
+    vectors = CountVectorizer(stop_words="english").fit([*imdb.text[near], *deployment.text])
+    similarity = cosine_similarity(vectors.transform(imdb.text[near]), vectors.transform(deployment.text))
+    assert (similarity.max(axis=1) >= leakage.NEAR_DUPLICATE - 1e-6).all()
     for config in (embeddings.config_for("quick"), Doc2VecConfig(), Doc2VecConfig(transductive=True)):
-        ids = embeddings.training_documents(config)
-        assert not set(ids) & set(deployment.doc_id)
-        assert not any(data.normalized_text(texts[i]) in held for i in ids)
+        ids = pd.Index(embeddings.training_documents(config))
+        imdb_ids = ids[ids.isin(imdb.index)]
+        assert not imdb.movie_id[imdb_ids].isin(films).any()
+        assert not imdb_ids.isin(held.doc_id).any()
     full = embeddings.training_documents(Doc2VecConfig())
-    assert len(full) < 100_000 - len(deployment)  # IMDB holds copies of some sampled reviews
+    assert len(full) == 100_000 - len(held)
     assert Doc2VecConfig().corpus_key() != Doc2VecConfig(exclude_deployment=False).corpus_key()
+
+
+def test_held_out_takes_doc_ids(corpora):
+    held = embeddings.held_out_reviews(progress=False).doc_id
+    assert embeddings.held_out([held.iloc[0], "cv000_29416", "no such id"]).tolist() == [True, False, False]
 
 
 def test_corpus_file_lines_are_tokenised_documents(private_data_dir):

@@ -53,7 +53,8 @@ def test_cross_validate_predicts_every_review_once(small_reviews):
     for system in (BowSystem("nb"), BowSystem("svm", binary=True, Cs=(0.1, 1.0))):
         predictions = evaluation.cross_validate(system, "toy", reviews=small_reviews,
                                                 progress=False, n_jobs=1)
-        assert list(predictions.columns) == evaluation.PREDICTION_COLUMNS
+        assert list(predictions.columns) == [*evaluation.PREDICTION_COLUMNS, evaluation.CHOICE_COLUMN]
+        assert (predictions.setting == -1).all()  # a system that chooses no features
         assert predictions.doc_id.tolist() == small_reviews.doc_id.tolist()
         assert predictions.correct.mean() == 1.0  # the classes are separable
         assert ((predictions.score > 0) == (predictions.prediction == "pos")).all()
@@ -291,6 +292,19 @@ def test_feature_choice_never_sees_the_test_fold(small_reviews):
     in_test = (small_reviews.fold == 0).to_numpy()
     assert (first.prediction[in_test].to_numpy() == second.prediction[in_test].to_numpy()).all()
     assert first.C[in_test].tolist() == second.C[in_test].tolist()
+    assert first.setting[in_test].tolist() == second.setting[in_test].tolist()
+
+
+def test_cross_validation_records_the_setting_a_feature_choice_chose_in_each_fold(small_reviews):
+    choice = evaluation.FeatureChoice((BowSystem("svm", binary=True), BowSystem("svm", tfidf=True)))
+    found = evaluation.cross_validate(choice, reviews=small_reviews, use_cache=False, progress=False,
+                                      n_jobs=1)
+    labels, folds = small_reviews.label.to_numpy(), small_reviews.fold.to_numpy()
+    for fold in (0, 3):
+        train = np.flatnonzero(folds != fold)
+        X_train, _ = choice.features(choice.represent(small_reviews), train, np.flatnonzero(folds == fold))
+        model, C = choice.fit_tuned(X_train, labels[train])
+        assert set(found.setting[folds == fold]) == {model.candidate} and set(found.C[folds == fold]) == {C}
 
 
 def test_feature_choice_refuses_what_it_cannot_choose_from():

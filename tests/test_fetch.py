@@ -215,7 +215,9 @@ def test_kit_info_and_fetch_verify_name_a_changed_corpus(reviews_copy, source, c
 
     (reviews_copy / "neg" / "cv001_19502.txt").write_text("edited")
     main(["info"])
-    assert re.search(r"movie_reviews\s+present but NOT verified", capsys.readouterr().out)
+    shown = capsys.readouterr().out
+    assert re.search(r"movie_reviews\s+present but NOT verified", shown)
+    assert re.search(r"profile\s+quick \(Doc2Vec trains 10 epochs on one core.*KIT_PROFILE chooses\)", shown)
     assert main(["fetch", "--only", "movie_reviews", "--verify", "--source", str(source)]) in (0, None)
     assert "neg/cv001_19502.txt changed" in capsys.readouterr().err
 

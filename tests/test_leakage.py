@@ -18,6 +18,7 @@ from helpers.leakage import (
     _Words,
     binned_accuracy,
     fold_overlap,
+    near_copies,
     overlap_effect,
     overlap_free_folds,
     threshold_groups,
@@ -50,6 +51,30 @@ def test_matches_brute_force_on_real_reviews(corpora, ngram):
     assert found.train_index.iloc[-1] == 7
     distinct = [i for i, (s, _) in enumerate(expected) if s > 0]
     assert (found.train_index.iloc[distinct] == [expected[i][1] for i in distinct]).mean() > 0.95
+
+
+def test_near_copies_finds_every_training_text_near_any_test_text(corpora):
+    """Not only the nearest: a test review copied twice (lightly edited once) marks both copies."""
+    imdb = data.load_imdb("test")
+    train, test = imdb.text.iloc[:150].tolist(), imdb.text.iloc[12500:12530].tolist()
+    train[10], train[90] = test[3], test[3] + " zebra"  # a copy, and a copy with a word added
+    found = near_copies(train, test, threshold=0.9, chunk_size=7, progress=False)
+    vectors = CountVectorizer(stop_words="english").fit(train + test)
+    expected = cosine_similarity(vectors.transform(train), vectors.transform(test)).max(axis=1) >= 0.9
+    assert found.dtype == bool and found.tolist() == expected.tolist()
+    assert found[10] and found[90] and found.sum() >= 2
+    assert not near_copies(train, test, threshold=1.0, progress=False)[90]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"threshold": 0}, "threshold must be"),
+    ({"threshold": 1.5}, "threshold must be"),
+    ({"ngram": 4}, "ngram must be 1"),
+    ({"test_texts": []}, "test_texts"),
+])
+def test_near_copies_arguments_are_checked(kwargs, message):
+    with pytest.raises(InputError, match=message):
+        near_copies(**({"train_texts": ["a good film"], "test_texts": ["a bad film"]} | kwargs))
 
 
 def sklearn_overlap(train, test, ngram, stop_words="english", chunk=5):

@@ -27,6 +27,8 @@ def test_stub_source_keeps_signature_and_docstring():
     assert release.stub_source(source, "1.2") == (
         'def f(x):\n    """Doc."""\n    # YOUR CODE HERE\n'
         '    raise NotImplementedError("exercise 1.2")')
+    assert "# YOUR CODE HERE (exercise 1.2: 2.5 points, graded by its checks)\n" in release.stub_source(
+        source, "1.2", 2.5)
 
 
 def test_release_stubs_exercises_and_keeps_only_checked_outputs(fixture_solution):
@@ -183,6 +185,21 @@ def test_repo_notebooks_are_in_sync_with_solutions():
         pytest.skip("no solution notebooks yet")
     stale = release.release(check=True)
     assert stale == [], f"run `kit release`: {[p.name for p in stale]} out of date"
+
+
+def test_every_marked_cell_of_the_released_notebooks_says_its_points():
+    """A student sees what is marked, and how much, in the notebook itself."""
+    for path in sorted(SOLUTIONS_DIR.glob("[0-9][0-9]_*.ipynb")):
+        solution = nbformat.read(path, as_version=4)
+        points = cells.points_of(solution)
+        released = {cell.id: cell for cell in release.release_notebook(solution, path.name).cells}
+        for ex in cells.exercises(solution):
+            worth = f"{points[ex.id]:g} point" + ("" if points[ex.id] == 1 else "s")
+            assert f"(exercise {ex.id}: {worth}, graded by its checks)" in released[ex.cell_ids[0]].source
+        for cell in cells.answer_cells(solution, path.name):
+            worth = cells.answer_points(cell)
+            note = f"*Written answer: {worth:g} point" + ("" if worth == 1 else "s") + ", marked by hand.*"
+            assert note in released[cell.id].source, (path.name, cell.id)
 
 
 def _nbval(path: Path) -> subprocess.CompletedProcess:

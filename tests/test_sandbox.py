@@ -45,7 +45,10 @@ def _kit_copy(folder: Path) -> Path:
 def test_the_fallback_copies_the_kit_s_code_and_nothing_else(tmp_path):
     code = bubblewrap.private_code(tmp_path)
     assert code == tmp_path / "code"
-    assert sorted(p.name for p in code.iterdir()) == sorted(bubblewrap.CODE_COPIED)
+    assert sorted(p.relative_to(code).as_posix() for p in code.iterdir()) == \
+        sorted({name.split("/")[0] for name in bubblewrap.CODE_COPIED})
+    course = "course/course.toml"  # the significance level the notebooks test at (settings.alpha)
+    assert (code / course).read_bytes() == (bubblewrap.code_root() / course).read_bytes()
     assert not list(code.rglob("__pycache__")) and (code / "helpers" / "course" / "memory.py").is_file()
     assert bubblewrap.code_root() / "helpers" == Path(__file__).resolve().parents[1] / "helpers"
 
@@ -104,6 +107,7 @@ def test_the_job_sees_only_what_it_is_shown_with_open_parent_folders(tmp_path):
         assert command[1:4] == ["--perms", "0755", "--tmpfs"] and command[4] == "/"
         bound = {command[i + 1] for i, arg in enumerate(command) if arg == "--ro-bind"}
         assert str(bubblewrap.code_root() / "helpers") in bound
+        assert str(bubblewrap.code_root() / "course" / "course.toml") in bound
         root = bubblewrap.code_root()
         assert str(root / "solutions") not in bound and str(root) not in bound
 

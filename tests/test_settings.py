@@ -7,7 +7,7 @@ import platform
 import pytest
 
 from helpers import settings
-from helpers.errors import InputError
+from helpers.errors import InputError, KitError
 
 
 @pytest.mark.parametrize(("flags", "chosen", "expected"), [
@@ -52,3 +52,34 @@ def test_the_profile_is_quick_unless_chosen_and_its_old_name_still_works_with_a_
         assert settings.profile() == "quick"
     with pytest.raises(InputError, match="Unknown profile .fast."):
         settings.profile("fast")
+
+
+def test_the_significance_level_is_the_course_file_s(tmp_path):
+    assert settings.alpha() == 0.05  # course/course.toml's [evaluation] alpha
+    course = tmp_path / "course.toml"
+    course.write_text("[course]\nname = \"x\"\n\n[evaluation]\nalpha = 0.01\n", encoding="utf-8")
+    assert settings.alpha(course) == 0.01
+    course.write_text("[evaluation]\nalpha = 0.1  # read again at every call\n", encoding="utf-8")
+    assert settings.alpha(course) == 0.1
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (None, r"course\.toml is missing: its \[evaluation\] alpha is the course's significance level"),
+    ("[evaluation\nalpha = 0.05\n", "cannot be read as TOML"),
+    ("[course]\nname = \"x\"\n", r"\[evaluation\] alpha is not set"),
+    ("evaluation = 0.05\n", r"\[evaluation\] alpha is not set"),
+    ("[evaluation]\nlevel = 0.05\n", r"\[evaluation\] alpha is not set"),
+    ("[evaluation]\nalpha = 0.5\n", "is 0.5: it must be a number between 0 and 0.5"),
+    ("[evaluation]\nalpha = 0\n", "is 0: it must be a number"),
+    ("[evaluation]\nalpha = -0.05\n", "is -0.05: it must be a number"),
+    ("[evaluation]\nalpha = 5\n", "is 5: it must be a number"),
+    ("[evaluation]\nalpha = nan\n", "is nan: it must be a number"),
+    ("[evaluation]\nalpha = \"0.05\"\n", "is '0.05': it must be a number"),
+    ("[evaluation]\nalpha = true\n", "is True: it must be a number"),
+])
+def test_a_significance_level_missing_or_not_in_0_to_a_half_is_one_clear_error(tmp_path, text, message):
+    course = tmp_path / "course.toml"
+    if text is not None:
+        course.write_text(text, encoding="utf-8")
+    with pytest.raises(KitError, match=message):
+        settings.alpha(course)

@@ -13,7 +13,7 @@ import markdown_docs
 import nbformat
 import pytest
 
-from helpers import owned
+from helpers import owned, settings
 from helpers.cli import INSTRUCTOR_COMMANDS
 from helpers.course.config import COURSE_FILE, NOTEBOOKS_DIR, SOLUTIONS_DIR, notebooks_in
 from helpers.course.notebook import cells
@@ -21,8 +21,7 @@ from helpers.course.student import student_copy
 from helpers.errors import KitError
 from helpers.settings import REPO_ROOT, data_dir
 
-INSTRUCTORS_ONLY = ("solutions", "tests", "benchmarks", ".ci", "runs", "backups", "data/cache", "docs",
-                    "course")
+INSTRUCTORS_ONLY = ("solutions", "tests", "benchmarks", ".ci", "runs", "backups", "data/cache", "docs")
 CHECK_SECONDS = 600
 BINDER_REPO = "my-course/sentiment-2027"
 #: What a student copy cannot run: `kit` commands that need solutions/ (they say so), and the tests.
@@ -55,6 +54,8 @@ def test_the_copy_holds_the_kit_and_no_instructors_folder(copy):
             "helpers/RELEASED.sha256", "helpers/course/engine/grading.py",
             "helpers/course/student/jupyter_config/jupyter_server_config.json"} <= files
     assert not [name for name in files for folder in INSTRUCTORS_ONLY if name.startswith(f"{folder}/")]
+    course = [name for name in files if name.startswith("course/") and not name.endswith(owned.LEDGER)]
+    assert course == ["course/course.toml"]  # no briefs, no rubric
     assert not [name for name in files if name.startswith(INSTRUCTORS_CODE)]
     assert not [name for name in files if "__pycache__" in name or name.endswith(".pyc")]
     for notebook in notebooks_in(NOTEBOOKS_DIR):
@@ -125,6 +126,31 @@ def test_the_students_repository_comes_from_the_course_file_or_nothing_is_writte
     assert student_copy.REPO_PLACEHOLDER not in readme and "cd NAME" not in readme
 
 
+def test_the_copy_s_course_file_gives_the_course_s_name_and_significance_level_and_nothing_else(copy):
+    text = (copy / "course" / "course.toml").read_text(encoding="utf-8")
+    assert text == student_copy.student_course_file()
+    course = tomllib.loads(COURSE_FILE.read_text(encoding="utf-8"))
+    assert tomllib.loads(text) == {"course": {"name": course["course"]["name"]},
+                                   "evaluation": {"alpha": course["evaluation"]["alpha"]}}
+    level = subprocess.run([sys.executable, "-c", "from helpers import settings; print(settings.alpha())"],
+                           cwd=copy, env={**os.environ, "PYTHONPATH": str(copy)},
+                           capture_output=True, text=True, check=True)
+    assert float(level.stdout) == settings.alpha() == course["evaluation"]["alpha"]  # the course's
+
+
+def test_a_course_file_without_a_valid_significance_level_writes_no_copy(tmp_path):
+    target = tmp_path / "student"
+    course = _course_file(tmp_path, BINDER_REPO)
+    text = course.read_text(encoding="utf-8")
+    for broken, message in ((text.replace("alpha = 0.05", "alpha = 0.5"), "is 0.5: it must be a number"),
+                            (text.replace("alpha = 0.05", ""), r"\[evaluation\] alpha is not set")):
+        assert broken != text
+        course.write_text(broken, encoding="utf-8")
+        with pytest.raises(KitError, match=f"{message}.*Nothing was written"):
+            student_copy.write_student_copy(target, course_file=course)
+    assert not target.exists()
+
+
 def test_the_course_file_names_the_students_repository_or_says_it_is_to_be_set():
     value = tomllib.loads(COURSE_FILE.read_text(encoding="utf-8"))["course"][student_copy.REPOSITORY_KEY]
     assert value.startswith(student_copy.UNSET) or student_copy.repository_problem(value) is None
@@ -170,6 +196,8 @@ def test_a_leaking_file_stops_the_copy_before_it_writes(tmp_path):
     (repo / student_copy.STUDENT_README).write_text("kit\n")
     answer = max(student_copy.secrets(), key=len)
     (repo / "helpers" / "notes.py").write_text(f'"""{answer}"""\n')
+    (repo / "course").mkdir()
+    _course_file(repo / "course", BINDER_REPO)
     target = tmp_path / "student"
     with pytest.raises(KitError, match=r"helpers/notes.py would give answers away.*nothing was written"):
         student_copy.write_student_copy(target, repo=repo, binder_repo=BINDER_REPO)

@@ -352,3 +352,18 @@ def test_published_transportability_is_tables_6_and_7():
                                        "SciTail": 5}
     assert table.loc["Stanford"].tolist()[1:] == [0.9869, 4, 0.553, 15.051]
     assert table.loc["SciTail", "mean tau_p"] == 0.446 and table.loc["SciTail", "100 x tau_var"] == 3.921
+
+
+def test_shared_films_counts_the_test_films_a_training_corpus_has_reviews_of(monkeypatch):
+    tables = {"train": pd.DataFrame({"doc_id": ["train_pos_0", "train_neg_1"], "movie_id": ["tt1", "tt2"]}),
+              "test": pd.DataFrame({"doc_id": ["test_pos_0", "test_neg_1", "test_neg_2"],
+                                    "movie_id": ["tt1", "tt3", "tt3"]}),
+              "unsup": pd.DataFrame({"doc_id": ["unsup_unsup_0"], "movie_id": [None]})}
+    monkeypatch.setattr(transport.data, "load_imdb", lambda split: tables[split])
+    assert transport.shared_films(["train_pos_0", "train_neg_1"], ["test_pos_0", "test_neg_1"]) == 1
+    assert transport.shared_films(["train_neg_1", "unsup_unsup_0"], ["test_pos_0", "test_neg_2"]) == 0
+    assert transport.shared_films(pd.Series(["test_neg_1"]), np.array(["test_neg_2"])) == 1  # one film
+    with pytest.raises(InputError, match="test_ids holds 1 id\\(s\\) that name no IMDB review"):
+        transport.shared_films(["train_pos_0"], ["test_pos_0", "cv000_1"])
+    with pytest.raises(InputError, match="training_ids must be a sequence of IMDB doc ids, not str"):
+        transport.shared_films("train_pos_0", ["test_pos_0"])

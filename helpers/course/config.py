@@ -12,12 +12,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from helpers.errors import KitError
+from helpers.settings import COURSE_FILE as COURSE_FILE  # the course's settings: defined with alpha()
 from helpers.settings import REPO_ROOT
 
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
-#: The course's own settings (deadlines, weights, the students' repository); never in a student copy.
-COURSE_FILE = REPO_ROOT / "course" / "course.toml"
 #: Jupyter server settings for ``kit lab`` and Binder: the file browser hides the released
 #: notebooks and the server refuses the solutions (``lab_contents``), so students open their
 #: copies in ``work/``.

@@ -35,7 +35,7 @@ from helpers.course.classroom import layout
 from helpers.course.classroom.gradebook import read_table, spreadsheet_csv
 from helpers.course.notebook.answer_text import written_answer
 from helpers.course.notebook.cells import answer_cells, answer_id, answer_points, marking_scheme
-from helpers.course.notebook.release import blank_answers
+from helpers.course.notebook.release import released_answer
 from helpers.course.safe_text import printable
 from helpers.errors import KitError
 from helpers.owned import write_owned
@@ -93,7 +93,7 @@ def questions(solution: NotebookNode, name: str = "notebook") -> dict[str, Quest
     for cell in answer_cells(solution, name):
         prompt, _, rest = cell.source.partition(_BEGIN)
         found[answer_id(cell)] = Question(prompt.strip(), rest.partition(_END)[0].strip(),
-                                          blank_answers(cell.source), answer_points(cell, name),
+                                          released_answer(cell, name), answer_points(cell, name),
                                           marking_scheme(cell))
     return found
 

@@ -64,6 +64,8 @@ EXERCISE_KEYS: dict[str, tuple[type, ...]] = {
     "flags": (str,),
     "stopped": (bool,),
 }
+#: Keys an exercise may lack (records written before them).
+OPTIONAL_EXERCISE_KEYS: dict[str, tuple[type, ...]] = {"note": (str,)}
 #: The statuses an exercise may have, and the problems a record may have.
 _STATUSES = tuple(str(status) for status in Status)
 _PROBLEMS = tuple(str(problem) for problem in Problem)
@@ -203,6 +205,8 @@ def _check_exercise(at: str, exercise: Any) -> None:
     if not isinstance(exercise, Mapping):
         raise KitError(f"{at} must be an object, not {type(exercise).__name__}.")
     _check_keys(at, exercise, EXERCISE_KEYS)
+    _check_keys(at, {k: v for k, v in exercise.items() if k in OPTIONAL_EXERCISE_KEYS},
+                {k: t for k, t in OPTIONAL_EXERCISE_KEYS.items() if k in exercise})
     if exercise["status"] not in _STATUSES:
         raise KitError(f"{at}: 'status' must be one of {', '.join(_STATUSES)}, not {exercise['status']!r}.")
     if exercise["passed"] != (exercise["status"] == Status.PASSED):

@@ -34,8 +34,10 @@ SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"
 JOB_DIR = Path("/tmp/kit-job")
 #: Environment passed into the sandbox: nothing else of the grader's leaks in.
 PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "OPENBLAS_CORETYPE", "KIT_STRICT_CACHE")
-#: What the fallback copies of the kit's code (``helpers`` and the files its tools read).
-CODE_COPIED = ("helpers", "nbval_sanitize.cfg")
+#: What the job sees of the kit's repository, read-only (the fallback copies it): the kit's code,
+#: the files its tools read, and the course file, whose significance level the notebooks test at
+#: (``settings.alpha``).
+CODE_COPIED = ("helpers", "nbval_sanitize.cfg", "course/course.toml")
 #: The job's own file systems (bubblewrap), mounted before anything of the machine is shown,
 #: so what is shown under them (a clone or a venv under /tmp) lands on top of them.
 JOB_MOUNTS = (Path("/dev"), Path("/proc"), Path("/tmp"), Path("/dev/shm"))
@@ -124,8 +126,8 @@ def private_code(scratch: Path) -> Path:
         source = code_root() / name
         if source.is_dir():
             shutil.copytree(source, code / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            code.mkdir(parents=True, exist_ok=True)
+        elif source.is_file():
+            (code / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, code / name)
     return code
 

@@ -15,6 +15,7 @@ sandbox, through ``grade_notebook``) and the tests' harness of student mistakes 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
@@ -23,9 +24,9 @@ from nbformat import NotebookNode
 from helpers.course.engine import flags
 from helpers.course.engine.limits import UNSANDBOXED, Job
 from helpers.course.engine.nbval_run import NOTEBOOK_FILE, NotebookRun, run_notebook
-from helpers.course.engine.verdict import DEFAULT_POINTS, Verdict, decide
-from helpers.course.notebook.cells import Exercise, checked_exercise, exercise_id, exercises, kit_metadata
-from helpers.course.notebook.merge import graded_notebook
+from helpers.course.engine.verdict import Verdict, decide
+from helpers.course.notebook.cells import Exercise, check_points_of, exercise_id, exercises, points_of
+from helpers.course.notebook.merge import graded_notebook, locate
 from helpers.errors import KitError
 
 
@@ -99,54 +100,14 @@ def grade_notebook(solution: NotebookNode, reference: NotebookNode, submission: 
     except (RecursionError, MemoryError, ValueError):  # code too deep to walk: flag, keep verdicts
         found = {ex.id: ["code too deeply nested to look through"] for ex in exercises(reference)}
     added = theirs - {cell.id for cell in graded.cells if exercise_id(cell)}
-    return grade(graded, work, timeout, points=points_of(solution), check_points=check_points_of(solution),
-                 found_flags=found, added=added, job=job)
+    run, verdicts = grade(graded, work, timeout, points=points_of(solution),
+                          check_points=check_points_of(solution), found_flags=found, added=added, job=job)
+    return run, located(verdicts, reference, submission)
 
 
-def points_of(solution: NotebookNode) -> dict[str, float]:
-    """Each exercise's points: its cell's ``kit.points`` in the solution (default 1), or the
-    sum of its checks' when they declare their own (``check_points_of``).
-
-    Raises
-    ------
-    KitError
-        If a cell's points are not a positive number, some of an exercise's checks declare
-        points and others do not, or both the exercise and its checks declare them.
-    """
-    by_check = check_points_of(solution)
-    found = {}
-    metadata = {cell.get("id"): kit_metadata(cell) for cell in solution.cells}
-    for ex in exercises(solution):
-        own = metadata[ex.cell_ids[0]]
-        declared = [by_check[c] for c in ex.cell_ids[1:] if c in by_check]
-        if declared and "points" in own:
-            raise KitError(f"exercise {ex.id}: declare its points on the exercise or its checks, not both.")
-        if declared and len(declared) != len(ex.cell_ids) - 1:
-            raise KitError(f"exercise {ex.id}: some of its checks declare points and others do not; "
-                           "declare them on every check (partial credit) or on none.")
-        found[ex.id] = float(sum(declared)) if declared else _positive(own, f"exercise {ex.id}")
-    return found
+def located(verdicts: Sequence[Verdict], reference: NotebookNode, submission: NotebookNode) -> list[Verdict]:
+    """The verdicts with a note where an exercise was not found in its own cell (``merge.locate``)."""
+    where = locate(reference, submission)
+    return [replace(v, note=where[v.exercise].note) if v.exercise in where else v for v in verdicts]
 
 
-def check_points_of(solution: NotebookNode) -> dict[str, float]:
-    """The points of each check cell that declares its own (``kit.points``), by cell id.
-
-    An exercise whose checks declare points is worth their sum, and a student whose exercise
-    cell runs earns the points of each of its checks that passes (partial credit,
-    ``verdict.decide``).
-
-    Raises
-    ------
-    KitError
-        If a check's points are not a positive number.
-    """
-    return {cell.id: _positive(kit_metadata(cell), f"a check of exercise {checked_exercise(cell)}")
-            for cell in solution.cells
-            if checked_exercise(cell) is not None and "points" in kit_metadata(cell)}
-
-
-def _positive(metadata: Mapping, what: str) -> float:
-    value = metadata.get("points", DEFAULT_POINTS)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise KitError(f"{what}: points must be a positive number, not {value!r}.")
-    return float(value)

@@ -23,7 +23,14 @@ from typing import Any
 
 from nbformat import NotebookNode
 
-from helpers.course.notebook.cells import Exercise, exercises, hidden_intent, hidden_lines, is_graded_hidden
+from helpers.course.notebook.cells import (
+    DEFAULT_POINTS,
+    Exercise,
+    exercises,
+    hidden_intent,
+    hidden_lines,
+    is_graded_hidden,
+)
 from helpers.course.notebook.compare import Difference
 from helpers.course.notebook.merge import code_numbers, heading_above
 from helpers.course.safe_text import printable
@@ -85,8 +92,6 @@ _REGRADE = frozenset({Problem.NOT_STARTED})
 ERROR_CHARS, LINE_CHARS = 200, 160
 #: The most characters of an expected or printed line, or an error, kept for feedback.
 SHOWN_CHARS = 600
-#: An exercise's points when its cell's metadata gives none (``kit.points``).
-DEFAULT_POINTS = 1.0
 #: Where a failure is when the exercise cell itself failed (its checks are titled).
 EXERCISE_CELL = "your exercise cell"
 OUT_OF_TIME = "grading stopped: the notebook ran out of time"
@@ -249,6 +254,8 @@ class Verdict:
         Whether it failed because its run was stopped (a timeout, a dead kernel, a limit, a
         cell never run), not by what its code did: such a verdict may change on a quieter
         machine.
+    note : str
+        Where the exercise was found, when not in its own cell (``merge.Location.note``).
     """
 
     exercise: str
@@ -269,6 +276,7 @@ class Verdict:
     awarded: float | None = None
     comment: str = ""
     stopped: bool = False
+    note: str = ""
 
     @property
     def passed(self) -> bool:
@@ -290,7 +298,7 @@ class Verdict:
                 "error": self.reason,
                 "check": check, "hidden": self.hidden, "expected": self.expected,
                 "got": self.got, "traceback": self.traceback, "flags": "; ".join(self.flags),
-                "stopped": self.stopped}
+                "stopped": self.stopped, "note": self.note}
 
     @classmethod
     def from_record(cls, entry: Mapping[str, Any]) -> Verdict:
@@ -307,7 +315,7 @@ class Verdict:
                    expected=str(entry.get("expected", "")), got=str(entry.get("got", "")),
                    hidden=bool(entry.get("hidden", False)), traceback=str(entry.get("traceback", "")),
                    flags=tuple(flag for flag in str(flags).split("; ") if flag),
-                   stopped=bool(entry.get("stopped", False)))
+                   stopped=bool(entry.get("stopped", False)), note=str(entry.get("note", "")))
 
 
 def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str = "", *,
@@ -480,7 +488,13 @@ def _shown_traceback(traceback: str) -> str:
 
 
 def describe(verdict: Verdict) -> str:
-    """A few lines for one exercise: ✓; not done yet; or ✗, the check's title and why."""
+    """A few lines for one exercise: ✓; not done yet; or ✗, the check's title and why; and
+    where the exercise was found when not in its own cell."""
+    shown = _described(verdict)
+    return f"{shown}\n    {printable(verdict.note)}" if verdict.note else shown
+
+
+def _described(verdict: Verdict) -> str:
     if verdict.status is Status.PASSED:
         return f"✓ {verdict.exercise}"
     if verdict.status is Status.NOT_DONE:

@@ -26,6 +26,7 @@ This module reads the format; ``release`` turns solutions into the students' not
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from nbformat import NotebookNode
@@ -41,6 +42,8 @@ SOLUTION_BLOCK = re.compile(
 ANSWER_BLOCK = re.compile(r"=== BEGIN ANSWER ===.*?=== END ANSWER ===", re.DOTALL)
 #: A written answer's points when its cell's metadata gives none (``kit.points``).
 ANSWER_POINTS = 1.0
+#: An exercise's points when its cell's metadata gives none (``kit.points``).
+DEFAULT_POINTS = 1.0
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN CHECKS", "### END HIDDEN CHECKS"
 #: The first line of a hidden block may say what it tests, for the student's feedback.
 INTENT_MARK = "# Intent:"
@@ -106,6 +109,55 @@ def hidden_lines(notebook: NotebookNode) -> tuple[str, ...]:
     secret = {line for line in lines if len(line) >= SECRET_LINE_CHARS and not line.startswith(
         (HIDDEN_BEGIN, HIDDEN_END, INTENT_MARK))}
     return tuple(sorted(secret, key=lambda line: (-len(line), line)))
+
+
+def points_of(solution: NotebookNode) -> dict[str, float]:
+    """Each exercise's points: its cell's ``kit.points`` in the solution (default 1), or the
+    sum of its checks' when they declare their own (``check_points_of``).
+
+    Raises
+    ------
+    KitError
+        If a cell's points are not a positive number, some of an exercise's checks declare
+        points and others do not, or both the exercise and its checks declare them.
+    """
+    by_check = check_points_of(solution)
+    found = {}
+    metadata = {cell.get("id"): kit_metadata(cell) for cell in solution.cells}
+    for ex in exercises(solution):
+        own = metadata[ex.cell_ids[0]]
+        declared = [by_check[c] for c in ex.cell_ids[1:] if c in by_check]
+        if declared and "points" in own:
+            raise KitError(f"exercise {ex.id}: declare its points on the exercise or its checks, not both.")
+        if declared and len(declared) != len(ex.cell_ids) - 1:
+            raise KitError(f"exercise {ex.id}: some of its checks declare points and others do not; "
+                           "declare them on every check (partial credit) or on none.")
+        found[ex.id] = float(sum(declared)) if declared else _positive(own, f"exercise {ex.id}")
+    return found
+
+
+def check_points_of(solution: NotebookNode) -> dict[str, float]:
+    """The points of each check cell that declares its own (``kit.points``), by cell id.
+
+    An exercise whose checks declare points is worth their sum, and a student whose exercise
+    cell runs earns the points of each of its checks that passes (partial credit,
+    ``verdict.decide``).
+
+    Raises
+    ------
+    KitError
+        If a check's points are not a positive number.
+    """
+    return {cell.id: _positive(kit_metadata(cell), f"a check of exercise {checked_exercise(cell)}")
+            for cell in solution.cells
+            if checked_exercise(cell) is not None and "points" in kit_metadata(cell)}
+
+
+def _positive(metadata: Mapping, what: str) -> float:
+    value = metadata.get("points", DEFAULT_POINTS)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise KitError(f"{what}: points must be a positive number, not {value!r}.")
+    return float(value)
 
 
 def answer_points(cell: NotebookNode, name: str = "notebook") -> float:

@@ -8,7 +8,9 @@ cannot pass by editing outputs or checks.
 
 from __future__ import annotations
 
+import ast
 import difflib
+from dataclasses import dataclass
 
 import nbformat
 from nbformat import NotebookNode
@@ -21,12 +23,89 @@ from helpers.course.notebook.release import without_run_on
 EDITED_SIMILARITY = 0.6
 
 
+@dataclass(frozen=True)
+class Location:
+    """Where a submission holds one exercise: the one notion ``kit check`` and grading share.
+
+    Parameters
+    ----------
+    exercise : str
+        ``"N.M"``.
+    cell_id : str or None
+        The submission's cell that holds it; None when no cell does.
+    functions : tuple of str
+        The functions (and classes) the released exercise cell defines.
+    by_function : bool
+        The exercise cell is gone (deleted, or replaced by a cell the student typed), and
+        ``cell_id`` is the student's own cell that defines those functions.
+    """
+
+    exercise: str
+    cell_id: str | None
+    functions: tuple[str, ...] = ()
+    by_function: bool = False
+
+    @property
+    def note(self) -> str:
+        """What the student should know about where the exercise was found ('' when in its cell)."""
+        names = ", ".join(self.functions)
+        if self.by_function:
+            return (f"its exercise cell is not in your notebook: checked in your own cell that "
+                    f"defines {names}")
+        if self.cell_id is None:
+            defining = f", and no cell of yours defines {names}" if names else ""
+            return (f"its exercise cell is not in your notebook (deleted?){defining}: copy the cell "
+                    "back from the released notebook in notebooks/")
+        return ""
+
+
+def locate(reference: NotebookNode, submission: NotebookNode) -> dict[str, Location]:
+    """Where the submission holds each of the reference's exercises.
+
+    An exercise is in the cell with its exercise id (the cell with the reference cell's id
+    first: a copy of an exercise cell keeps the id only on the original); else in the last
+    cell the student added whose code defines every function the released exercise cell
+    defines (a cell retyped by hand, the original deleted); else nowhere.
+    """
+    submission = with_cell_ids(submission, reference)
+    ref_ids = {cell.id for cell in reference.cells}
+    by_exercise = {exercise_id(c): c for c in submission.cells if exercise_id(c) is not None}
+    by_id = {c.get("id"): c for c in submission.cells}
+    added = [c for c in submission.cells if c.cell_type == "code" and c.get("id") not in ref_ids]
+    found = {}
+    for cell in reference.cells:
+        ex = exercise_id(cell)
+        if ex is None:
+            continue
+        functions = tuple(sorted(_functions(cell.source)))
+        same_cell = by_id.get(cell.id)
+        theirs = same_cell if same_cell is not None and exercise_id(same_cell) == ex else \
+            by_exercise.get(ex) or same_cell
+        if theirs is not None:
+            found[ex] = Location(ex, theirs.id, functions)
+            continue
+        defining = [c for c in added if functions and set(functions) <= _functions(c.source)]
+        found[ex] = Location(ex, defining[-1].id if defining else None, functions, bool(defining))
+    return found
+
+
+def _functions(source: str) -> set[str]:
+    """The functions and classes a cell defines at its top level (none if it does not parse)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {node.name for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
 def graded_notebook(reference: NotebookNode, submission: NotebookNode) -> NotebookNode:
     """Merge a student's work into the released reference notebook.
 
-    Exercise cells take the student's source (matched by exercise id, else by cell id);
-    cells the student added (ids unknown to the reference) are kept, without outputs, after
-    the reference cell they followed. Every other cell, and every stored output, comes from
+    Exercise cells take the student's source from where ``locate`` finds the exercise (its
+    cell, else the student's cell defining its functions, which then runs only there); cells
+    the student added (ids unknown to the reference) are kept, without outputs, after the
+    reference cell they followed. Every other cell, and every stored output, comes from
     the reference. No cell keeps the ``raises-exception`` tag that lets Run All go on.
 
     Parameters
@@ -44,14 +123,15 @@ def graded_notebook(reference: NotebookNode, submission: NotebookNode) -> Notebo
     submission = with_cell_ids(submission, reference)
     graded = nbformat.from_dict(reference)
     ref_ids = {cell.id for cell in reference.cells}
-    by_exercise = {exercise_id(c): c for c in submission.cells if exercise_id(c) is not None}
     by_id = {c.get("id"): c for c in submission.cells}
+    located = locate(reference, submission)
+    moved = {where.cell_id for where in located.values() if where.by_function}
     added_after: dict[str | None, list[NotebookNode]] = {}
     previous = None
     for cell in submission.cells:
         if cell.get("id") in ref_ids:
             previous = cell.id
-        else:
+        elif cell.get("id") not in moved:
             extra = nbformat.from_dict(cell)
             if isinstance(extra.get("metadata"), dict):  # a copied exercise or check cell is theirs
                 extra.metadata.pop("kit", None)
@@ -62,12 +142,8 @@ def graded_notebook(reference: NotebookNode, submission: NotebookNode) -> Notebo
     cells = list(added_after.get(None, []))
     for cell in graded.cells:
         ex = exercise_id(cell)
-        if ex is not None:
-            same_cell = by_id.get(cell.id)  # a copied exercise cell keeps the id only on the original
-            theirs = same_cell if same_cell is not None and exercise_id(same_cell) == ex else \
-                by_exercise.get(ex) or same_cell
-            if theirs is not None:
-                cell.source = theirs.source
+        if ex is not None and located[ex].cell_id is not None:
+            cell.source = by_id[located[ex].cell_id].source
         cells.append(cell)
         cells.extend(added_after.get(cell.id, []))
     graded.cells = cells

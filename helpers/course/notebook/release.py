@@ -30,10 +30,13 @@ from helpers.course.notebook.cells import (
     CHECK_MARKER,
     SOLUTION_BLOCK,
     answer_cells,
+    answer_id,
+    answer_points,
     exercise_id,
     exercises,
     is_checked,
     is_hidden,
+    points_of,
 )
 from helpers.course.notebook.compare import check_tolerance
 from helpers.errors import KitError
@@ -45,20 +48,33 @@ _KEPT_CELL_METADATA = ("kit", "tags")
 _KEPT_NOTEBOOK_METADATA = ("kit",)
 
 
-def blank_answers(source: str) -> str:
-    """Replace every model answer in a markdown cell's ``source`` with ``YOUR ANSWER HERE``."""
-    return ANSWER_BLOCK.sub(ANSWER_PLACEHOLDER, source)
+def blank_answers(source: str, points: float | None = None) -> str:
+    """Replace every model answer in a markdown cell's ``source`` with ``YOUR ANSWER HERE``,
+    preceded by what the answer is worth when ``points`` are given."""
+    note = "" if points is None else f"*Written answer: {_points(points)}, marked by hand.*\n\n"
+    return ANSWER_BLOCK.sub(lambda _: note + ANSWER_PLACEHOLDER, source)
 
 
-def stub_source(source: str, exercise: str) -> str:
-    """Replace every solution block in ``source`` with a ``NotImplementedError`` stub."""
+def released_answer(cell: NotebookNode, name: str = "notebook") -> str:
+    """What the release makes of a markdown cell: an answer cell blanked with its points noted."""
+    return blank_answers(cell.source, answer_points(cell, name) if answer_id(cell) else None)
+
+
+def stub_source(source: str, exercise: str, points: float | None = None) -> str:
+    """Replace every solution block in ``source`` with a ``NotImplementedError`` stub, whose
+    comment says what the exercise is worth when ``points`` are given."""
+    worth = "" if points is None else f" (exercise {exercise}: {_points(points)}, graded by its checks)"
 
     def stub(match: re.Match) -> str:
         indent = match.group("indent")
-        return (f"{indent}# YOUR CODE HERE\n"
+        return (f"{indent}# YOUR CODE HERE{worth}\n"
                 f'{indent}raise NotImplementedError("exercise {exercise}")\n')
 
     return SOLUTION_BLOCK.sub(stub, source).rstrip("\n")
+
+
+def _points(points: float) -> str:
+    return f"{points:g} point" + ("" if points == 1 else "s")
 
 
 def release_notebook(solution: NotebookNode, name: str = "notebook",
@@ -92,7 +108,7 @@ def release_notebook(solution: NotebookNode, name: str = "notebook",
         cell.metadata.get("kit", {}).pop("marking", None)  # what earns an answer's marks, too
         _check_tolerance(cell, name)
         if cell.cell_type == "markdown":
-            cell.source = blank_answers(cell.source)
+            cell.source = released_answer(cell, name)
         if cell.cell_type != "code":
             continue
         code_number += 1
@@ -101,7 +117,8 @@ def release_notebook(solution: NotebookNode, name: str = "notebook",
             if ex is None:
                 raise KitError(f"{name}: a cell has a solution block but no exercise id; add "
                                '{"kit": {"exercise": "N.M"}} to its metadata.')
-            cell.source = stub_source(cell.source, ex)
+            exercises(solution, name)  # a malformed exercise is named before its points are read
+            cell.source = stub_source(cell.source, ex, points_of(solution).get(ex))
             if "### BEGIN SOLUTION" in cell.source:
                 raise KitError(f"{name}, exercise {ex}: '### BEGIN SOLUTION' has no matching "
                                "'### END SOLUTION'.")

@@ -48,12 +48,15 @@ from helpers.course.notebook.release import edited_notice, edited_since_release
 from helpers.course.student import integrity
 from helpers.course.student import progress as table
 from helpers.course.student.progress import KEPT, SKIPPED, THIS_RUN, fingerprint
+from helpers.course.student.workspace import COPY_SUFFIX, copies_of
 from helpers.errors import KitError
 from helpers.exercises import defined_names, ipython_shell, unfinished, waits_for
 from helpers.settings import work_dir
 
 #: Where ``kit check`` keeps each working copy's last verdicts (in the workspace).
 CHECKED_FILE = table.CHECKED_FILE
+#: Added to a check's NameError on a name no stopped exercise explains: the usual cause.
+RUN_ABOVE = " (run the notebook's cells above first: a restarted kernel has forgotten them)"
 
 #: The notebooks that load the kit's Doc2Vec model (04's checks train it), and so train it
 #: first when the data folder does not hold it yet.
@@ -107,8 +110,9 @@ def check_notebook(submission: Path, reference: Path,
         try:
             _, verdicts = grading.grade(graded, Path(folder), timeout, items=items, progress=label)
         except RunInterrupted as stop:
-            raise CheckInterrupted(stop.status, decided(graded, items, stop.results)) from None
-    return verdicts
+            partial = grading.located(decided(graded, items, stop.results), released, theirs)
+            raise CheckInterrupted(stop.status, partial) from None
+    return grading.located(verdicts, released, theirs)
 
 
 def decided(graded: NotebookNode, items: list[Exercise], results: dict[int, CellResult]) -> list[Verdict]:
@@ -260,18 +264,33 @@ def working_copy(which: str, work: Path | None = None) -> Path:
     if re.fullmatch(r"\d+\.\d+", which):
         raise KitError(f"{which} is an exercise: `kit check {int(which.split('.')[0]):02d}` checks its "
                        f"notebook, and check(\"{which}\") in that notebook checks it alone.")
-    named = work / (which if which.endswith(".ipynb") else f"{which}.ipynb")
-    if Path(which).name == which and named.is_file():
-        return named
-    if which.endswith(".ipynb"):
+    if which.endswith(".ipynb"):  # a file: that one
+        named = work / which
+        if Path(which).name == which and named.is_file():
+            return named
         return _not_the_release(Path(which).resolve())
-    found = config.notebooks_in(work, [which]) if which.isdigit() else []
+    released = config.notebooks_in(config.NOTEBOOKS_DIR, [which]) if which.isdigit() else \
+        [path for path in [config.NOTEBOOKS_DIR / f"{which}.ipynb"] if path.is_file()]
+    found = copies_of(released[0], work) if released and work.is_dir() else []
     if not found:
         have = ", ".join(path.name[:2] for path in config.notebooks_in(work)) if work.is_dir() else ""
         raise KitError(f"No notebook {which!r} in your workspace {work}; "
                        + (f"its notebooks are {have}." if have else
                           "`kit work` copies the released notebooks there."))
     return found[0]
+
+
+def copies_note(copy: Path, work: Path | None = None) -> str:
+    """What to tell the student when ``copy`` is not the only copy of its notebook in the
+    workspace, or not under the released name ('' when it is both)."""
+    work = work or work_dir()
+    released = released_for(copy).name
+    others = [path.name for path in copies_of(released_for(copy), work) if path != copy]
+    if not others and copy.name == released:
+        return ""
+    also = f"; {work.name}/ also holds {', '.join(others)}" if others else ""
+    return (f"checking {copy.name} as your copy of {released}{also}: hand in the one your course "
+            "asks for, under the released name")
 
 
 def _not_the_release(path: Path) -> Path:
@@ -312,17 +331,26 @@ def doc2vec_untrained() -> bool:
     return not all(path.is_file() for path in paths)
 
 
-def released_for(submission: Path, notebooks: Path = config.NOTEBOOKS_DIR) -> Path:
-    """The released notebook a working copy came from (same ``NN_topic.ipynb`` name)."""
-    reference = notebooks / submission.name
+def released_for(submission: Path, notebooks: Path | None = None) -> Path:
+    """The released notebook a working copy came from: the same ``NN_topic.ipynb`` name, a
+    second copy's name (``NN_topic (1).ipynb``), or, renamed, the release whose exercise cells
+    it holds."""
+    submission, notebooks = Path(submission), notebooks or config.NOTEBOOKS_DIR
+    reference = notebooks / f"{COPY_SUFFIX.sub('', submission.stem)}.ipynb"
     if not reference.is_file():
-        raise KitError(f"{submission.name} is not one of the released notebooks in {notebooks}.")
+        holding = [path for path in config.notebooks_in(notebooks)
+                   if submission.is_file() and submission in copies_of(path, submission.parent)]
+        if not holding:
+            raise KitError(f"{submission.name} is not one of the released notebooks in {notebooks}, "
+                           "and holds none of their exercise cells.")
+        reference = holding[0]
     if edited_since_release(reference):
         raise KitError(edited_notice(reference))
     return reference
 
 
-def check(exercise: str, namespace: dict | None = None, notebooks: Path = config.NOTEBOOKS_DIR) -> None:
+def check(exercise: str | None = None, namespace: dict | None = None,
+          notebooks: Path = config.NOTEBOOKS_DIR) -> None:
     """Run one exercise's visible checks here, on the live kernel, and print what passes.
 
     It prints one line (``✓ 1.2``, or ``✗`` and why) and returns nothing, so a notebook shows
@@ -353,6 +381,9 @@ def check_exercise(exercise: str, namespace: dict | None = None,
 
     Parameters and errors as for ``check``.
     """
+    if exercise is None:
+        raise KitError('check needs the exercise to check, as a string: check("1.2") runs exercise 1.2\'s '
+                       "visible checks here.")
     if not isinstance(exercise, str):
         raise KitError(f"Write the exercise as a string, check(\"{exercise}\"): a number like 1.10 "
                        "would read as 1.1.")
@@ -365,9 +396,11 @@ def check_exercise(exercise: str, namespace: dict | None = None,
     cells = {cell.id: cell for cell in released.cells}
     missing = sorted(defined_names(cells[item.cell_ids[0]].source) - set(names))
     if missing:
-        raise KitError(f"Exercise {exercise} is in {notebook} and defines {', '.join(missing)}, which "
-                       f"{'is' if len(missing) == 1 else 'are'} not defined here: run check(\"{exercise}\") "
-                       "in that notebook, after running its exercise cell.")
+        raise KitError(f"Exercise {exercise} (in {notebook}) defines {', '.join(missing)}, which "
+                       f"{'is' if len(missing) == 1 else 'are'} not defined in this kernel yet. In "
+                       f"{notebook}: run its cells from the top down to the exercise cell first (a "
+                       "restarted kernel has forgotten them). In another notebook: run "
+                       f"check(\"{exercise}\") in {notebook}.")
     numbers = code_numbers(released)
     sanitize = compare.sanitizer(config.SANITIZE_FILE)
     reference_env = released.metadata.get("kit", {}).get("reference_env")
@@ -411,8 +444,10 @@ def _live_result(cell: NotebookNode, number: int, namespace: dict, sanitize: Any
         with contextlib.redirect_stdout(printed):
             value = _run(cell.source, namespace)
     except Exception as err:  # the student's code raised: say what, as grading would
-        return CellResult(number, Ending.RAISED, f"{type(err).__name__}: {err}",
-                          stub=unfinished(err) or "", waits_for=waits_for(err) or "")
+        waiting = waits_for(err) or ""
+        hint = RUN_ABOVE if type(err) is NameError and not waiting else ""
+        return CellResult(number, Ending.RAISED, f"{type(err).__name__}: {err}{hint}",
+                          stub=unfinished(err) or "", waits_for=waiting)
     text = printed.getvalue()
     shown = [{"output_type": "stream", "name": "stdout", "text": text}] if text else []
     if value is not None:

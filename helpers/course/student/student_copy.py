@@ -8,7 +8,9 @@ which ``integrity`` checks), the released ``notebooks/``, the files that install
 (``STUDENT_FILES``; ``pyproject.toml``, ``environment.yml`` and ``constraints.txt`` without the
 instructors' comments, test and lint settings: ``student_version``) and, as its ``README.md``,
 the students' README (``STUDENT_README``, with the students' repository put into its Binder
-badge, ``git clone`` and ``cd`` commands: ``student_readme``), and nothing else. That
+badge, ``git clone`` and ``cd`` commands: ``student_readme``), the part of the course file the
+kit reads (``STUDENT_COURSE_FILE``: the course's name and significance level, ``student_course_file``),
+and nothing else. That
 repository comes from ``course/course.toml`` (``[course] student_repository``,
 ``students_repository``); without it nothing is written. Before anything is written, every
 file is scanned (``leaks``): none may hold a solution, hidden-check or answer block, nor the
@@ -43,7 +45,7 @@ from helpers.course.config import is_student_copy as is_student_copy  # its old 
 from helpers.course.notebook import cells, release
 from helpers.course.student import integrity
 from helpers.errors import KitError
-from helpers.settings import REPO_ROOT
+from helpers.settings import ALPHA_KEY, COURSE_FILE, EVALUATION_TABLE, REPO_ROOT, alpha
 
 #: The folders a student copy holds, whole (less ``SKIPPED`` and ``INSTRUCTORS_CODE``).
 STUDENT_FOLDERS = ("helpers", "notebooks")
@@ -58,6 +60,13 @@ LIBRARY_MANIFEST = Path("helpers") / integrity.MANIFEST
 STUDENT_FILES = ("LICENSE", "pyproject.toml", "constraints.txt", "environment.yml", "start",
                  "postBuild", "nbval_sanitize.cfg", ".gitignore", "data/README.md",
                  "data/deployment/README.md")
+#: The copy's course file: what the kit reads of the course's ``course/course.toml`` there, the
+#: course's name and its [evaluation] table (the significance level the notebooks test at,
+#: ``settings.alpha``); deadlines, weights and the rest stay with the instructors.
+STUDENT_COURSE_FILE = COURSE_FILE.relative_to(REPO_ROOT)
+STUDENT_COURSE_HEADER = ("# The course's settings the kit reads, written by `kit release --student-repo`\n"
+                         "# from the course's own course/course.toml: the notebooks test at [evaluation]\n"
+                         "# alpha. Grading uses the course's file, whatever this copy holds.\n\n")
 #: The repository's README for the student copy, written there as ``README.md``.
 STUDENT_README = "STUDENT_README.md"
 _README = Path("README.md")
@@ -394,6 +403,29 @@ def student_readme(repository: str, repo: Path = REPO_ROOT) -> str:
     return text.replace(REPO_PLACEHOLDER, repository).replace(FOLDER_PLACEHOLDER, f"cd {name}")
 
 
+def student_course_file(course_file: Path = COURSE_FILE) -> str:
+    """The copy's ``course/course.toml`` (``STUDENT_COURSE_FILE``): the course file's ``[course]
+    name`` and its significance level (``[evaluation] alpha``, ``settings.alpha``), which the
+    copy's notebooks test at, so that the course file stays their one source.
+
+    Raises
+    ------
+    KitError
+        If the course file is missing or does not parse, has no course name, or no valid
+        ``[evaluation] alpha``. Nothing is written then.
+    """
+    try:
+        level = alpha(course_file)
+    except KitError as err:
+        raise KitError(f"{err} Nothing was written.") from None
+    name = _course_table(Path(course_file)).get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise KitError(f"{course_file}'s [{REPOSITORY_TABLE}] name is {name!r}: the course's name, as "
+                       "students should see it; nothing was written.")
+    return STUDENT_COURSE_HEADER + toml_text({REPOSITORY_TABLE: {"name": name},
+                                              EVALUATION_TABLE: {ALPHA_KEY: level}}).rstrip("\n") + "\n"
+
+
 def write_student_copy(target: Path, repo: Path = REPO_ROOT, solutions_dir: Path = SOLUTIONS_DIR,
                        notebooks_dir: Path = NOTEBOOKS_DIR, binder_repo: str | None = None,
                        course_file: Path | None = None) -> list[Path]:
@@ -412,7 +444,8 @@ def write_student_copy(target: Path, repo: Path = REPO_ROOT, solutions_dir: Path
         ``git clone`` and ``cd`` commands (``student_readme``); default the course file's.
     course_file : Path, optional
         The course's settings (default ``repo``'s ``course/course.toml``), which name the
-        students' repository (``students_repository``).
+        students' repository (``students_repository``) and give what the copy's own course
+        file holds (``student_course_file``).
 
     Returns
     -------
@@ -425,14 +458,17 @@ def write_student_copy(target: Path, repo: Path = REPO_ROOT, solutions_dir: Path
     KitError
         If ``target`` is (in) the repository, holds ``solutions/``, or holds a file in the way
         that the kit did not write or that changed since; if ``STUDENT_README`` is missing; if
-        no students' repository is named, or not as ``owner/name``; if ``notebooks/`` is out
+        no students' repository is named, or not as ``owner/name``; if the course file gives
+        no course name or significance level (``student_course_file``); if ``notebooks/`` is out
         of date; if any file would give answers away. Nothing is written then.
     """
     repo = Path(repo).resolve()
     require_course_repository("release --student-repo", solutions_dir)
     folder = _check_target(target, repo)
-    repository = students_repository(binder_repo, course_file or repo / "course" / "course.toml")
+    course_file = Path(course_file) if course_file is not None else repo / STUDENT_COURSE_FILE
+    repository = students_repository(binder_repo, course_file)
     readme = student_readme(repository, repo)
+    course = student_course_file(course_file)
     stale = release.release(solutions_dir, notebooks_dir, check=True)
     if stale:
         raise KitError(f"{', '.join(p.name for p in stale)} out of date in {notebooks_dir}; run "
@@ -442,6 +478,7 @@ def write_student_copy(target: Path, repo: Path = REPO_ROOT, solutions_dir: Path
     contents = {relative: readme.encode("utf-8") if relative == _README
                 else student_version(relative, source.read_bytes())
                 for relative, source in sorted(sources.items())}
+    contents[STUDENT_COURSE_FILE] = course.encode("utf-8")
     contents[LIBRARY_MANIFEST] = library_manifest(contents).encode("utf-8")
     scan(contents, secrets(solutions_dir))
     owned.refuse_changed((folder / relative for relative in contents), _REFUSE_HINT)

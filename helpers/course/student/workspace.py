@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 from pathlib import Path
 
@@ -33,6 +34,37 @@ BACKUPS = "backups"
 COPIED = "copied from notebooks/"
 YOURS = "yours"
 NEWER = "yours; a newer release is in notebooks/ (`kit work --update {number}` takes it, keeping yours)"
+
+
+#: What the lab, a browser or a file manager adds to a second copy's name: "01_naive_bayes (1)",
+#: "01_naive_bayes-Copy1", "01_naive_bayes copy".
+COPY_SUFFIX = re.compile(r"(?: ?\(\d+\)|-Copy\d+| copy(?: \d+)?)$", re.IGNORECASE)
+
+
+def copies_of(released: Path, work: Path) -> list[Path]:
+    """The student's copies of a released notebook in ``work``, newest first: its own name, a
+    name given to a second copy (``COPY_SUFFIX``), or any other name whose notebook holds the
+    release's exercise cells (a renamed copy keeps their ids)."""
+    exercise_ids = _exercise_cell_ids(released)
+    found = []
+    for path in sorted(Path(work).glob("*.ipynb")):
+        named = COPY_SUFFIX.sub("", path.stem) == released.stem
+        if named or (exercise_ids and exercise_ids & _cell_ids(path)):
+            found.append(path)
+    return sorted(found, key=lambda path: path.stat().st_mtime, reverse=True)
+
+
+def _exercise_cell_ids(released: Path) -> set[str]:
+    notebook = nbformat.read(released, as_version=4)
+    return {cell.id for cell in notebook.cells
+            if isinstance(cell.get("metadata", {}).get("kit"), dict) and "exercise" in cell.metadata.kit}
+
+
+def _cell_ids(path: Path) -> set[str]:
+    try:
+        return {cell.get("id") for cell in nbformat.read(path, as_version=4).cells} - {None}
+    except Exception:  # any unreadable file is no copy of ours
+        return set()
 
 
 def _digest(path: Path) -> str:
@@ -108,7 +140,10 @@ def seed(work: Path | None = None, notebooks: Path = NOTEBOOKS_DIR) -> dict[str,
     states = {}
     for released in _released(notebooks):
         copy, digest = work / released.name, _digest(released)
-        if not copy.exists() and _made(released, copy):
+        elsewhere = [] if copy.exists() else copies_of(released, work)
+        if elsewhere:  # renamed: a blank copy beside it could be handed in by mistake
+            states[released.name] = f"{YOURS}, as {elsewhere[0].name}"
+        elif not copy.exists() and _made(released, copy):
             record[released.name] = digest
             states[released.name] = COPIED
         elif edited_since_release(released):  # not a newer release: someone edited notebooks/
