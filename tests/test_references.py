@@ -69,3 +69,24 @@ def test_a_failing_notebook_keeps_its_references(solutions):
     with pytest.raises(KitError, match="references are unchanged"):
         references.write_references(solutions_dir=solutions)
     assert path.read_bytes() == before
+
+
+def test_hidden_checks_stay_out_of_the_kernel_and_keep_their_outputs(solutions):
+    path = solutions / FIXTURE.name
+    nb = nbformat.read(path, as_version=4)
+    hidden = next(c for c in nb.cells if c.get("id") == "00-002-hidden")
+    # in a kernel this raises (no grader answers student.*): the run would fail if it got there
+    end = "### END HIDDEN CHECKS"
+    hidden.source = hidden.source.replace(end, "raise SystemExit('ran in the kernel')\n" + end)
+    stored = [nbformat.v4.new_output("stream", name="stdout", text="stored\n")]
+    hidden.outputs = stored
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell is not hidden:
+            cell.outputs = []
+    nbformat.write(nb, path)
+    references.write_references(solutions_dir=solutions)
+    after = {c.id: c for c in nbformat.read(path, as_version=4).cells}
+    assert after["00-002-hidden"].outputs == stored
+    assert after["00-002"].outputs[0].text == "5\n"
+    counts = [c.execution_count for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+    assert counts == list(range(1, len(counts) + 1))

@@ -6,6 +6,11 @@ only when it ran to the end are its outputs and execution counts copied into the
 notebook, matched by cell id, and ``kit.reference_env`` set to the BLAS kernels and library
 versions of this run (``helpers.course.notebook.environment``). Sources and cell metadata are never
 touched, and a notebook edited while it ran is left alone.
+
+Hidden checks (``cells.is_hidden``) are left out of the run: they run in the grader, never in a
+kernel, where they would call ``student.NAME`` with no grader to answer and overwrite the
+notebook's own names. They keep their stored outputs, which the nbval run compares with what
+the grader's run of them prints.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from nbformat import NotebookNode
 
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
 from helpers.course.notebook import environment, runner
+from helpers.course.notebook.cells import is_hidden
 from helpers.course.notebook.release import render
 from helpers.errors import KitError
 from helpers.files import atomic_write
@@ -26,6 +32,9 @@ from helpers.files import atomic_write
 def with_outputs(solution: NotebookNode, executed: NotebookNode, env: dict[str, str]) -> NotebookNode:
     """Return ``solution`` with the outputs of ``executed`` (same cells by id) and ``env`` recorded.
 
+    Hidden checks, which ``executed`` lacks, keep their outputs; execution counts number the
+    code cells in order, as one run of the whole notebook would.
+
     Raises
     ------
     KitError
@@ -33,14 +42,30 @@ def with_outputs(solution: NotebookNode, executed: NotebookNode, env: dict[str, 
     """
     updated = nbformat.from_dict(solution)
     ran = {cell.get("id"): cell for cell in executed.cells}
+    count = 0
     for cell in updated.cells:
+        hidden = is_hidden(cell)
         other = ran.get(cell.get("id"))
-        if other is None or other.source != cell.source:
+        if not hidden and (other is None or other.source != cell.source):
             raise KitError(f"cell {cell.get('id')} differs from the executed copy; run again.")
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = other.outputs, other.execution_count
+        if cell.cell_type != "code":
+            continue
+        count += 1
+        if not hidden:
+            cell.outputs = other.outputs
+        cell.execution_count = count
+        for output in cell.outputs:
+            if "execution_count" in output:
+                output["execution_count"] = count
     updated.metadata.setdefault("kit", {})["reference_env"] = env
     return updated
+
+
+def without_hidden(solution: NotebookNode) -> NotebookNode:
+    """Return a copy of ``solution`` without its hidden-check cells (they never run in a kernel)."""
+    shown = nbformat.from_dict(solution)
+    shown.cells = [cell for cell in shown.cells if not is_hidden(cell)]
+    return shown
 
 
 def write_references(numbers: list[str] | None = None, solutions_dir: Path = SOLUTIONS_DIR,
@@ -73,14 +98,18 @@ def write_references(numbers: list[str] | None = None, solutions_dir: Path = SOL
     written = []
     for path in paths:
         before = path.read_text(encoding="utf-8")
+        solution = nbformat.reads(before, as_version=4)
         with tempfile.TemporaryDirectory(prefix="kit-references-") as tmp:
-            result = runner.run_notebook(path, Path(tmp), timeout)
+            # the copy runs in the solution's folder, as the notebook itself would
+            copy = Path(tmp) / path.name
+            nbformat.write(without_hidden(solution), copy)
+            result = runner.run_notebook(copy, Path(tmp) / "out", timeout, workdir=path.parent)
             if result["status"] != "ok":
                 raise KitError(f"{path.name}: {result['status']}; its references are unchanged.")
             executed = nbformat.read(result["output"], as_version=4)
         if path.read_text(encoding="utf-8") != before:
             raise KitError(f"{path.name} was edited while it ran; its references are unchanged.")
-        updated = with_outputs(nbformat.reads(before, as_version=4), executed, env)
+        updated = with_outputs(solution, executed, env)
         atomic_write(path, lambda tmp, nb=updated: tmp.write_text(render(nb), encoding="utf-8"))
         written.append(path)
     return written

@@ -35,12 +35,13 @@ def select(which: str = "notebooks", numbers: list[str] | None = None) -> list[P
     return found
 
 
-def run_notebook(path: Path, out_dir: Path, timeout: float | None = None) -> dict:
+def run_notebook(path: Path, out_dir: Path, timeout: float | None = None,
+                 workdir: Path | None = None) -> dict:
     """Execute one notebook in a fresh kernel; save the executed copy to ``out_dir``.
 
-    The kernel runs in the notebook's own folder with ``PYTHONHASHSEED=0``. A file of the
-    same name in ``out_dir`` that is not the kit's unchanged own is kept: the copy goes beside
-    it, under a stamped name, and one line says so.
+    The kernel runs in ``workdir`` (default: the notebook's own folder) with
+    ``PYTHONHASHSEED=0``. A file of the same name in ``out_dir`` that is not the kit's unchanged
+    own is kept: the copy goes beside it, under a stamped name, and one line says so.
 
     Returns
     -------
@@ -54,7 +55,7 @@ def run_notebook(path: Path, out_dir: Path, timeout: float | None = None) -> dic
     apply_reference_env()
     bar = tqdm(total=n_code, desc=path.name, unit="cell", leave=False)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}},
+                            resources={"metadata": {"path": str(workdir or path.parent)}},
                             on_cell_executed=lambda **_: bar.update())
     status = "ok"
     start = time.perf_counter()
