@@ -12,8 +12,9 @@ The course library, which the notebooks import, holds one topic per module:
 - text and features: ``text`` (the shared tokeniser, HTML line breaks, snippets),
   ``corpus`` (corpus statistics), ``critics`` (the signed critics of the 2,000 reviews),
   ``features`` (bag-of-words vectorizers);
-- models and their evaluation: ``naive_bayes``, ``evaluation`` (cross-validation, the
-  results store, the ``System`` protocol), ``systems`` (the headline systems),
+- models and their evaluation: ``naive_bayes``, ``nbsvm`` (Wang and Manning's NB-scaled SVM),
+  ``evaluation`` (cross-validation, the results store, the ``System`` protocol), ``systems``
+  (the headline systems), ``leaderboard`` (every system ranked, every pair tested),
   ``significance`` (paired tests, the Wilson interval), ``embeddings`` (Doc2Vec models and
   vectors), ``embedding_space`` (what the vector space encodes: similarities, probes);
 - the labs: ``analysis`` (error analysis), ``annotation`` (the error-annotation sheet),

@@ -236,6 +236,26 @@ def cmd_results(args: argparse.Namespace) -> None:
         print(shown.rename(columns={"accuracy": "accuracy %", "std": "std %"}).to_string(index=False))
 
 
+def cmd_leaderboard(args: argparse.Namespace) -> None:
+    from helpers import leaderboard, owned, systems
+
+    board = systems.ranked(args.systems, progress=not args.json)
+    if args.json:
+        print(json.dumps({"alpha": board.alpha, "systems": board.table.to_dict(orient="records"),
+                          "pairs": board.pairs.to_dict(orient="records")}, indent=2))
+    else:
+        print(leaderboard.describe(board))
+    if args.figure:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        figure = leaderboard.plot(board).figure
+        figure.tight_layout()
+        intended = Path(args.figure)
+        written = owned.write_owned(intended, lambda tmp: figure.savefig(tmp, format="png", dpi=120))
+        print(owned.where_written("the leaderboard's figure", intended, written), file=sys.stderr)
+
+
 def cmd_annotate(args: argparse.Namespace) -> None:
     from helpers import annotation, owned
 
@@ -291,7 +311,7 @@ def _saved_progress() -> None:
 
     if not config.notebooks_in(settings.work_dir()):
         raise KitError(f"Your workspace {settings.work_dir()} has no notebooks yet; run `kit work`.")
-    print(progress.report(progress.workspace_progress()))
+    print(progress.report(progress.workspace_progress(), progress.copies_lines()))
     print("\nNothing ran: these are the verdicts each notebook's last check saved. `kit check NN` runs "
           "notebook NN's checks and says, per exercise, what fails and why; `kit check --run` runs "
           "every notebook changed since its last check.")
@@ -336,7 +356,7 @@ def _copies_to_check(names: list[str]) -> list[tuple[Path, Path]]:
     """Each copy to check with its release: the ones ``names`` names, or every workspace copy
     of a released notebook; a notebook without exercises is left out (named, with a word)."""
     from helpers.course.student import check
-    from helpers.course.student.workspace import copies_of
+    from helpers.course.student.copies import copies_of
 
     work = settings.work_dir()
     if names:
@@ -663,10 +683,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     results = sub.add_parser("results", help="the headline table: CV accuracy of each system")
     results.add_argument("--systems", metavar="NAME,…", type=system_names,
-                         help="comma-separated, from nb, nb-presence, svm-bow, svm-doc2vec (default all)")
+                         help="comma-separated, from nb, nb-presence, svm-bow, nbsvm, svm-doc2vec "
+                         "(default all)")
     results.add_argument("--json", action="store_true",
                          help="print a JSON list of {system, accuracy, std, n}")
     results.set_defaults(func=cmd_results)
+
+    board = sub.add_parser("leaderboard", help="every system on the same folds, ranked: intervals, every "
+                           "pair tested (paired permutation test, Holm), ranks only where a test separates")
+    board.add_argument("--systems", metavar="NAME,…", type=system_names,
+                       help="comma-separated, from nb, nb-presence, svm-bow, nbsvm, svm-doc2vec "
+                       "(default all)")
+    board.add_argument("--json", action="store_true", help="print the ranked table and the pairs as JSON")
+    board.add_argument("--figure", metavar="PNG", help="also draw the leaderboard into this PNG file")
+    board.set_defaults(func=cmd_leaderboard)
     return parser
 
 

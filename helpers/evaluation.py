@@ -41,6 +41,7 @@ from helpers import data, settings, storage
 from helpers.errors import InputError
 from helpers.features import make_vectorizer, mark_negation
 from helpers.naive_bayes import NaiveBayes
+from helpers.nbsvm import NBSVM
 from helpers.text import tokenized
 from helpers.validation import (
     check_binary,
@@ -100,7 +101,9 @@ class BowSystem:
 
     Parameters
     ----------
-    classifier : {"nb", "svm"}
+    classifier : {"nb", "svm", "nbsvm"}
+        NB, a linear SVM (C chosen by inner CV), or Wang and Manning's NBSVM (``helpers.nbsvm``,
+        the paper's fixed C, β and α: nothing to choose).
     ngram, binary, stemming, min_df, tfidf
         Feature settings (see ``helpers.features.make_vectorizer``).
     negation : bool
@@ -126,7 +129,7 @@ class BowSystem:
     inner_folds: int = 3
 
     def __post_init__(self) -> None:
-        check_choice(self.classifier, "classifier", ("nb", "svm"))
+        check_choice(self.classifier, "classifier", ("nb", "svm", "nbsvm"))
 
     def key(self) -> str:
         """A short hash of every parameter: what the cached predictions are filed under."""
@@ -154,10 +157,13 @@ class BowSystem:
         Returns
         -------
         (model, C)
-            The fitted model and the SVM's chosen C (NaN for NB).
+            The fitted model and the SVM's chosen C (NaN for NB; NBSVM's fixed C).
         """
         if self.classifier == "nb":
             return NaiveBayes(alpha=self.alpha).fit(X, y), np.nan
+        if self.classifier == "nbsvm":
+            model = NBSVM().fit(X, y)
+            return model, float(model.C)
         return fit_svm(X, y, self.Cs, self.inner_folds)
 
 
@@ -378,8 +384,8 @@ def cross_validate(system: System, name: str | None = None, reviews: pd.DataFram
     DataFrame
         One row per review, in the reviews' order: doc_id, fold, system, prediction,
         score (NB log-odds or SVM margin; positive means ``pos``), correct, C (the SVM's
-        chosen C, NaN for NB), setting (``CHOICE_COLUMN``: the position of the candidate a
-        ``FeatureChoice`` chose in the review's fold; -1 for other systems).
+        chosen C, NBSVM's fixed C, NaN for NB), setting (``CHOICE_COLUMN``: the position of
+        the candidate a ``FeatureChoice`` chose in the review's fold; -1 for other systems).
     """
     name = name or system.key()
     if reviews is not None:  # the text is the system's to need: a system may represent reviews without it

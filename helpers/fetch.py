@@ -477,6 +477,17 @@ def require(name: str) -> Path:
     return folder
 
 
+def fetched_stamp(name: str, data_dir: Path | None = None) -> str | None:
+    """The stamp of data set ``name`` (its verified archive's sha256), None when not fetched.
+
+    One small file read, no scan: what a key that must be cheap (``kit check``'s reuse of
+    saved verdicts) depends on. It changes when the data set is fetched again; the extracted
+    files themselves are checked by ``require`` when a notebook reads them.
+    """
+    path = (data_dir or settings.data_dir()) / DATASETS[name].folder / STAMP
+    return path.read_text().strip() if path.is_file() else None
+
+
 def stamp(name: str) -> str:
     """The sha256 of data set ``name``'s verified archive (for keying caches derived from it).
 

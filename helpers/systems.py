@@ -5,6 +5,8 @@
 ``nb-presence``  the same on unigram presence
 ``svm-bow``      LinearSVC on bag-of-words features, the features (one of
                  ``SVM_FEATURES``) and C both chosen by inner CV on the training folds
+``nbsvm``        Wang and Manning's NBSVM on uni+bi presence (``helpers.nbsvm``: an SVM on
+                 features scaled by NB log-count ratios, the paper's C, β and α)
 ``svm-doc2vec``  LinearSVC on PV-DBOW vectors (100-d) inferred for the reviews from a
                  model trained on all IMDB reviews but the deployment sample (10
                  epochs, one worker; the full profile: 20 epochs, all cores)
@@ -16,12 +18,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from helpers import data, embeddings, evaluation
+from helpers import data, embeddings, evaluation, leaderboard
 from helpers.errors import InputError
 from helpers.evaluation import BowSystem, FeatureChoice, System
 from helpers.validation import check_choice
 
-NAMES = ("nb", "nb-presence", "svm-bow", "svm-doc2vec")
+NAMES = ("nb", "nb-presence", "svm-bow", "nbsvm", "svm-doc2vec")
 #: One rule sets every C grid: five powers of ten, from a tenth to a thousand times the feature's
 #: scale. The scale is 1 / (the mean squared length of a review's feature vector over the 2,000
 #: reviews), to the nearest power of ten: LinearSVC's C weighs hinge losses whose size grows with a
@@ -78,6 +80,8 @@ def system(name: str, profile: str | None = None) -> System:
         return BowSystem("nb", binary=True)
     if name == "svm-bow":
         return FeatureChoice(tuple(SVM_FEATURES.values()))
+    if name == "nbsvm":
+        return BowSystem("nbsvm", ngram="uni+bi", binary=True)
     if name == "svm-doc2vec":
         return embeddings.Doc2VecSystem((embeddings.config_for(profile),),
                                         workers=embeddings.workers_for(profile))
@@ -94,3 +98,14 @@ def results_table(names: list[str] | None = None, profile: str | None = None,
     """The headline table: system, CV accuracy, std and n, recomputing only what is not cached."""
     return pd.DataFrame([evaluation.summarize(predictions(n, profile, progress))
                          for n in names or NAMES])
+
+
+def ranked(names: list[str] | None = None, profile: str | None = None, progress: bool = True,
+           alpha: float | None = None) -> leaderboard.Leaderboard:
+    """Every headline system (or ``names``) on the same 10 folds, ranked by
+    ``leaderboard.leaderboard``: Wilson intervals, a paired permutation test for every pair,
+    Holm-corrected, and ranks that separate only significant differences. The CV predictions
+    are the cached ones (computed on first use)."""
+    names = names or list(NAMES)
+    return leaderboard.leaderboard({name: predictions(name, profile, progress).correct.to_numpy()
+                                    for name in names}, alpha=alpha)

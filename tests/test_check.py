@@ -24,7 +24,7 @@ from helpers.course.engine.verdict import Status, Verdict, describe
 from helpers.course.notebook import release
 from helpers.course.notebook.cells import exercise_id, exercises
 from helpers.course.notebook.compare import Difference
-from helpers.course.student import check, workspace
+from helpers.course.student import check, progress, workspace
 from helpers.errors import KitError
 from helpers.settings import REPO_ROOT
 
@@ -665,6 +665,12 @@ def test_second_and_renamed_copies_are_found_and_the_newest_is_checked(tmp_path,
         "checking 00_fixture (1).ipynb as your copy of 00_fixture.ipynb; work/ also holds "
         "00_fixture.ipynb: hand in the one your course asks for, under the released name")
     assert "work/ also holds 00_fixture (1).ipynb" in check.copies_note(original, work)
+    # kit check alone: the table's line is the newest copy's, and a line says which copy it shows
+    [line] = progress.workspace_progress(work, notebooks)
+    assert line.notebook == second.name
+    assert progress.copies_lines(work, notebooks) == [
+        "  00_fixture.ipynb: the table shows 00_fixture (1).ipynb, the newest copy (also in work/: "
+        "00_fixture.ipynb)"]
 
     renamed = work / "my practical.ipynb"
     original.unlink()
@@ -672,7 +678,33 @@ def test_second_and_renamed_copies_are_found_and_the_newest_is_checked(tmp_path,
     assert check.working_copy("00", work) == renamed
     assert check.released_for(renamed) == notebooks / FIXTURE.name  # by the exercise cells it holds
     assert workspace.seed(work, notebooks) == {FIXTURE.name: "yours, as my practical.ipynb"}
+    assert [line.notebook for line in progress.workspace_progress(work, notebooks)] == [renamed.name]
     assert not original.exists()
     (work / "notes.ipynb").write_text(nbformat.writes(nbformat.v4.new_notebook()))
     with pytest.raises(KitError, match="holds none of their exercise cells"):
         check.released_for(work / "notes.ipynb")
+
+
+def test_the_check_key_reads_each_data_set_s_stamp_and_scans_no_file(tmp_path, monkeypatch):
+    """kit check reuses saved verdicts at once: its key reads the fetch stamps, it does not
+    re-verify 100,000 extracted files (a run's `require` checks what it reads)."""
+    from helpers import fetch
+
+    copy, reference = tmp_path / "copy.ipynb", tmp_path / "reference.ipynb"
+    copy.write_text("{}")
+    reference.write_text("{}")
+    monkeypatch.setenv("KIT_DATA_DIR", str(tmp_path / "data"))
+
+    def no_scan(*args, **kwargs):
+        raise AssertionError("the key scanned a data set's files")
+
+    monkeypatch.setattr(fetch, "is_verified", no_scan)
+    monkeypatch.setattr(fetch, "changed_files", no_scan)
+    unfetched = check.check_key(copy, reference, 60)
+    stamp = tmp_path / "data" / fetch.DATASETS["imdb"].folder / fetch.STAMP
+    stamp.parent.mkdir(parents=True)
+    stamp.write_text("a" * 64 + "\n")
+    fetched = check.check_key(copy, reference, 60)
+    assert fetched != unfetched
+    stamp.write_text("b" * 64 + "\n")  # fetched again, from another archive
+    assert check.check_key(copy, reference, 60) not in (fetched, unfetched)

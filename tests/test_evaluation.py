@@ -77,7 +77,7 @@ def test_svm_chooses_c_on_training_folds_only(small_reviews, monkeypatch):
 
 
 def test_unknown_settings_are_clear_errors():
-    with pytest.raises(InputError, match="classifier must be one of 'nb', 'svm', not 'knn'"):
+    with pytest.raises(InputError, match="classifier must be one of 'nb', 'svm', 'nbsvm', not 'knn'"):
         BowSystem("knn")
     with pytest.raises(InputError, match="name must be one of 'nb', .*, not 'bert'"):
         systems.predictions("bert")

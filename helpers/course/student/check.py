@@ -47,8 +47,8 @@ from helpers.course.notebook.merge import code_numbers, graded_notebook
 from helpers.course.notebook.release import edited_notice, edited_since_release
 from helpers.course.student import integrity
 from helpers.course.student import progress as table
+from helpers.course.student.copies import COPY_SUFFIX, copies_of
 from helpers.course.student.progress import KEPT, SKIPPED, THIS_RUN, fingerprint
-from helpers.course.student.workspace import COPY_SUFFIX, copies_of
 from helpers.errors import KitError
 from helpers.exercises import defined_names, ipython_shell, unfinished, waits_for
 from helpers.settings import work_dir
@@ -202,12 +202,13 @@ def check_workspace(copies: list[Path], timeout: float = config.CELL_TIMEOUT,
 
 def check_key(copy: Path, reference: Path, timeout: float) -> str:
     """What a check's verdicts depend on: the copy, its release, the kit's code and its
-    comparison rules, the libraries and BLAS kernels, the data folder and what of it is
-    verified, the profile and the cell timeout."""
+    comparison rules, the libraries and BLAS kernels, the data folder and each data set's
+    fetch stamp (read, not rescanned: a run checks the files it reads), the profile and the
+    cell timeout."""
     digest = hashlib.sha256(Path(copy).read_bytes())
     digest.update(Path(reference).read_bytes())
     digest.update(table.kit_code().encode())
-    data = {name: fetch.is_verified(name) for name in fetch.DATASETS}
+    data = {name: fetch.fetched_stamp(name) for name in fetch.DATASETS}
     digest.update(json.dumps([environment.current(), str(settings.data_dir()), data, settings.profile(),
                               timeout, config.SANITIZE_FILE.read_text()], sort_keys=True).encode())
     return digest.hexdigest()

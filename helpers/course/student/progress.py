@@ -23,6 +23,7 @@ from typing import Any
 from helpers import settings
 from helpers.course import config
 from helpers.course.notebook.answer_text import written_answer
+from helpers.course.student.copies import copies_of
 from helpers.course.student.kernel import KIT_PACKAGE
 from helpers.files import atomic_write
 
@@ -234,14 +235,30 @@ def saved_row(copy: Path, reference: Path, kept: Mapping[str, Any]) -> Progress:
 
 
 def workspace_progress(work: Path | None = None, notebooks: Path | None = None) -> list[Progress]:
-    """The table's lines for every copy in the workspace whose release has exercises or
-    written questions, from the saved checks: nothing runs."""
+    """The table's lines, one per released notebook with exercises or written questions that the
+    workspace holds a copy of, from the saved checks: nothing runs. Where the workspace holds
+    several copies of a notebook (``copies.copies_of``: a second copy, a renamed one), the line
+    is the newest copy's, the one ``kit check`` checks."""
     work = work or settings.work_dir()
     notebooks = notebooks or config.NOTEBOOKS_DIR
     kept = read_checked(work)
-    rows = [saved_row(copy, notebooks / copy.name, kept) for copy in config.notebooks_in(work)
-            if (notebooks / copy.name).is_file()]
+    rows = [saved_row(found[0], released, kept) for released in config.notebooks_in(notebooks)
+            if work.is_dir() and (found := copies_of(released, work))]
     return [line for line in rows if line.exercises or line.answers]
+
+
+def copies_lines(work: Path | None = None, notebooks: Path | None = None) -> list[str]:
+    """One line per released notebook that the workspace holds under another name, or more than
+    once: which copy the table shows, and what to hand in."""
+    work = work or settings.work_dir()
+    notebooks = notebooks or config.NOTEBOOKS_DIR
+    lines = []
+    for released in config.notebooks_in(notebooks):
+        found = copies_of(released, work) if work.is_dir() else []
+        if found and (len(found) > 1 or found[0].name != released.name):
+            others = f" (also in {work.name}/: {', '.join(p.name for p in found[1:])})" if found[1:] else ""
+            lines.append(f"  {released.name}: the table shows {found[0].name}, the newest copy{others}")
+    return lines
 
 
 def _number(value: float) -> str:
@@ -276,11 +293,15 @@ def unanswered_lines(rows: Sequence[Progress]) -> list[str]:
             for row in rows if (missing := [a for a in row.answers if not a.answered])]
 
 
-def report(rows: Sequence[Progress]) -> str:
-    """The table, what its columns mean, and the written questions not answered yet."""
+def report(rows: Sequence[Progress], copies: Sequence[str] = ()) -> str:
+    """The table, what its columns mean, the ``copies`` lines (``copies_lines``) and the written
+    questions not answered yet."""
     lines = [table(rows), "", "points: of the exercises that pass the visible checks; answered: written "
              "answers given (marked by hand)."]
     missing = unanswered_lines(rows)
+    if copies:
+        lines += ["Notebooks under another name or held more than once (hand in yours under the released "
+                  "name):", *copies]
     if missing:
         lines += ["Written questions not answered yet (points in brackets):", *missing]
     elif any(row.answers for row in rows):

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import time
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import nbformat
 
 from helpers.course.config import NOTEBOOKS_DIR, backup_path, notebooks_in
 from helpers.course.notebook.release import edited_notice, edited_since_release
+from helpers.course.student.copies import copies_of
 from helpers.errors import KitError
 from helpers.settings import work_dir
 
@@ -34,37 +34,6 @@ BACKUPS = "backups"
 COPIED = "copied from notebooks/"
 YOURS = "yours"
 NEWER = "yours; a newer release is in notebooks/ (`kit work --update {number}` takes it, keeping yours)"
-
-
-#: What the lab, a browser or a file manager adds to a second copy's name: "01_naive_bayes (1)",
-#: "01_naive_bayes-Copy1", "01_naive_bayes copy".
-COPY_SUFFIX = re.compile(r"(?: ?\(\d+\)|-Copy\d+| copy(?: \d+)?)$", re.IGNORECASE)
-
-
-def copies_of(released: Path, work: Path) -> list[Path]:
-    """The student's copies of a released notebook in ``work``, newest first: its own name, a
-    name given to a second copy (``COPY_SUFFIX``), or any other name whose notebook holds the
-    release's exercise cells (a renamed copy keeps their ids)."""
-    exercise_ids = _exercise_cell_ids(released)
-    found = []
-    for path in sorted(Path(work).glob("*.ipynb")):
-        named = COPY_SUFFIX.sub("", path.stem) == released.stem
-        if named or (exercise_ids and exercise_ids & _cell_ids(path)):
-            found.append(path)
-    return sorted(found, key=lambda path: path.stat().st_mtime, reverse=True)
-
-
-def _exercise_cell_ids(released: Path) -> set[str]:
-    notebook = nbformat.read(released, as_version=4)
-    return {cell.id for cell in notebook.cells
-            if isinstance(cell.get("metadata", {}).get("kit"), dict) and "exercise" in cell.metadata.kit}
-
-
-def _cell_ids(path: Path) -> set[str]:
-    try:
-        return {cell.get("id") for cell in nbformat.read(path, as_version=4).cells} - {None}
-    except Exception:  # any unreadable file is no copy of ours
-        return set()
 
 
 def _digest(path: Path) -> str:
