@@ -55,6 +55,12 @@ from helpers.validation import (
 
 C_GRID = (0.001, 0.01, 0.1, 1.0)
 SVM_MAX_ITER = 10000  # enough for LinearSVC to converge on the kit's features
+#: The sub-folder of ``data/results/`` for the predictions of bag-of-words systems (``BowSystem``,
+#: ``FeatureChoice``). They call no BLAS routine (liblinear's solver, scipy's sparse products,
+#: numpy's element-wise maths), so they are the same whatever BLAS kernels and threads run
+#: (tests/test_evaluation.py compares them under another kernel); a test that must recompute every
+#: BLAS-dependent cache under other kernels may share this folder (tests/test_portability.py).
+BLAS_FREE = "bow"
 PREDICTION_COLUMNS = ["doc_id", "fold", "system", "prediction", "score", "correct", "C"]
 #: Cross-validated predictions also say which candidate setting a ``FeatureChoice`` chose in each
 #: fold (its position in ``candidates``; -1 for a system that chooses no features).
@@ -460,7 +466,7 @@ def _deployment_path(system: System, test: pd.DataFrame) -> Path:
                        "test": storage.content_digest(test, ["doc_id", "label", "text"])},
                       datasets=["movie_reviews"],
                       libraries=["numpy", "scipy", "scikit-learn", "nltk"])  # nltk: negation, stemming
-    return settings.data_dir() / "results" / f"{key}.csv"
+    return _results_path(system, key)
 
 
 def _read_deployed(path: Path, test: pd.DataFrame) -> pd.DataFrame | None:
@@ -500,7 +506,14 @@ def _cache_path(system: System, reviews: pd.DataFrame | None = None,
                        "folds": hashlib.sha256(folds.astype(np.int64).tobytes()).hexdigest()},
                       datasets=["movie_reviews"],
                       libraries=["numpy", "scipy", "scikit-learn", "nltk"])  # nltk: negation, stemming
-    return settings.data_dir() / "results" / f"{key}.csv"
+    return _results_path(system, key)
+
+
+def _results_path(system: System, key: str) -> Path:
+    """Where predictions keyed ``key`` of ``system`` are cached: ``data/results/``, or for a
+    bag-of-words system its sub-folder ``BLAS_FREE`` (see there)."""
+    folder = settings.data_dir() / "results"
+    return (folder / BLAS_FREE if isinstance(system, BowSystem | FeatureChoice) else folder) / f"{key}.csv"
 
 
 def _same_reviews(reviews: pd.DataFrame, ours: pd.DataFrame) -> bool:

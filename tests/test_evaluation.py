@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 
-from helpers import data, evaluation, storage, systems
+from helpers import data, evaluation, settings, storage, systems
 from helpers.cli import build_parser, main
 from helpers.errors import InputError, KitError
 from helpers.evaluation import BowSystem
@@ -109,7 +109,7 @@ def nb_results(corpora, tmp_path, monkeypatch):
         (folder / name).symlink_to(corpora / name)
     monkeypatch.setenv("KIT_DATA_DIR", str(folder))
     systems.predictions("nb", progress=False)
-    [cache] = (folder / "results").glob("*.csv")
+    [cache] = (folder / "results" / evaluation.BLAS_FREE).glob("*.csv")
     return cache
 
 
@@ -370,3 +370,43 @@ def test_cross_validate_needs_no_text_for_a_system_that_does_not_read_it(small_r
     assert len(found) == len(table)
     with pytest.raises(InputError, match="fold"):
         evaluation.cross_validate(Given("nb"), "given", reviews=table.drop(columns="fold"), progress=False)
+
+
+#: A bag-of-words system of every kind, each on a few hundred of the 2,000 reviews.
+_BOW_SCORES = """
+import json
+from helpers import data, evaluation, leakage
+from helpers.evaluation import BowSystem, FeatureChoice
+
+reviews = data.load_movie_reviews().iloc[::6].reset_index(drop=True)
+kinds = [BowSystem("nb"), BowSystem("nbsvm", ngram="uni+bi", binary=True),
+         BowSystem("svm", tfidf=True, Cs=(1.0, 10.0)),
+         FeatureChoice((BowSystem("svm", binary=True, Cs=(1e-3, 1e-2)),
+                        BowSystem("svm", tfidf=True, Cs=(1.0,))))]
+scores = [evaluation.cross_validate(s, reviews=reviews, use_cache=False, progress=False, n_jobs=1).score
+          for s in kinds]
+# the overlap engine: data/overlap/, and the held-out reviews in data/cache/ (leakage.near_copies)
+overlap = leakage.train_test_overlap(reviews.text[:250], reviews.text[250:], ngram=2, use_cache=False,
+                                     progress=False).similarity
+print(json.dumps({"scores": [[float(x).hex() for x in s] for s in [*scores, overlap]]}))
+"""
+
+
+def test_bag_of_words_predictions_and_overlaps_are_the_same_under_other_blas_kernels(corpora, tmp_path):
+    """What lets test_portability share evaluation.BLAS_FREE and the overlaps: bit for bit under
+    other kernels."""
+    import subprocess
+    import sys
+
+    from helpers.course.notebook.tolerances import Setting
+
+    runs = []
+    for setting in (Setting("Sandybridge", 1), Setting("Prescott", 2)):
+        env = setting.environ(settings.data_dir())
+        done = subprocess.run([sys.executable, "-c", _BOW_SCORES], env=env, capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1])["scores"])
+    here = json.loads(subprocess.run([sys.executable, "-c", _BOW_SCORES], capture_output=True, text=True,
+                                     timeout=600, check=True).stdout.strip().splitlines()[-1])["scores"]
+    assert runs[0] == here and runs[1] == here
