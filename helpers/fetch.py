@@ -493,7 +493,7 @@ def stamp(name: str) -> str:
 
     Only the stamp is read: whoever reads the extracted files calls ``require``, which checks them.
     """
-    path = settings.data_dir() / DATASETS[name].folder / STAMP
-    if not path.is_file():
+    found = fetched_stamp(name)
+    if found is None:
         require(name)  # raises the error that says to fetch it
-    return path.read_text().strip()
+    return found

@@ -95,21 +95,7 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         return self
 
     def _validated(self, X, y=None):
-        """``X`` (and ``y``) as scikit-learn validates them, its errors as one InputError;
-        counts must not be negative (their log-probabilities would be NaN)."""
-        try:
-            if y is None:
-                X = validate_data(self, X, accept_sparse="csr", reset=False)
-            else:
-                X, y = validate_data(self, X, y, accept_sparse="csr")
-        except (ValueError, TypeError) as err:
-            raise InputError(f"{err} (Naive Bayes takes a 2-D array or sparse matrix of counts "
-                             "X and one label per row y).") from None
-        smallest = (X.data if sp.issparse(X) else X).min(initial=0)
-        if smallest < 0:
-            raise InputError(f"X holds negative values ({smallest}): Naive Bayes needs counts or "
-                             "presence (>= 0).")
-        return X if y is None else (X, y)
+        return validated_counts(self, X, y, "Naive Bayes")
 
     def joint_log_likelihood(self, X) -> np.ndarray:
         """Return log P(c) + sum_w x_w log P(w | c) for each document and class.
@@ -146,3 +132,29 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
     def predict(self, X) -> np.ndarray:
         """Return the most probable class; ties (e.g. all -inf) go to the first class."""
         return self.classes_[np.argmax(self.joint_log_likelihood(X), axis=1)]
+
+
+def validated_counts(estimator: BaseEstimator, X, y=None, model: str = "Naive Bayes"):
+    """``X`` (and ``y``) as scikit-learn validates them for ``estimator``, its errors as one
+    InputError naming ``model``; counts must not be negative (an NB log-probability or log-count
+    ratio of them would be NaN). Fitting (``y`` given) records the number of features; predicting
+    checks it.
+
+    Raises
+    ------
+    InputError
+        ``X`` not a 2-D numeric array or sparse matrix (or with another number of features than
+        fitted), NaN, infinite or negative; ``y`` not one label per row.
+    """
+    try:
+        if y is None:
+            X = validate_data(estimator, X, accept_sparse="csr", reset=False)
+        else:
+            X, y = validate_data(estimator, X, y, accept_sparse="csr")
+    except (ValueError, TypeError) as err:
+        raise InputError(f"{err} ({model} takes a 2-D array or sparse matrix of counts or presence "
+                         "X and one label per row y).") from None
+    smallest = (X.data if sp.issparse(X) else X).min(initial=0)
+    if smallest < 0:
+        raise InputError(f"X holds negative values ({smallest}): {model} needs counts or presence (>= 0).")
+    return X if y is None else (X, y)

@@ -26,9 +26,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.svm import LinearSVC
 from sklearn.utils.multiclass import unique_labels
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from helpers.errors import InputError
+from helpers.naive_bayes import validated_counts
 from helpers.validation import check_number
 
 #: The paper's settings, the same for every data set.
@@ -72,11 +73,17 @@ def log_count_ratio(X, positive, alpha: float = ALPHA) -> np.ndarray:
         raise InputError("positive must hold one True/False per row of X.")
     if positive.all() or not positive.any():
         raise InputError("positive must mark documents of both classes.")
-    present = sp.csr_matrix(X, dtype=float)
-    present.data = (present.data > 0).astype(float)
+    present = _presence(X)
     p = alpha + np.asarray(present[positive].sum(axis=0)).ravel()
     q = alpha + np.asarray(present[~positive].sum(axis=0)).ravel()
     return np.log(p / p.sum()) - np.log(q / q.sum())
+
+
+def _presence(X) -> sp.csr_matrix:
+    """x̂: 1.0 where a feature occurs (> 0), as a sparse matrix."""
+    present = sp.csr_matrix(X, dtype=float)
+    present.data = (present.data > 0).astype(float)
+    return present
 
 
 class NBSVM(ClassifierMixin, BaseEstimator):
@@ -151,20 +158,7 @@ class NBSVM(ClassifierMixin, BaseEstimator):
 
     def _scaled(self, X) -> sp.csr_matrix:
         """r ∘ x̂: each present feature's value replaced by its log-count ratio."""
-        present = sp.csr_matrix(X, dtype=float)
-        present.data = (present.data > 0).astype(float)
-        return sp.csr_matrix(present.multiply(self.r_))
+        return sp.csr_matrix(_presence(X).multiply(self.r_))
 
     def _validated(self, X, y=None):
-        try:
-            if y is None:
-                X = validate_data(self, X, accept_sparse="csr", reset=False)
-            else:
-                X, y = validate_data(self, X, y, accept_sparse="csr")
-        except (ValueError, TypeError) as err:
-            raise InputError(f"{err} (NBSVM takes a 2-D array or sparse matrix of counts or presence "
-                             "X and one label per row y).") from None
-        smallest = (X.data if sp.issparse(X) else X).min(initial=0)
-        if smallest < 0:
-            raise InputError(f"X holds negative values ({smallest}): NBSVM needs counts or presence.")
-        return X if y is None else (X, y)
+        return validated_counts(self, X, y, "NBSVM")
