@@ -311,7 +311,8 @@ def _saved_progress() -> None:
 
     if not config.notebooks_in(settings.work_dir()):
         raise KitError(f"Your workspace {settings.work_dir()} has no notebooks yet; run `kit work`.")
-    print(progress.report(progress.workspace_progress(), progress.copies_lines()))
+    copies = progress.workspace_copies()
+    print(progress.report(progress.workspace_progress(copies=copies), progress.copies_lines(copies)))
     print("\nNothing ran: these are the verdicts each notebook's last check saved. `kit check NN` runs "
           "notebook NN's checks and says, per exercise, what fails and why; `kit check --run` runs "
           "every notebook changed since its last check.")

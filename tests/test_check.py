@@ -668,7 +668,7 @@ def test_second_and_renamed_copies_are_found_and_the_newest_is_checked(tmp_path,
     # kit check alone: the table's line is the newest copy's, and a line says which copy it shows
     [line] = progress.workspace_progress(work, notebooks)
     assert line.notebook == second.name
-    assert progress.copies_lines(work, notebooks) == [
+    assert progress.copies_lines(progress.workspace_copies(work, notebooks)) == [
         "  00_fixture.ipynb: the table shows 00_fixture (1).ipynb, the newest copy (also in work/: "
         "00_fixture.ipynb)"]
 

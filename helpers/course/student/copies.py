@@ -9,6 +9,7 @@ and nbformat's schema validator alone takes a second to import.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -22,13 +23,20 @@ def copies_of(released: Path, work: Path) -> list[Path]:
     """The student's copies of ``released`` in ``work``, newest first: its own name, a name given
     to a second copy (``COPY_SUFFIX``), or any other name whose notebook holds the release's
     exercise cells."""
-    exercise_ids = {cell.get("id") for cell in _cells(released) if "exercise" in _kit(cell)} - {None}
-    found = []
-    for path in sorted(Path(work).glob("*.ipynb")):
-        named = COPY_SUFFIX.sub("", path.stem) == released.stem
-        if named or (exercise_ids and exercise_ids & {cell.get("id") for cell in _cells(path)}):
-            found.append(path)
-    return sorted(found, key=lambda path: path.stat().st_mtime, reverse=True)
+    return copies_by_release([released], work)[released]
+
+
+def copies_by_release(releases: list[Path], work: Path) -> dict[Path, list[Path]]:
+    """``copies_of`` for every release at once, each notebook in ``work`` read at most once."""
+    notebooks = sorted(Path(work).glob("*.ipynb"))
+    cell_ids = functools.cache(lambda path: {cell.get("id") for cell in _cells(path)})
+    found = {}
+    for released in releases:
+        exercise_ids = {cell.get("id") for cell in _cells(released) if "exercise" in _kit(cell)} - {None}
+        mine = [path for path in notebooks if COPY_SUFFIX.sub("", path.stem) == released.stem
+                or (exercise_ids and exercise_ids & cell_ids(path))]
+        found[released] = sorted(mine, key=lambda path: path.stat().st_mtime, reverse=True)
+    return found
 
 
 def _cells(path: Path) -> list[dict]:

@@ -23,7 +23,7 @@ from typing import Any
 from helpers import settings
 from helpers.course import config
 from helpers.course.notebook.answer_text import written_answer
-from helpers.course.student.copies import copies_of
+from helpers.course.student.copies import copies_by_release
 from helpers.course.student.kernel import KIT_PACKAGE
 from helpers.files import atomic_write
 
@@ -234,29 +234,36 @@ def saved_row(copy: Path, reference: Path, kept: Mapping[str, Any]) -> Progress:
     return row(copy, reference, saved_verdicts(entry), saved_state(entry, fingerprint(copy, reference)))
 
 
-def workspace_progress(work: Path | None = None, notebooks: Path | None = None) -> list[Progress]:
-    """The table's lines, one per released notebook with exercises or written questions that the
-    workspace holds a copy of, from the saved checks: nothing runs. Where the workspace holds
-    several copies of a notebook (``copies.copies_of``: a second copy, a renamed one), the line
-    is the newest copy's, the one ``kit check`` checks."""
+def workspace_copies(work: Path | None = None, notebooks: Path | None = None) -> dict[Path, list[Path]]:
+    """Each released notebook the workspace holds a copy of, with its copies, newest first
+    (``copies.copies_by_release``: each notebook of the workspace read once)."""
     work = work or settings.work_dir()
     notebooks = notebooks or config.NOTEBOOKS_DIR
+    found = copies_by_release(config.notebooks_in(notebooks), work) if work.is_dir() else {}
+    return {released: mine for released, mine in found.items() if mine}
+
+
+def workspace_progress(work: Path | None = None, notebooks: Path | None = None,
+                       copies: Mapping[Path, Sequence[Path]] | None = None) -> list[Progress]:
+    """The table's lines, one per released notebook with exercises or written questions that the
+    workspace holds a copy of, from the saved checks: nothing runs. Where the workspace holds
+    several copies of a notebook (a second copy, a renamed one), the line is the newest copy's,
+    the one ``kit check`` checks. ``copies``: ``workspace_copies``'s answer, if already known."""
+    work = work or settings.work_dir()
+    copies = workspace_copies(work, notebooks) if copies is None else copies
     kept = read_checked(work)
-    rows = [saved_row(found[0], released, kept) for released in config.notebooks_in(notebooks)
-            if work.is_dir() and (found := copies_of(released, work))]
+    rows = [saved_row(mine[0], released, kept) for released, mine in copies.items()]
     return [line for line in rows if line.exercises or line.answers]
 
 
-def copies_lines(work: Path | None = None, notebooks: Path | None = None) -> list[str]:
-    """One line per released notebook that the workspace holds under another name, or more than
-    once: which copy the table shows, and what to hand in."""
-    work = work or settings.work_dir()
-    notebooks = notebooks or config.NOTEBOOKS_DIR
+def copies_lines(copies: Mapping[Path, Sequence[Path]]) -> list[str]:
+    """One line per released notebook in ``copies`` (``workspace_copies``) that the workspace
+    holds under another name, or more than once: which copy the table shows."""
     lines = []
-    for released in config.notebooks_in(notebooks):
-        found = copies_of(released, work) if work.is_dir() else []
-        if found and (len(found) > 1 or found[0].name != released.name):
-            others = f" (also in {work.name}/: {', '.join(p.name for p in found[1:])})" if found[1:] else ""
+    for released, found in copies.items():
+        if len(found) > 1 or found[0].name != released.name:
+            others = (f" (also in {found[0].parent.name}/: {', '.join(p.name for p in found[1:])})"
+                      if found[1:] else "")
             lines.append(f"  {released.name}: the table shows {found[0].name}, the newest copy{others}")
     return lines
 
