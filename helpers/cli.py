@@ -356,15 +356,13 @@ def _run_checks(names: list[str], timeout: float) -> None:
 def _copies_to_check(names: list[str]) -> list[tuple[Path, Path]]:
     """Each copy to check with its release: the ones ``names`` names, or every workspace copy
     of a released notebook; a notebook without exercises is left out (named, with a word)."""
-    from helpers.course.student import check
-    from helpers.course.student.copies import copies_of
+    from helpers.course.student import check, progress
 
     work = settings.work_dir()
     if names:
         copies = [check.working_copy(name) for name in names]
     else:  # each released notebook's newest copy; the student's own notebooks are not checked
-        copies = [mine[0] for released in config.notebooks_in(config.NOTEBOOKS_DIR)
-                  if work.is_dir() and (mine := copies_of(released, work))]
+        copies = [mine[0] for mine in progress.workspace_copies(work).values()]
     if not copies:
         raise KitError(f"Your workspace {work} has no notebooks yet; run `kit work`.")
     found = []
