@@ -55,6 +55,14 @@ from helpers.validation import (
 
 C_GRID = (0.001, 0.01, 0.1, 1.0)
 SVM_MAX_ITER = 10000  # enough for LinearSVC to converge on the kit's features
+#: LinearSVC's stopping tolerance (scikit-learn's default) for every model that predicts.
+SVM_TOL = 1e-4
+#: The tolerance of the inner CV's fits, which only rank the candidate Cs (liblinear's own default
+#: for its dual solvers is 0.1). On the kit's features it ranks them as ``SVM_TOL`` does (every
+#: choice of every system in every fold the same, asserted by benchmarks/bench_choice_tolerance.py)
+#: at about a ninth of the cost: large Cs on separable data converge slowly. The chosen C's model
+#: is refitted at ``SVM_TOL``, so the cached predictions do not depend on this value.
+CHOICE_TOL = 1e-2
 #: The sub-folder of ``data/results/`` for the predictions of bag-of-words systems (``BowSystem``,
 #: ``FeatureChoice``). They call no BLAS routine (liblinear's solver, scipy's sparse products,
 #: numpy's element-wise maths), so they are the same whatever BLAS kernels and threads run
@@ -264,7 +272,7 @@ class FeatureChoice:
         for i, (candidate, raw) in enumerate(zip(self.candidates, X.raw, strict=True)):
             built = [candidate.features(raw, inner_train, inner_test) for inner_train, inner_test in splits]
             for C in candidate.Cs:
-                scores = [np.mean(make_svm(C).fit(X_in, y[inner_train]).predict(X_out) == y[inner_test])
+                scores = [np.mean(make_svm(C, CHOICE_TOL).fit(X_in, y[inner_train]).predict(X_out) == y[inner_test])
                           for (X_in, X_out), (inner_train, inner_test) in zip(built, splits, strict=True)]
                 rows.append({"candidate": i, "C": float(C), "accuracy": float(np.mean(scores))})
         return pd.DataFrame(rows)
@@ -280,9 +288,13 @@ class FeatureChoice:
         return _Chosen(make_svm(best.C).fit(X.built[chosen], y), chosen), float(best.C)
 
 
-def make_svm(C: float = 1.0) -> LinearSVC:
-    """The kit's linear SVM with penalty ``C`` (seeded, iterations enough to converge)."""
-    return LinearSVC(C=C, random_state=0, max_iter=SVM_MAX_ITER)
+def make_svm(C: float = 1.0, tol: float = SVM_TOL) -> LinearSVC:
+    """The kit's linear SVM with penalty ``C`` (seeded, iterations enough to converge).
+
+    ``tol`` is the solver's stopping tolerance: ``SVM_TOL`` for a model that predicts,
+    ``CHOICE_TOL`` for the inner CV's fits, which only rank the candidate Cs.
+    """
+    return LinearSVC(C=C, tol=tol, random_state=0, max_iter=SVM_MAX_ITER)
 
 
 def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
@@ -291,13 +303,16 @@ def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
     The inner folds are round-robin (row i goes to fold i % inner_folds), as the outer folds
     are: each takes every k-th training row, so both classes are balanced in every group.
 
+    The inner fits stop at ``CHOICE_TOL`` (they only rank the Cs); the returned model at
+    ``SVM_TOL``.
+
     Returns
     -------
     (LinearSVC, float)
         The model refitted on all of (X, y) with the chosen C, and that C.
     """
-    search = _inner_search(X, y, Cs, inner_folds, refit=True)
-    return search.best_estimator_, float(search.best_params_["C"])
+    C = float(_inner_search(X, y, Cs, inner_folds).best_params_["C"])
+    return make_svm(C).fit(X, y), C
 
 
 def inner_cv_accuracy(X, y, Cs, inner_folds: int = 3) -> np.ndarray:
@@ -335,13 +350,12 @@ def inner_cv_accuracy(X, y, Cs, inner_folds: int = 3) -> np.ndarray:
     if not Cs:
         raise InputError("Cs must hold at least one candidate C.")
     check_int(inner_folds, "inner_folds", minimum=2, maximum=X.shape[0])
-    search = _inner_search(X, labels, Cs, inner_folds, refit=False)
-    return search.cv_results_["mean_test_score"]
+    return _inner_search(X, labels, Cs, inner_folds).cv_results_["mean_test_score"]
 
 
-def _inner_search(X, y, Cs, inner_folds: int, refit: bool) -> GridSearchCV:
+def _inner_search(X, y, Cs, inner_folds: int) -> GridSearchCV:
     inner = PredefinedSplit(np.arange(X.shape[0]) % inner_folds)
-    return GridSearchCV(make_svm(), {"C": list(Cs)}, cv=inner, refit=refit).fit(X, y)
+    return GridSearchCV(make_svm(tol=CHOICE_TOL), {"C": list(Cs)}, cv=inner, refit=False).fit(X, y)
 
 
 def ngram_counts(reviews: pd.DataFrame, ngram: str, stemming: bool, negation: bool = False) -> sp.csr_matrix:

@@ -236,11 +236,14 @@ def test_inner_cv_accuracy_is_what_fit_svm_chooses_from(small_reviews):
     accuracy = evaluation.inner_cv_accuracy(X, y, grid, inner_folds=3)
     group = np.arange(len(y)) % 3
     held_out = [(X[group != g], y[group != g], X[group == g], y[group == g]) for g in range(3)]
-    by_hand = [np.mean([np.mean(evaluation.make_svm(C).fit(X_in, y_in).predict(X_out) == y_out)
-                        for X_in, y_in, X_out, y_out in held_out]) for C in grid]
+    by_hand = [np.mean([np.mean(evaluation.make_svm(C, evaluation.CHOICE_TOL).fit(X_in, y_in).predict(X_out)
+                                == y_out) for X_in, y_in, X_out, y_out in held_out]) for C in grid]
     assert np.allclose(accuracy, by_hand, rtol=0, atol=1e-12)
-    _, chosen = evaluation.fit_svm(X, y, grid, inner_folds=3)
+    model, chosen = evaluation.fit_svm(X, y, grid, inner_folds=3)
     assert accuracy[grid.index(chosen)] == accuracy.max()
+    # the inner fits only rank the Cs; the model returned is fitted at the strict tolerance
+    assert model.tol == evaluation.SVM_TOL < evaluation.CHOICE_TOL
+    assert np.array_equal(model.coef_, evaluation.make_svm(chosen).fit(X, y).coef_)
 
 
 @pytest.mark.parametrize(("change", "message"), [

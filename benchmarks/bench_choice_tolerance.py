@@ -1,0 +1,94 @@
+"""The inner CV's stopping tolerance: the same choices of C at a fraction of the cost.
+
+Every SVM system of the kit chooses C (and ``svm-bow`` its features) by inner CV on the training
+folds, and only the ranking of the candidates matters there: the chosen C's model is refitted
+at the strict tolerance. The kit stops the inner fits at ``evaluation.CHOICE_TOL`` (1e-2); the
+contender ``strict`` runs the same code with the inner fits at ``evaluation.SVM_TOL`` (1e-4,
+scikit-learn's default). Both choose, for each system and each outer fold given, from the same
+training-fold features (built once, not timed); their choices (candidate and C per system and
+fold) are asserted equal on every call. ``--repeats`` alternated rounds (strict, kit, kit,
+strict, ...), one process, one core; wall time per contender and ``RESULT`` lines.
+
+    python benchmarks/bench_choice_tolerance.py [--folds 0 1 ...] [--repeats 5]
+
+Systems: the five settings of ``systems.SVM_FEATURES`` and ``svm-bow`` (the choice among
+them). The default, fold 0 only, takes about 10 minutes on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+import measure
+from cost import MIN_REPEATS, summary_line
+
+
+def training_features(folds: list[int]) -> dict[tuple[str, int], tuple[object, object, np.ndarray]]:
+    """(system, outer fold) -> (system, its training-fold features, their labels)."""
+    from helpers import data, systems
+
+    reviews = data.load_movie_reviews()
+    labels = reviews.label.to_numpy()
+    named = {**systems.SVM_FEATURES, "svm-bow": systems.system("svm-bow")}
+    found = {}
+    for name, system in named.items():
+        matrix = system.represent(reviews)
+        for fold in folds:
+            train, test = np.flatnonzero(reviews.fold != fold), np.flatnonzero(reviews.fold == fold)
+            found[(name, fold)] = (system, system.features(matrix, train, test)[0], labels[train])
+    return found
+
+
+def choices(features: dict, tol: float) -> dict[tuple[str, int], tuple[int, float]]:
+    """Each (system, fold)'s choice, (candidate position or -1, C), with the inner fits at ``tol``."""
+    from helpers import evaluation
+
+    kept, evaluation.CHOICE_TOL = evaluation.CHOICE_TOL, tol
+    try:
+        found = {}
+        for key, (system, X, y) in features.items():
+            if isinstance(system, evaluation.FeatureChoice):
+                scores = system.inner_scores(X, y)
+                best = scores.sort_values(["accuracy", "candidate", "C"], ascending=[False, True, True]).iloc[0]
+                found[key] = (int(best.candidate), float(best.C))
+            else:
+                search = evaluation._inner_search(X, y, system.Cs, system.inner_folds)
+                found[key] = (-1, float(search.best_params_["C"]))
+        return found
+    finally:
+        evaluation.CHOICE_TOL = kept
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--folds", type=int, nargs="+", default=[0], choices=range(10))
+    parser.add_argument("--repeats", type=int, default=MIN_REPEATS)
+    args = parser.parse_args()
+
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from helpers import evaluation
+
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    features = training_features(args.folds)
+    contenders = {"strict": lambda: choices(features, evaluation.SVM_TOL),
+                  "kit": lambda: choices(features, evaluation.CHOICE_TOL)}
+    timed = measure.alternate(contenders, repeats=args.repeats, warmup=0)
+    strict, kit = timed["strict"].output, timed["kit"].output
+    assert kit == strict, {key: (kit[key], strict[key]) for key in kit if kit[key] != strict[key]}
+    for (name, fold), (candidate, C) in sorted(kit.items()):
+        chosen = f"candidate {candidate}, " if candidate >= 0 else ""
+        print(f"{name:<18} fold {fold}: {chosen}C = {C:g} (both tolerances)")
+    print(summary_line({"name": "choice-tolerance", "folds": ",".join(map(str, args.folds)),
+                        "kit_s": f"{timed['kit'].median:.2f}", "kit_iqr_s": f"{timed['kit'].iqr:.2f}",
+                        "peer": "strict", "peer_s": f"{timed['strict'].median:.2f}",
+                        "peer_iqr_s": f"{timed['strict'].iqr:.2f}",
+                        "ratio": f"{timed['strict'].median / timed['kit'].median:.2f}", "equal": "yes"}))
+
+
+if __name__ == "__main__":
+    main()
