@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
 import measure
+import numpy as np
 from cost import MIN_REPEATS, summary_line
 
 
@@ -50,12 +49,9 @@ def choices(features: dict, tol: float) -> dict[tuple[str, int], tuple[int, floa
         found = {}
         for key, (system, X, y) in features.items():
             if isinstance(system, evaluation.FeatureChoice):
-                scores = system.inner_scores(X, y)
-                best = scores.sort_values(["accuracy", "candidate", "C"], ascending=[False, True, True]).iloc[0]
-                found[key] = (int(best.candidate), float(best.C))
+                found[key] = system.choose(X, y)
             else:
-                search = evaluation._inner_search(X, y, system.Cs, system.inner_folds)
-                found[key] = (-1, float(search.best_params_["C"]))
+                found[key] = (-1, evaluation.best_C(X, y, system.Cs, system.inner_folds))
         return found
     finally:
         evaluation.CHOICE_TOL = kept

@@ -7,7 +7,7 @@ product, what ``cosine_similarity`` runs after normalising both sides, which per
 normalise all the training rows again), single-threaded, keeping each row's maximum and its
 first argmax. It computes the same thing in the same float32 arithmetic, so its results must
 be, and are asserted to be, bit-identical to the kit's (similarities and nearest training
-rows, every run). The kit (``helpers.leakage.train_test_overlap``, no cache, one thread)
+rows, every run). The kit (``helpers.overlap.train_test_overlap``, no cache, one thread)
 counts n-grams exactly without building n-gram strings and runs scikit-learn's sparse product
 into one reused buffer (see ``helpers/leakage.py``).
 
@@ -42,7 +42,7 @@ def reviews(n_train: int, n_test: int) -> tuple[list[str], list[str]]:
 
 
 def kit(train: list[str], test: list[str], ngram: int):
-    from helpers.leakage import train_test_overlap
+    from helpers.overlap import train_test_overlap
 
     found = train_test_overlap(train, test, ngram, progress=False, use_cache=False)
     return found.similarity.to_numpy(), found.train_index.to_numpy()

@@ -18,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from helpers import fetch, settings
+from helpers import fetch, log, settings
 from helpers.course import config, stops
 from helpers.course.arguments import positive_float, positive_int
 from helpers.course.safe_text import printable
@@ -550,6 +550,11 @@ def build_parser() -> argparse.ArgumentParser:
     description = STUDENT_DESCRIPTION if student else __doc__.splitlines()[0].replace("``", "`")
     parser = (StudentCopyParser if student else argparse.ArgumentParser)(prog="kit", description=description)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    talk = parser.add_mutually_exclusive_group()
+    talk.add_argument("-q", "--quiet", action="store_const", dest="log_level", const=log.QUIET,
+                      default=log.NORMAL, help="on stderr, warnings only (not what the kit is doing)")
+    talk.add_argument("-v", "--verbose", action="store_const", dest="log_level", const=log.VERBOSE,
+                      help="on stderr, every diagnostic")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=argparse.ArgumentParser)
     if student:
         sub = StudentCommands(sub)
@@ -703,6 +708,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the ``kit`` command line; return the exit status."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
+    log.set_level(args.log_level)
     if args.command == "lab":
         args.jupyter_args = extra
     elif extra:

@@ -59,7 +59,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from helpers import leakage
+from helpers import overlap
 from helpers.errors import InputError
 from helpers.validation import check_int, check_labels, check_same_length, check_table, check_texts
 
@@ -258,12 +258,12 @@ def critic_table(reviews: pd.DataFrame) -> pd.DataFrame:
             .reset_index(drop=True))
 
 
-def critic_disjoint_folds(reviews: pd.DataFrame, n_folds: int = leakage.N_FOLDS) -> np.ndarray:
+def critic_disjoint_folds(reviews: pd.DataFrame, n_folds: int = overlap.N_FOLDS) -> np.ndarray:
     """The reviews' folds with every signed critic's reviews in one fold, classes balanced.
 
     A review stays in its fold (``reviews.fold``, the kit's round-robin folds with near
     copies together) unless a signed critic wrote it. Each critic's reviews, with their near
-    copies (``leakage.similarity_groups`` at ``leakage.NEAR_DUPLICATE``; a copy signed by no
+    copies (``overlap.similarity_groups`` at ``overlap.NEAR_DUPLICATE``; a copy signed by no
     one, or by another name, joins the group), move together into one fold. The groups are
     placed largest first, each into the fold where the squared distance of the fold's count of
     each class from its share (``class size / n_folds``), summed over classes and folds, grows
@@ -299,7 +299,7 @@ def critic_disjoint_folds(reviews: pd.DataFrame, n_folds: int = leakage.N_FOLDS)
         raise InputError(f"reviews.fold must hold whole numbers from 0 to n_folds - 1 = {n_folds - 1}.")
     texts = check_texts(reviews.text, "reviews.text")
     critic = signed_critic(texts)
-    groups = _joined(critic.to_numpy(), leakage.similarity_groups(texts))
+    groups = _joined(critic.to_numpy(), overlap.similarity_groups(texts))
     labels = pd.Categorical(reviews.label.astype(str))
     moving = np.isin(groups, groups[critic.notna().to_numpy()])
     counts = np.zeros((n_folds, len(labels.categories)))

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from helpers import leakage, settings, storage
+from helpers import overlap, settings, storage
 from helpers.fetch import require
 from helpers.text import HTML_BREAK
 from helpers.validation import check_choice, check_int, check_table, check_texts
@@ -45,7 +45,7 @@ def load_movie_reviews() -> pd.DataFrame:
         for path in sorted((root / label).glob("*.txt")):
             cv = int(path.stem[2:5])
             text = " ".join(path.read_text(encoding="utf-8").split())
-            rows.append((path.stem, cv, cv % leakage.N_FOLDS, label, text))
+            rows.append((path.stem, cv, cv % overlap.N_FOLDS, label, text))
     reviews = pd.DataFrame(rows, columns=["doc_id", "cv", "fold", "label", "text"])
     return reviews.assign(fold=fold_of_copies(reviews))
 
@@ -53,10 +53,10 @@ def load_movie_reviews() -> pd.DataFrame:
 def fold_of_copies(reviews: pd.DataFrame) -> np.ndarray:
     """The reviews' round-robin folds with every group of near-duplicates in one fold.
 
-    The 2,000 reviews hold 8 pairs of near-duplicates (``helpers.leakage.NEAR_DUPLICATE``):
+    The 2,000 reviews hold 8 pairs of near-duplicates (``helpers.overlap.NEAR_DUPLICATE``):
     the same review under two file names, whose ``cv % 10`` folds differ. Left apart, each
     copy would be tested by a model trained on the other. The later copy moves to the fold
-    of the first (``helpers.leakage.grouped_folds``), so folds hold 198 to 202 reviews.
+    of the first (``helpers.overlap.grouped_folds``), so folds hold 198 to 202 reviews.
 
     Parameters
     ----------
@@ -75,13 +75,13 @@ def fold_of_copies(reviews: pd.DataFrame) -> np.ndarray:
     """
     check_table(reviews, "reviews", ("fold", "text"))
     texts = tuple(check_texts(reviews.text, "reviews.text"))
-    return leakage.grouped_folds(reviews.fold.to_numpy(), _groups(texts))
+    return overlap.grouped_folds(reviews.fold.to_numpy(), _groups(texts))
 
 
 @cache
 def _groups(texts: tuple[str, ...]) -> np.ndarray:
     """``similarity_groups`` once per process: notebooks load the reviews many times."""
-    return leakage.similarity_groups(list(texts))
+    return overlap.similarity_groups(list(texts))
 
 
 IMDB_SPLITS = ("train", "test", "unsup")

@@ -41,7 +41,7 @@ from joblib import Parallel, delayed
 from sklearn.preprocessing import StandardScaler
 from tqdm import tqdm
 
-from helpers import data, leakage, settings, storage
+from helpers import data, overlap, settings, storage
 from helpers.errors import InputError, KitError
 from helpers.evaluation import C_GRID, Classifier, fit_svm
 from helpers.text import tokenize
@@ -140,7 +140,7 @@ class Doc2VecConfig:
 
 
 def _hold_out_parameters() -> dict:
-    return {"hold_out": HOLD_OUT_RULE, "threshold": leakage.NEAR_DUPLICATE}
+    return {"hold_out": HOLD_OUT_RULE, "threshold": overlap.NEAR_DUPLICATE}
 
 
 def reference_hashing() -> bool:
@@ -206,7 +206,7 @@ def held_out_reviews(progress: bool = True) -> pd.DataFrame:
         ``doc_id`` and ``reason``: ``"deployment film"`` (a review of a film that a deployment
         review is about, the deployment reviews themselves included), else ``"near copy of a
         deployment review"`` or ``"near copy of one of the 2,000 reviews"`` (unigram cosine at
-        least ``leakage.NEAR_DUPLICATE``). Computed once (about a minute) and cached.
+        least ``overlap.NEAR_DUPLICATE``). Computed once (about a minute) and cached.
     """
     key = _hash({"artefact": "held out", **_hold_out_parameters()})
     path = settings.data_dir() / "cache" / f"held_out_{key}.csv"
@@ -221,9 +221,9 @@ def _held_out_reviews(progress: bool) -> pd.DataFrame:
     reasons = [
         ("deployment film", imdb.movie_id.isin(set(deployment.movie_id)).to_numpy()),
         ("near copy of a deployment review",
-         leakage.near_copies(imdb.text.tolist(), deployment.text.tolist(), progress=progress)),
+         overlap.near_copies(imdb.text.tolist(), deployment.text.tolist(), progress=progress)),
         ("near copy of one of the 2,000 reviews",
-         leakage.near_copies(imdb.text.tolist(), data.load_movie_reviews().text.tolist(), progress=progress)),
+         overlap.near_copies(imdb.text.tolist(), data.load_movie_reviews().text.tolist(), progress=progress)),
     ]
     reason = pd.Series(pd.NA, index=imdb.index, dtype="object")
     for name, found in reversed(reasons):  # the first rule that applies names the reason

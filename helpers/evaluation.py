@@ -272,20 +272,26 @@ class FeatureChoice:
         for i, (candidate, raw) in enumerate(zip(self.candidates, X.raw, strict=True)):
             built = [candidate.features(raw, inner_train, inner_test) for inner_train, inner_test in splits]
             for C in candidate.Cs:
-                scores = [np.mean(make_svm(C, CHOICE_TOL).fit(X_in, y[inner_train]).predict(X_out) == y[inner_test])
+                svm = make_svm(C, CHOICE_TOL)
+                scores = [np.mean(svm.fit(X_in, y[inner_train]).predict(X_out) == y[inner_test])
                           for (X_in, X_out), (inner_train, inner_test) in zip(built, splits, strict=True)]
                 rows.append({"candidate": i, "C": float(C), "accuracy": float(np.mean(scores))})
         return pd.DataFrame(rows)
+
+    def choose(self, X: _Candidates, y: np.ndarray) -> tuple[int, float]:
+        """The (candidate position, C) of the best inner-CV accuracy: the first candidate, then
+        the smallest C, on a tie."""
+        scores = self.inner_scores(X, y)
+        best = scores.sort_values(["accuracy", "candidate", "C"], ascending=[False, True, True]).iloc[0]
+        return int(best.candidate), float(best.C)
 
     def fit_tuned(self, X: _Candidates, y: np.ndarray) -> tuple[Classifier, float]:
         """The best candidate's SVM, with its C, refitted on all training rows; and that C.
 
         The fitted model's ``candidate`` is the chosen candidate's position.
         """
-        scores = self.inner_scores(X, y)
-        best = scores.sort_values(["accuracy", "candidate", "C"], ascending=[False, True, True]).iloc[0]
-        chosen = int(best.candidate)
-        return _Chosen(make_svm(best.C).fit(X.built[chosen], y), chosen), float(best.C)
+        chosen, C = self.choose(X, y)
+        return _Chosen(make_svm(C).fit(X.built[chosen], y), chosen), C
 
 
 def make_svm(C: float = 1.0, tol: float = SVM_TOL) -> LinearSVC:
@@ -311,8 +317,18 @@ def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
     (LinearSVC, float)
         The model refitted on all of (X, y) with the chosen C, and that C.
     """
-    C = float(_inner_search(X, y, Cs, inner_folds).best_params_["C"])
+    C = best_C(X, y, Cs, inner_folds)
     return make_svm(C).fit(X, y), C
+
+
+def best_C(X, y, Cs, inner_folds: int = 3) -> float:
+    """The C that ``fit_svm`` chooses: the first of the best mean inner-CV accuracy
+    (``inner_cv_accuracy``, its fits stopped at ``CHOICE_TOL``).
+
+    Parameters and errors are ``inner_cv_accuracy``'s.
+    """
+    Cs = list(Cs)
+    return float(Cs[int(np.argmax(inner_cv_accuracy(X, y, Cs, inner_folds)))])
 
 
 def inner_cv_accuracy(X, y, Cs, inner_folds: int = 3) -> np.ndarray:

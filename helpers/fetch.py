@@ -34,7 +34,8 @@ from tqdm import tqdm
 
 from helpers import settings
 from helpers.errors import KitError
-from helpers.files import CHUNK, file_lock, say, set_aside, sha256sum
+from helpers.files import CHUNK, file_lock, set_aside, sha256sum
+from helpers.log import LOGGER
 
 STAMP = ".kit-verified"
 #: The extracted files, one per line: path (relative, "/"), size, mtime in ns, sha256.
@@ -206,7 +207,7 @@ def _fetch_checked(ds: Dataset, root: Path, source: Path | None, progress: bool,
         changed = changed_files(root / ds.folder, full=verify)
         if not changed:
             return PRESENT
-        say(f"{ds.name}: {describe_changes(changed)}; extracting it again.")
+        LOGGER.info(f"{ds.name}: {describe_changes(changed)}; extracting it again.")
     obtained = _fetch_one(ds, root, source, progress)
     size = (root / ds.archive).stat().st_size / 2**20
     return (f"fetched from {origin(ds, source)}, {size:,.1f} MiB, verified"

@@ -9,13 +9,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 
-from tqdm import tqdm
+from helpers.log import LOGGER
 
 try:
     import fcntl
@@ -88,11 +87,6 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
         Path(tmp_name).unlink(missing_ok=True)
 
 
-def say(line: str) -> None:
-    """Tell the user one line on stderr, between progress bars' lines."""
-    tqdm.write(line, file=sys.stderr)
-
-
 def set_aside(path: Path, why: str, then: str = "computed again") -> Path | None:
     """Rename a bad file to ``<name>.corrupt-<timestamp>`` (kept, never read); say so in one line.
 
@@ -102,7 +96,7 @@ def set_aside(path: Path, why: str, then: str = "computed again") -> Path | None
     try:
         path.rename(aside)
     except OSError:
-        say(f"{path} {why}; it is not used (its folder is read-only, so it stays there).")
+        LOGGER.warning(f"{path} {why}; it is not used (its folder is read-only, so it stays there).")
         return None
-    say(f"{path.name} {why}; set aside as {aside.name}, and {then}.")
+    LOGGER.warning(f"{path.name} {why}; set aside as {aside.name}, and {then}.")
     return aside

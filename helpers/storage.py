@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from helpers import fetch
 from helpers.errors import InputError
-from helpers.files import atomic_write, file_lock, say, set_aside, sha256sum
+from helpers.files import atomic_write, file_lock, set_aside, sha256sum
+from helpers.log import LOGGER
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -203,7 +204,7 @@ def store(path: Path, write: Callable[[Path], None]) -> bool:
     except OSError as err:
         if os.environ.get(STRICT_CACHE_ENV):
             raise
-        say(f"{path.name} was computed but not kept as a cache ({err.strerror or err}).")
+        LOGGER.warning(f"{path.name} was computed but not kept as a cache ({err.strerror or err}).")
         return False
     return True
 

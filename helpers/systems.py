@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from helpers import data, embeddings, evaluation, leaderboard
-from helpers.errors import InputError
+from helpers.errors import InputError, KitError
 from helpers.evaluation import BowSystem, FeatureChoice, System
 from helpers.validation import check_choice
 
@@ -85,7 +85,7 @@ def system(name: str, profile: str | None = None) -> System:
     if name == "svm-doc2vec":
         return embeddings.Doc2VecSystem((embeddings.config_for(profile),),
                                         workers=embeddings.workers_for(profile))
-    raise AssertionError(f"NAMES lists {name!r}, which system() does not make")
+    raise KitError(f"systems.NAMES lists {name!r}, which systems.system() does not make: add it there.")
 
 
 def predictions(name: str, profile: str | None = None, progress: bool = True) -> pd.DataFrame:

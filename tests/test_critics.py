@@ -174,7 +174,7 @@ def test_critic_disjoint_folds_on_the_corpus(reviews):
     assert not critic_in_training(found, folds).any()
     assert critic_in_training(found, reviews.fold.to_numpy()).sum() == 105
     # only signed reviews (and near copies of them) move; every near copy stays with its twin
-    copies = critics.leakage.similarity_groups(reviews.text)
+    copies = critics.overlap.similarity_groups(reviews.text)
     moved = folds != reviews.fold.to_numpy()
     signed_or_copy = np.isin(copies, copies[found.notna().to_numpy()])
     assert set(np.flatnonzero(moved)) <= set(np.flatnonzero(signed_or_copy))

@@ -90,8 +90,8 @@ def test_html_escapes_everything_a_student_wrote():
     rec = stored()
     rec["file"] = f"{HOSTILE}.ipynb"
     rec["note"] = HOSTILE
-    rec["exercises"][1].update(got=HOSTILE, traceback=f"{TRACEBACK}\n{HOSTILE}", error=HOSTILE,
-                               check=HOSTILE)
+    rec["exercises"][1].update(got=HOSTILE, traceback=f"{TRACEBACK}\n{HOSTILE}", reason=HOSTILE,
+                               where=HOSTILE)
     page = feedback.render_html(Record.from_json(rec))
     assert "<script" not in page.lower()
     assert page.count("&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;") == 6
@@ -112,7 +112,7 @@ def test_markdown_fences_hold_any_backticks():
 def test_markdown_escapes_html_and_links_outside_fences():
     rec = stored()
     rec["note"] = "<b>bold</b> [link](http://x)"
-    rec["exercises"][1]["error"] = "Error with `ticks` and <i>"
+    rec["exercises"][1]["reason"] = "Error with `ticks` and <i>"
     markdown = feedback.render_markdown(Record.from_json(rec))
     assert "Note: \\<b\\>bold\\</b\\> \\[link\\](http://x)" in markdown
     assert "Error: ``Error with `ticks` and <i>``" in markdown

@@ -13,7 +13,7 @@ from helpers import owned
 from helpers.course.classroom import gradebook, layout
 from helpers.course.classroom.gradebook import GRADES_COLUMNS
 from helpers.course.classroom.record import RECORD_VERSION, Record
-from helpers.course.engine.verdict import Problem
+from helpers.course.engine.verdict import Problem, Status, Verdict
 from helpers.errors import KitError
 
 SOLUTION_SHA = "5" * 64
@@ -22,13 +22,13 @@ ERRORS = {"passed": "", "failed": "AssertionError: the check failed",
 
 
 def make_exercise(exercise: str = "1.1", status: str = "passed", points: float = 1.0,
-                  **changes) -> dict:
-    """One exercise of a record, as the grading engine writes it (its JSON)."""
-    exercise = {"exercise": exercise, "title": f"Exercise {exercise}", "points": points, "partial": 0.0,
-                "passed": status == "passed", "status": status, "error": ERRORS[status],
-                "check": "", "hidden": False, "expected": "", "got": "", "traceback": "",
-                "flags": "", "stopped": False}
-    return {**exercise, **changes}
+                  error: str | None = None, flags: str = "", check: str = "", **changes) -> dict:
+    """One exercise of a record, as the grading engine writes it (``Verdict.record``); ``check``
+    is the heading of its failing check (its first)."""
+    verdict = Verdict(exercise, Status(status), reason=ERRORS[status] if error is None else error,
+                      title=f"Exercise {exercise}", points=points, flags=(flags,) if flags else (),
+                      where=check, position=1 if check else None)
+    return {**verdict.record(), **changes}
 
 
 def record_json(student: str = "alice", notebook: str = "01_naive_bayes",

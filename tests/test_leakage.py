@@ -14,16 +14,12 @@ from sklearn.preprocessing import normalize
 from helpers import data
 from helpers.errors import InputError, KitError
 from helpers.leakage import (
-    _count_vectors,
-    _Words,
     binned_accuracy,
-    fold_overlap,
-    near_copies,
     overlap_effect,
     overlap_free_folds,
     threshold_groups,
-    train_test_overlap,
 )
+from helpers.overlap import _count_vectors, _Words, fold_overlap, near_copies, train_test_overlap
 from helpers.significance import bin_codes
 
 

@@ -57,6 +57,3 @@ def test_a_verdict_s_note_is_shown_and_kept_in_its_record():
     entry = verdict.record()
     assert Verdict.from_record(entry).note == verdict.note
     record._check_exercise("exercise 0.1", entry)
-    old = {k: v for k, v in entry.items() if k != "note"}  # a record written before notes
-    record._check_exercise("exercise 0.1", old)
-    assert Verdict.from_record(old).note == ""

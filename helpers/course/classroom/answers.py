@@ -21,7 +21,6 @@ for their feedback.
 from __future__ import annotations
 
 import html
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +37,7 @@ from helpers.course.notebook.cells import answer_cells, answer_id, answer_points
 from helpers.course.notebook.release import released_answer
 from helpers.course.safe_text import printable
 from helpers.errors import KitError
+from helpers.log import LOGGER
 from helpers.owned import write_owned
 
 SHEET_COLUMNS = ["student", "question", "prompt", "answer", "max_points", "points", "comment"]
@@ -264,8 +264,9 @@ def written_marks(submissions_dir: Path) -> pd.DataFrame:
 def _warn_if_newer(stamped: Path, counted: Path) -> None:
     """Say that marks typed into a newer stamped sheet are not counted (only ``counted``'s are)."""
     if counted.is_file() and stamped.stat().st_mtime > counted.stat().st_mtime:
-        print(f"{stamped.name} is newer than {counted.name}, whose points are the ones counted: copy its new "
-              f"answers' points into {counted.name} (or replace it with {stamped.name}).", file=sys.stderr)
+        LOGGER.warning(f"{stamped.name} is newer than {counted.name}, whose points are the ones counted: "
+                       f"copy its new answers' points into {counted.name} (or replace it with "
+                       f"{stamped.name}).")
 
 
 def _number(path: Path, row, column: str, most: float | None = None) -> float:

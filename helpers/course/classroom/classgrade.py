@@ -49,6 +49,7 @@ from helpers.course.notebook.cells import exercise_id, exercises
 from helpers.course.notebook.release import release_notebook
 from helpers.course.safe_text import printable
 from helpers.errors import KitError
+from helpers.log import LOGGER
 
 #: Where ``prepare`` records which solutions it graded (in the data folder, beside the caches).
 PREPARED_FILE = Path("grading") / "prepared.json"
@@ -353,8 +354,7 @@ def prepare(solutions_dir: Path = config.SOLUTIONS_DIR, notebooks: list[str] | N
         digest = sha256_of(path)
         if not exercises(solution) or (done.get(path.stem, {}).get("sha256") == digest and not force):
             continue
-        print(f"kit grade: preparing {path.stem} (its solution builds the shared caches) ...",
-              file=sys.stderr, flush=True)
+        LOGGER.info(f"kit grade: preparing {path.stem} (its solution builds the shared caches) ...")
         reference = release_notebook(solution, path.stem, hidden=True)
         started = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="kit-prepare-") as scratch, _strict_caches():
@@ -487,7 +487,7 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
     submissions_dir, solutions_dir = Path(submissions_dir).resolve(), Path(solutions_dir).resolve()
     students = students_in(submissions_dir, student)
     for line in odd_folders(submissions_dir) if student is None else ():
-        print(line, file=sys.stderr)
+        LOGGER.warning(line)
     solutions = config.notebooks_in(solutions_dir, [notebook] if notebook else None)
     if not solutions:
         raise KitError(f"No solution notebook {notebook or 'NN'}_*.ipynb in {solutions_dir}.")

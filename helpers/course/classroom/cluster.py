@@ -40,7 +40,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from helpers.course import config
-from helpers.errors import KitError
+from helpers.errors import InputError, KitError
 
 if TYPE_CHECKING:
     from distributed import Client, LocalCluster
@@ -77,7 +77,7 @@ class Scheduler:
 
     def __post_init__(self) -> None:
         if (self.workers is None) == (self.address is None):
-            raise ValueError("A Scheduler has either a number of local workers or an address.")
+            raise InputError("A Scheduler has either a number of local workers or an address.")
 
     def __str__(self) -> str:
         return self.address or f"{LOCAL}:{self.workers}"

@@ -21,7 +21,6 @@ graded notebook get empty cells.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -30,6 +29,7 @@ from helpers.course.classroom.gradebook import read_table, summary
 from helpers.course.classroom.layout import ROSTER_FILE, export_path, roster_path
 from helpers.course.safe_text import printable
 from helpers.errors import KitError
+from helpers.log import LOGGER
 from helpers.owned import write_owned
 
 ROSTER_COLUMNS = ["folder", "student_id", "name", "email"]
@@ -69,7 +69,7 @@ def _scores(table: pd.DataFrame, roster: pd.DataFrame) -> pd.DataFrame:
     nothing is graded); graded folders missing from the roster are named on stderr."""
     unknown = sorted(set(table.index) - set(roster.folder))
     if unknown:
-        print(f"not in {ROSTER_FILE}, left out of the LMS files: {', '.join(unknown)}", file=sys.stderr)
+        LOGGER.warning(f"not in {ROSTER_FILE}, left out of the LMS files: {', '.join(unknown)}")
     graded = [column for column in table.columns if column not in _NOT_GRADED]
     return table.reindex(roster.folder)[graded].reset_index(drop=True)
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import csv
 import json
 import re
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -45,6 +44,7 @@ from helpers.course.engine.verdict import Status
 from helpers.course.safe_text import printable
 from helpers.errors import KitError
 from helpers.files import atomic_write
+from helpers.log import LOGGER
 from helpers.owned import write_owned
 
 #: A spreadsheet evaluates a cell that starts with one of these as a formula ("CSV injection").
@@ -76,7 +76,7 @@ def write_record(submissions_dir: Path, record: Record) -> Path:
 
 def _skip(path: Path, reason: str) -> None:
     reason = " ".join(reason.split())  # one line, whatever the reason holds
-    print(printable(f"skipped grading record {path}: {reason}"), file=sys.stderr)
+    LOGGER.warning(printable(f"skipped grading record {path}: {reason}"))
 
 
 def read_record(submissions_dir: Path, student: str, notebook: str) -> Record | None:
@@ -271,8 +271,8 @@ def with_overrides(records: Iterable[Record], overrides: pd.DataFrame, complain:
             verdicts.append(verdict)
         corrected.append(replace(record, exercises=tuple(verdicts)))
     for key in sorted(wanted.keys() - used) if complain else ():
-        print(f"overrides: {', '.join(key[:2])}, exercise {key[2]} matches no graded exercise; not applied.",
-              file=sys.stderr)
+        LOGGER.warning(f"overrides: {', '.join(key[:2])}, exercise {key[2]} matches no graded exercise; "
+                       "not applied.")
     return corrected
 
 

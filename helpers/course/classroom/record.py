@@ -10,62 +10,54 @@ It is stored as JSON (``to_json``; ``from_json`` checks every key and type and r
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from helpers.course.classroom.layout import check_name
-from helpers.course.engine.verdict import Problem, Status, Verdict
+from helpers.course.engine.verdict import DERIVED_KEYS, Problem, Status, Verdict
+from helpers.course.notebook.compare import Difference
 from helpers.course.safe_text import printable
 from helpers.errors import KitError
 
-#: The record format this kit writes and reads (1: problems as text, partial credit optional).
-RECORD_VERSION = 2
+#: The record format this kit writes and reads (1: problems as text, partial credit optional;
+#: 2: exercises without their position, output difference or environments, flags as one text).
+RECORD_VERSION = 3
 #: What a record says of its sandbox when nothing ran.
 NO_SANDBOX = "none"
 
-_NUMBER = (int, float)
-_OPTIONAL_NUMBER = (int, float, type(None))
-_OPTIONAL_STR = (str, type(None))
+
+def json_types(cls: type) -> dict[str, tuple[type, ...]]:
+    """Each field of dataclass ``cls`` and the JSON types its value may be stored as: the
+    schema of a record, derived from the class that it stores, so the two cannot drift."""
+    return {name: _json_types(hint) for name, hint in typing.get_type_hints(cls).items()
+            if name in {field.name for field in dataclasses.fields(cls)}}
+
+
+def _json_types(hint: Any) -> tuple[type, ...]:
+    if isinstance(hint, types.UnionType):
+        return tuple(t for arm in typing.get_args(hint) for t in _json_types(arm))
+    if hint is type(None):
+        return (type(None),)
+    if hint is float:
+        return (int, float)
+    if typing.get_origin(hint) is tuple:
+        return (list,)
+    if dataclasses.is_dataclass(hint):
+        return (dict,)
+    if isinstance(hint, type) and issubclass(hint, str):  # str and the StrEnums: Status, Problem
+        return (str,)
+    if hint in (int, bool):
+        return (hint,)
+    raise TypeError(f"no JSON type for {hint!r}")
+
 
 #: The JSON keys of a record and the types each may take.
-RECORD_KEYS: dict[str, tuple[type, ...]] = {
-    "version": (int,),
-    "student": (str,),
-    "notebook": (str,),
-    "file": _OPTIONAL_STR,
-    "note": (str,),
-    "submission_sha256": _OPTIONAL_STR,
-    "solution_sha256": (str,),
-    "graded_at": (str,),
-    "sandbox": (str,),
-    "seconds": _OPTIONAL_NUMBER,
-    "cpu_seconds": _OPTIONAL_NUMBER,
-    "peak_memory_mb": _OPTIONAL_NUMBER,
-    "problem": (str,),
-    "problem_line": (str,),
-    "exercises": (list,),
-}
-
 #: The JSON keys of each exercise (``Verdict.record``) and the types each may take.
-EXERCISE_KEYS: dict[str, tuple[type, ...]] = {
-    "exercise": (str,),
-    "title": (str,),
-    "points": _NUMBER,
-    "partial": _NUMBER,
-    "passed": (bool,),
-    "status": (str,),
-    "error": (str,),
-    "check": (str,),
-    "hidden": (bool,),
-    "expected": (str,),
-    "got": (str,),
-    "traceback": (str,),
-    "flags": (str,),
-    "stopped": (bool,),
-}
-#: Keys an exercise may lack (records written before them).
-OPTIONAL_EXERCISE_KEYS: dict[str, tuple[type, ...]] = {"note": (str,)}
+EXERCISE_KEYS: dict[str, tuple[type, ...]] = {**json_types(Verdict), **DERIVED_KEYS}
+DIFFERENCE_KEYS = json_types(Difference)
 #: The statuses an exercise may have, and the problems a record may have.
 _STATUSES = tuple(str(status) for status in Status)
 _PROBLEMS = tuple(str(problem) for problem in Problem)
@@ -179,6 +171,10 @@ class Record:
                    exercises=tuple(Verdict.from_record(entry) for entry in data["exercises"]))
 
 
+#: The JSON keys of a record and the types each may take.
+RECORD_KEYS: dict[str, tuple[type, ...]] = {"version": (int,), **json_types(Record)}
+
+
 def printable_json(value: Any) -> Any:
     """``value`` (JSON data) with every text in it, keys too, ``printable``."""
     if isinstance(value, str):
@@ -191,13 +187,13 @@ def printable_json(value: Any) -> Any:
 
 
 def _check_keys(where: str, value: Mapping[str, Any], keys: dict[str, tuple[type, ...]]) -> None:
-    for key, types in keys.items():
+    for key, allowed in keys.items():
         if key not in value:
             raise KitError(f"{where}: '{key}' is missing.")
         item = value[key]
         # bool is an int to Python, but a true/false is no number of points or seconds
-        if (isinstance(item, bool) and bool not in types) or not isinstance(item, types):
-            wanted = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+        if (isinstance(item, bool) and bool not in allowed) or not isinstance(item, allowed):
+            wanted = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
             raise KitError(f"{where}: '{key}' must be {wanted}, not {type(item).__name__}.")
 
 
@@ -205,8 +201,11 @@ def _check_exercise(at: str, exercise: Any) -> None:
     if not isinstance(exercise, Mapping):
         raise KitError(f"{at} must be an object, not {type(exercise).__name__}.")
     _check_keys(at, exercise, EXERCISE_KEYS)
-    _check_keys(at, {k: v for k, v in exercise.items() if k in OPTIONAL_EXERCISE_KEYS},
-                {k: t for k, t in OPTIONAL_EXERCISE_KEYS.items() if k in exercise})
+    if exercise["difference"] is not None:
+        _check_keys(f"{at}: difference", exercise["difference"], DIFFERENCE_KEYS)
+    for key in ("environments", "flags"):
+        if not all(isinstance(item, str) for item in exercise[key]):
+            raise KitError(f"{at}: '{key}' must be a list of texts.")
     if exercise["status"] not in _STATUSES:
         raise KitError(f"{at}: 'status' must be one of {', '.join(_STATUSES)}, not {exercise['status']!r}.")
     if exercise["passed"] != (exercise["status"] == Status.PASSED):

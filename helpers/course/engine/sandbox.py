@@ -47,6 +47,7 @@ from helpers.course.engine import limits as limits_
 from helpers.course.engine.limits import Job, Limits, Outcome, Slots
 from helpers.course.engine.supervise import kill_all
 from helpers.errors import KitError
+from helpers.log import LOGGER
 
 __all__ = ["BUBBLEWRAP", "REPORT", "SUBPROCESS", "Job", "Limits", "Outcome", "Slots", "kill_all", "kind",
            "run", "self_test"]
@@ -66,9 +67,9 @@ def kind() -> str:
         return BUBBLEWRAP
     if not _warned.is_set():
         _warned.set()
-        print("kit grade: bubblewrap (bwrap) is not available, so student code runs as your user "
-              "with resource limits only and could read and change your files. Install it: "
-              "apt-get install bubblewrap.", file=sys.stderr)
+        LOGGER.warning("kit grade: bubblewrap (bwrap) is not available, so student code runs as your "
+                       "user with resource limits only and could read and change your files. Install "
+                       "it: apt-get install bubblewrap.")
     return SUBPROCESS
 
 

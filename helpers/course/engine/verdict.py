@@ -291,31 +291,32 @@ class Verdict:
         return self.points if self.passed else self.partial
 
     def record(self) -> dict[str, Any]:
-        """The exercise's entry in a grading record (``gradebook``'s format)."""
+        """The exercise's entry in a grading record: every field as JSON data (``status`` as
+        text, ``difference`` as an object or null, ``environments`` and ``flags`` as lists),
+        and for people reading the file ``DERIVED_KEYS``: ``passed`` and ``check`` (the
+        heading of the cell that failed, "" unless it failed). ``from_record`` reads it back
+        whole."""
+        fields = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
         check = (EXERCISE_CELL if self.position == 0 else self.where) if self.status is Status.FAILED else ""
-        return {"exercise": self.exercise, "title": self.title, "points": self.points,
-                "partial": self.partial, "passed": self.passed, "status": str(self.status),
-                "error": self.reason,
-                "check": check, "hidden": self.hidden, "expected": self.expected,
-                "got": self.got, "traceback": self.traceback, "flags": "; ".join(self.flags),
-                "stopped": self.stopped, "note": self.note}
+        return {**fields, "status": str(self.status), "environments": list(self.environments),
+                "flags": list(self.flags),
+                "difference": None if self.difference is None else dataclasses.asdict(self.difference),
+                "passed": self.passed, "check": check}
 
     @classmethod
     def from_record(cls, entry: Mapping[str, Any]) -> Verdict:
-        """A verdict from a grading record's exercise entry (as ``record`` wrote it, with the
-        instructor's ``awarded`` points and ``comment`` where ``gradebook.with_overrides``
-        added them)."""
-        flags = entry.get("flags") or ""
-        awarded = entry.get("awarded")
-        return cls(exercise=str(entry["exercise"]), status=Status(entry["status"]),
-                   awarded=None if awarded is None else float(awarded), comment=str(entry.get("comment", "")),
-                   reason=str(entry.get("error", "")), title=str(entry.get("title", "")),
-                   where=str(entry.get("check", "")), points=float(entry.get("points", DEFAULT_POINTS)),
-                   partial=float(entry.get("partial", 0.0)),
-                   expected=str(entry.get("expected", "")), got=str(entry.get("got", "")),
-                   hidden=bool(entry.get("hidden", False)), traceback=str(entry.get("traceback", "")),
-                   flags=tuple(flag for flag in str(flags).split("; ") if flag),
-                   stopped=bool(entry.get("stopped", False)), note=str(entry.get("note", "")))
+        """The verdict ``record`` wrote (a field it lacks takes its default; ``DERIVED_KEYS``
+        are not read)."""
+        fields = {field.name: entry[field.name] for field in dataclasses.fields(cls) if field.name in entry}
+        difference = fields.get("difference")
+        return cls(**{**fields, "status": Status(entry["status"]),
+                      "difference": None if difference is None else Difference(**difference),
+                      "environments": tuple(fields.get("environments", ())),
+                      "flags": tuple(fields.get("flags", ()))})
+
+
+#: What ``Verdict.record`` adds for people reading the file, derived from the fields.
+DERIVED_KEYS = {"passed": (bool,), "check": (str,)}
 
 
 def decide(graded: NotebookNode, results: Mapping[int, CellResult], problem: str = "", *,

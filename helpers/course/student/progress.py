@@ -25,6 +25,7 @@ from helpers.course import config
 from helpers.course.notebook.answer_text import written_answer
 from helpers.course.student.copies import copies_by_release
 from helpers.course.student.kernel import KIT_PACKAGE
+from helpers.errors import InputError
 from helpers.files import atomic_write
 
 #: Where ``kit check`` keeps each working copy's last verdicts (in the workspace).
@@ -98,12 +99,12 @@ def read_notebook(path: Path) -> dict[str, Any]:
 
     Raises
     ------
-    OSError, ValueError
+    OSError, ValueError (InputError)
         If it cannot be read, or is not a notebook's JSON.
     """
     notebook = json.loads(Path(path).read_text(encoding="utf-8"))
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
-        raise ValueError(f"{path} is not a notebook")
+        raise InputError(f"{path} is not a notebook")
     for cell in notebook["cells"]:
         if isinstance(cell, dict) and isinstance(cell.get("source"), list):
             cell["source"] = "".join(map(str, cell["source"]))
