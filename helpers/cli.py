@@ -115,6 +115,26 @@ def cmd_release(args: argparse.Namespace) -> None:
         print(f"wrote: {names}")
 
 
+def grade_files() -> str:
+    """The files ``kit grade`` reads from the instructor and writes for them (its ``--help``)."""
+    from helpers.course.classroom import layout
+
+    return f"""files in SUBMISSIONS_DIR:
+  you write (the kit only reads them):
+    {layout.ROSTER_FILE:<26}folder,student_id,name,email: names the LMS files' students
+    {layout.OVERRIDES_FILE:<26}student,notebook,exercise,points,comment: your corrections
+    {layout.SHEET_PREFIX + "NN_topic.csv":<26}the written answers: type each one's points (and a comment)
+  the kit writes (a file you edited is kept; the new one goes beside it, stamped):
+    {layout.GRADES_FILE:<26}every exercise of every student, corrections applied
+    {layout.FEEDBACK_DIR + "/STUDENT/":<26}NN_topic.html and .md for each student
+    {layout.SUMMARY_FILE:<26}points per student and notebook (--summary)
+    {layout.EXPORT_FILES["canvas"]:<26}Canvas's gradebook import (--summary, with {layout.ROSTER_FILE})
+    {layout.EXPORT_FILES["moodle"]:<26}Moodle's grade import (--summary, with {layout.ROSTER_FILE})
+    {layout.RECORDS_DIR + "/":<26}the results kept (one record per student and notebook)
+--summary and --feedback-only rebuild grades.csv too: every file follows the same records and
+corrections."""
+
+
 def cmd_grade(args: argparse.Namespace) -> None:
     from helpers import owned
     from helpers.course.classroom import answers, classgrade, exports, feedback, gradebook, layout
@@ -144,6 +164,9 @@ def cmd_grade(args: argparse.Namespace) -> None:
     records = result.records if result is not None else gradebook.read_graded(submissions)
     if not records:
         raise KitError(f"Nothing graded in {submissions} yet: run `kit grade {submissions}`.")
+    if result is None:  # the corrections may have changed since the last grading run
+        _say(owned.where_written("grades", layout.grades_path(submissions),
+                                 gradebook.write_grades(submissions, records)))
     grades = gradebook.grades_table(records)
     if args.feedback_only:
         written = feedback.write_all_feedback(submissions, records)
@@ -588,7 +611,9 @@ def build_parser() -> argparse.ArgumentParser:
     rel.set_defaults(func=cmd_release)
 
     grade = sub.add_parser("grade", help="grade a folder of student submissions, each in a sandbox; "
-                           "keeps results, writes grades.csv and feedback/")
+                           "keeps results, writes grades.csv and feedback/",
+                           formatter_class=argparse.RawDescriptionHelpFormatter,
+                           epilog=None if student else grade_files())
     grade.add_argument("submissions", metavar="SUBMISSIONS_DIR",
                        help="one folder per student holding their NN_topic.ipynb files")
     grade.add_argument("--notebook", metavar="NN", type=notebook_number, help="grade only notebook NN")

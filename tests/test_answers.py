@@ -162,12 +162,16 @@ def test_written_points_and_their_maximum_count_in_the_class_table(klass):
     written = answers.written_marks(subs)
     assert written.written["ann"] == 2.5 and written.written.drop("ann").isna().all()  # not marked yet
     assert set(written.written_max) == {3.0}  # 1.a is worth 2, 1.b the default 1
+    assert (written.loc["ann", "marked_max"], written.loc["ann", "unmarked"]) == (3.0, 0)
     grades = pd.DataFrame({"student": ["ann", "bob"], "notebook": [NOTEBOOK] * 2, "points": [1.0, 0.0],
                            "max_points": [1.0, 1.0]})
     table = gradebook.summary(grades, written)
-    assert list(table.columns) == [NOTEBOOK, "written", "total", "max_total"]
+    assert list(table.columns) == [NOTEBOOK, "written", "unmarked", "total", "max_total"]
     assert table.loc["ann", "total"] == 3.5 and table.loc["bob", "total"] == 0.0
     assert table.loc["ann", "max_total"] == 4.0  # never fewer points possible than earned
+    # bob's answers wait for a mark: shown as such, and counted in neither total nor max_total
+    assert pd.isna(table.loc["bob", "written"]) and table.loc["bob", "unmarked"] == 2
+    assert table.loc["bob", "max_total"] == 1.0
     assert (table.total <= table.max_total).all()
     assert list(gradebook.summary(grades).columns) == [NOTEBOOK, "total", "max_total"]
 

@@ -63,12 +63,14 @@ def test_lms_files_keep_ids_as_typed_and_leave_unmarked_answers_empty(tmp_path):
     write_all(tmp_path, class_records())
     layout.roster_path(tmp_path).write_text("folder,student_id,name,email\nalice,-001,\"=Smith\",a@x\n"
                                             "bob,s002,Bob,b@x\n")
-    written = pd.DataFrame({"written": [2.0, float("nan")], "written_max": [3.0, 3.0]},
+    written = pd.DataFrame({"written": [2.0, float("nan")], "written_max": [3.0, 3.0],
+                            "marked_max": [3.0, 0.0], "unmarked": [0, 2]},
                            index=pd.Index(["alice", "bob"], name="student"))
     exports.write_exports(tmp_path, gradebook.grades_table(class_records()), written)
     canvas = pd.read_csv(layout.export_path(tmp_path, "canvas"), dtype=str, keep_default_na=False)
     assert canvas["SIS User ID"].tolist()[1:] == ["-001", "s002"]  # no spreadsheet apostrophe
     assert canvas["written"].tolist()[1:] == ["2.0", ""]  # bob's answers are not marked yet
+    assert "unmarked" not in canvas.columns  # a count for the instructor, not a grade
 
 
 def test_a_row_with_an_unquoted_comma_is_refused_with_its_line(tmp_path):

@@ -58,9 +58,21 @@ def test_partial_credit_and_a_comment_replace_the_verdict_s_points_everywhere(tm
 def test_corrections_reach_the_class_table_and_the_feedback_and_survive_rewriting(tmp_path):
     write_all(tmp_path, class_records())
     _overrides(tmp_path, "alice,01_naive_bayes,1.2,2,regraded by hand: the check was too strict\n")
+    gradebook.write_grades(tmp_path, gradebook.read_records(tmp_path))  # as the last grading run left it
     assert main(["grade", str(tmp_path), "--summary"]) == 0
     table = pd.read_csv(layout.summary_path(tmp_path), index_col="student")
     assert table.loc["alice", "01_naive_bayes"] == 3.5
+    # grades.csv follows the same correction, without a grading run
+    grades = pd.read_csv(layout.grades_path(tmp_path), keep_default_na=False, dtype={"exercise": str})
+    grades = grades.set_index(["student", "exercise"])
+    assert grades.loc[("alice", "1.2"), "points"] == 2.0
+    assert grades.loc[("alice", "1.2"), "comment"] == "regraded by hand: the check was too strict"
+    _overrides(tmp_path, "alice,01_naive_bayes,1.2,1,\n")
+    assert main(["grade", str(tmp_path), "--feedback-only"]) == 0
+    grades = pd.read_csv(layout.grades_path(tmp_path), dtype={"exercise": str})
+    grades = grades.set_index(["student", "exercise"])
+    assert grades.loc[("alice", "1.2"), "points"] == 1.0
+    _overrides(tmp_path, "alice,01_naive_bayes,1.2,2,regraded by hand: the check was too strict\n")
     assert main(["grade", str(tmp_path), "--feedback-only"]) == 0
     _, markdown = layout.feedback_paths(tmp_path, "alice", "01_naive_bayes")
     text = markdown.read_text()
@@ -76,3 +88,13 @@ def test_a_correction_worth_more_than_its_exercise_stops_grading_before_any_run(
     gradebook.check_overrides(overrides, {"01_naive_bayes": {"1.2": 3.0}})  # within its worth
     with pytest.raises(KitError, match="alice, 01_naive_bayes, exercise 1.2 is worth 2 points, not 3"):
         gradebook.check_overrides(overrides, {"01_naive_bayes": {"1.2": 2.0}})
+
+
+def test_grade_help_names_every_file_the_instructor_edits_or_receives(capsys):
+    with pytest.raises(SystemExit):
+        main(["grade", "--help"])
+    shown = capsys.readouterr().out
+    for name in (layout.ROSTER_FILE, layout.OVERRIDES_FILE, f"{layout.SHEET_PREFIX}NN_topic.csv",
+                 layout.GRADES_FILE, f"{layout.FEEDBACK_DIR}/STUDENT/", layout.SUMMARY_FILE,
+                 *layout.EXPORT_FILES.values()):
+        assert name in shown, name

@@ -246,19 +246,28 @@ def _with_maxima(sheet: pd.DataFrame, notebook: str) -> pd.DataFrame:
 
 
 def written_marks(submissions_dir: Path) -> pd.DataFrame:
-    """Each student's points for written answers and what those answers are worth, summed over
-    every counted answer sheet: indexed by ``student``, columns ``written`` and ``written_max``.
+    """Each student's points for written answers, summed over every counted answer sheet.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``student``: ``written`` (the points marked; NaN while none is marked, not
+        0), ``written_max`` (what all the student's answers are worth), ``marked_max`` (what
+        the marked ones are worth) and ``unmarked`` (how many answers wait for a mark).
 
     Raises
     ------
     KitError
         As ``marked``.
     """
-    table = marked(submissions_dir)
+    table = marked(submissions_dir).assign(unmarked=lambda t: t.points.isna())
+    table["marked_max"] = table.max_points.where(~table.unmarked, 0.0)
     # min_count: a student with no answer marked yet has no written points (NaN), not 0
     totals = table.groupby("student").agg(written=("points", lambda points: points.sum(min_count=1)),
-                                          written_max=("max_points", "sum"))
-    return totals.astype(float).sort_index()
+                                          written_max=("max_points", "sum"), marked_max=("marked_max", "sum"),
+                                          unmarked=("unmarked", "sum"))
+    return totals.astype({"written": float, "written_max": float, "marked_max": float,
+                          "unmarked": int}).sort_index()
 
 
 def _warn_if_newer(stamped: Path, counted: Path) -> None:

@@ -36,7 +36,7 @@ import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
-from helpers import files, owned, settings, storage
+from helpers import files, settings, storage
 from helpers.course import config
 from helpers.course.classroom import answers, cluster, feedback, gradebook, layout
 from helpers.course.classroom.gradebook import exercise_key
@@ -515,8 +515,6 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
         if sandbox.kind() == sandbox.BUBBLEWRAP:  # (kind says once if the sandbox is the weaker one)
             sandbox.self_test(settings.data_dir())
 
-    # grades.csv follows each result, unless it is the user's: then it is written once, beside
-    stream = not owned.changed_since_written(layout.grades_path(submissions_dir))
     graded_now: list[Record] = []
 
     def keep(task: Task, record: Record) -> None:
@@ -526,9 +524,6 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
             solution = nbformat.read(solutions_dir / f"{task.notebook}.ipynb", as_version=4)
             record = _written(submissions_dir, _crashed(record, solution, err), overrides, marks)
         graded_now.append(record)
-        if stream:
-            gradebook.write_grades(submissions_dir, gradebook.with_overrides(
-                gradebook.read_records(submissions_dir), overrides, complain=False))
         if on_graded is not None:
             on_graded(task, record)
 
@@ -537,8 +532,9 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
     except KeyboardInterrupt:
         sandbox.kill_all()  # the jobs run in sessions of their own, which Ctrl-C does not reach
         raise
-    records = gradebook.read_graded(submissions_dir)
-    written = gradebook.write_grades(submissions_dir, records)
+    finally:  # once per run, stopped or not (each record and feedback file is written as it comes)
+        records = gradebook.read_graded(submissions_dir)
+        written = gradebook.write_grades(submissions_dir, records)
     return ClassGrading(records, graded_now, written, write_answer_sheets(submissions_dir, solutions))
 
 

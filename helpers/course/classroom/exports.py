@@ -39,7 +39,7 @@ CANVAS_POINTS_ROW = "Points Possible"
 #: Moodle's identifying columns (its grade export's names).
 MOODLE_COLUMNS = ["ID number", "Email address", "Full name"]
 #: The class table's columns that are no assignment of their own: an LMS sums its own total.
-_NOT_GRADED = ("total", "max_total")
+_NOT_GRADED = ("unmarked", "total", "max_total")
 
 
 def read_roster(submissions_dir: Path) -> pd.DataFrame | None:
@@ -111,9 +111,7 @@ def write_exports(submissions_dir: Path, grades: pd.DataFrame,
     roster = read_roster(submissions_dir)
     if roster is None:
         return []
-    table = summary(grades, written)
-    if written is not None and not written.empty:  # an answer not marked yet is no grade of 0
-        table["written"] = written["written"].reindex(table.index)
+    table = summary(grades, written)  # an answer not marked yet is empty there, no grade of 0
     canvas = canvas_table(table, roster, points_possible(grades, written))
     return [write_owned(export_path(submissions_dir, "canvas"), _lms_csv(canvas)),
             write_owned(export_path(submissions_dir, "moodle"), _lms_csv(moodle_table(table, roster)))]

@@ -340,15 +340,17 @@ def summary(grades: pd.DataFrame, written: pd.DataFrame | None = None) -> pd.Dat
         ``grades_table``'s rows.
     written : DataFrame, optional
         Written answers per student (``answers.written_marks``): the points marked by hand
-        (``written``) become the ``written`` column and count in ``total``; what the answers
-        are worth (``written_max``) counts in ``max_total``.
+        become the ``written`` column (empty while none is marked) and count in ``total``;
+        what the *marked* answers are worth counts in ``max_total``, so that ``total`` and
+        ``max_total`` count the same answers; ``unmarked`` says how many wait for a mark.
 
     Returns
     -------
     DataFrame
         Indexed by ``student`` (sorted): one float column per notebook (points earned; NaN
-        where the student has no grade for it), ``written`` when given, ``total`` (points
-        earned) and ``max_total`` (what the graded exercises and the written answers are worth).
+        where the student has no grade for it), ``written`` and ``unmarked`` when given,
+        ``total`` (points earned) and ``max_total`` (what the graded exercises and the marked
+        written answers are worth).
     """
     if grades.empty:
         return pd.DataFrame(columns=["total", "max_total"], index=pd.Index([], name="student"),
@@ -361,11 +363,12 @@ def summary(grades: pd.DataFrame, written: pd.DataFrame | None = None) -> pd.Dat
     table["total"] = by_student["points"].sum().astype(float)
     table["max_total"] = by_student["max_points"].sum().astype(float)
     if written is not None and not written.empty:
-        marks = written.reindex(table.index).fillna(0.0).astype(float)
+        marks = written.reindex(table.index)
         table["written"] = marks["written"]
-        table["total"] += marks["written"]
-        table["max_total"] += marks["written_max"]
-        table = table[[*table.columns[:-3], "written", "total", "max_total"]]
+        table["unmarked"] = marks["unmarked"].fillna(0).astype(int)
+        table["total"] += marks["written"].fillna(0.0)
+        table["max_total"] += marks["marked_max"].fillna(0.0)
+        table = table[[*table.columns[:-4], "written", "unmarked", "total", "max_total"]]
     return table.sort_index()
 
 
