@@ -45,3 +45,22 @@ def test_run_notebook_never_overwrites_a_file_in_the_out_folder(tmp_path, capsys
     assert nbformat.read(written, as_version=4).cells[2].outputs[0].text == "5\n"
     assert (f"{mine} was changed since the kit wrote it (or the kit did not write it), so it is kept "
             f"as it is; the executed copy written to {written} instead\n") in capsys.readouterr().out
+
+
+def test_a_solution_s_hidden_checks_never_run_in_its_kernel(tmp_path):
+    # a hidden check that rebinds a name of the notebook's (04's `mine`) must not break the
+    # cells after it: it runs in the grader, not here
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    hidden = ("# NBVAL_CHECK_OUTPUT\n### BEGIN HIDDEN CHECKS\nmine = 'the grader\\'s'\nprint(mine)\n"
+              "### END HIDDEN CHECKS")
+    nb = new_notebook(cells=[new_code_cell("mine = 'the student\\'s'"),
+                             new_code_cell(hidden, metadata={"kit": {"checks": "0.1"}}),
+                             new_code_cell("print(mine)")])
+    path = tmp_path / "00_hidden.ipynb"
+    nbformat.write(nb, path)
+    row = runner.run_notebook(path, tmp_path / "out")
+    executed = nbformat.read(row["output"], as_version=4)
+    assert row["status"] == "ok"
+    assert [cell.source for cell in executed.cells] == ["mine = 'the student\\'s'", "print(mine)"]
+    assert executed.cells[1].outputs[0].text == "the student's\n"

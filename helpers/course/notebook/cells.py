@@ -29,6 +29,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import nbformat
 from nbformat import NotebookNode
 
 from helpers.errors import KitError
@@ -195,6 +196,14 @@ def is_checked(cell: NotebookNode) -> bool:
 def checked_exercise(cell: NotebookNode) -> str | None:
     """Return the exercise a checked cell checks (``kit.checks``), if any."""
     return _text(kit_metadata(cell).get("checks"))
+
+
+def without_hidden(notebook: NotebookNode) -> NotebookNode:
+    """A copy of ``notebook`` without its hidden-check cells: they run in the grader, never in
+    a kernel, where they would rebind the notebook's own names (``mine``, ``model``)."""
+    shown = nbformat.from_dict(notebook)
+    shown.cells = [cell for cell in shown.cells if not is_hidden(cell)]
+    return shown
 
 
 def is_hidden(cell: NotebookNode) -> bool:

@@ -61,13 +61,6 @@ def with_outputs(solution: NotebookNode, executed: NotebookNode, env: dict[str, 
     return updated
 
 
-def without_hidden(solution: NotebookNode) -> NotebookNode:
-    """Return a copy of ``solution`` without its hidden-check cells (they never run in a kernel)."""
-    shown = nbformat.from_dict(solution)
-    shown.cells = [cell for cell in shown.cells if not is_hidden(cell)]
-    return shown
-
-
 def write_references(numbers: list[str] | None = None, solutions_dir: Path = SOLUTIONS_DIR,
                      timeout: float | None = None) -> list[Path]:
     """Re-run solution notebooks and store their outputs as the reference.
@@ -102,7 +95,7 @@ def write_references(numbers: list[str] | None = None, solutions_dir: Path = SOL
         with tempfile.TemporaryDirectory(prefix="kit-references-") as tmp:
             # the copy runs in the solution's folder, as the notebook itself would
             copy = Path(tmp) / path.name
-            nbformat.write(without_hidden(solution), copy)
+            nbformat.write(solution, copy)  # its hidden checks stay out of the kernel (runner)
             result = runner.run_notebook(copy, Path(tmp) / "out", timeout, workdir=path.parent)
             if result["status"] != "ok":
                 raise KitError(f"{path.name}: {result['status']}; its references are unchanged.")

@@ -22,6 +22,7 @@ from tqdm import tqdm
 
 from helpers.course import memory
 from helpers.course.config import NOTEBOOKS_DIR, RUNS_DIR, SOLUTIONS_DIR, apply_reference_env, notebooks_in
+from helpers.course.notebook.cells import without_hidden
 from helpers.errors import KitError
 from helpers.owned import where_written, write_owned
 
@@ -39,6 +40,7 @@ def run_notebook(path: Path, out_dir: Path, timeout: float | None = None,
                  workdir: Path | None = None) -> dict:
     """Execute one notebook in a fresh kernel; save the executed copy to ``out_dir``.
 
+    A solution's hidden checks are left out (``cells.without_hidden``): they run in the grader.
     The kernel runs in ``workdir`` (default: the notebook's own folder) with
     ``PYTHONHASHSEED=0``. A file of the same name in ``out_dir`` that is not the kit's unchanged
     own is kept: the copy goes beside it, under a stamped name, and one line says so.
@@ -50,7 +52,7 @@ def run_notebook(path: Path, out_dir: Path, timeout: float | None = None,
         past cells that raised, how many did and the first error), ``seconds``, ``peak_mb``,
         ``output`` (where the executed copy went).
     """
-    nb = nbformat.read(path, as_version=4)
+    nb = without_hidden(nbformat.read(path, as_version=4))
     n_code = sum(c.cell_type == "code" for c in nb.cells)
     apply_reference_env()
     bar = tqdm(total=n_code, desc=path.name, unit="cell", leave=False)
