@@ -8,10 +8,12 @@ The course library, which the notebooks import, holds one topic per module:
   (data folder, data source, profile), ``errors`` (``KitError``, ``InputError``),
   ``storage`` (every computed cache: one key, atomic writes, a checksum verified on read),
   ``owned`` (files written for people, never overwriting one they changed), ``validation``
-  (the argument checks every public function makes);
+  (the argument checks every public function makes), ``log`` (the one channel for
+  diagnostics);
 - text and features: ``text`` (the shared tokeniser, HTML line breaks, snippets),
   ``corpus`` (corpus statistics), ``critics`` (the signed critics of the 2,000 reviews),
-  ``features`` (bag-of-words vectorizers);
+  ``features`` (bag-of-words vectorizers), ``overlap`` (train-test overlap and
+  near-duplicates, which the folds keep together);
 - models and their evaluation: ``naive_bayes``, ``nbsvm`` (Wang and Manning's NB-scaled SVM),
   ``evaluation`` (cross-validation, the results store, the ``System`` protocol), ``systems``
   (the headline systems), ``leaderboard`` (every system ranked, every pair tested),
@@ -19,7 +21,7 @@ The course library, which the notebooks import, holds one topic per module:
   vectors), ``embedding_space`` (what the vector space encodes: similarities, probes);
 - the labs: ``analysis`` (error analysis), ``annotation`` (the error-annotation sheet),
   ``projector`` (Embedding Projector export), ``transport`` (transportability),
-  ``leakage`` (train-test overlap), ``adversarial`` (Zelligs and Claudes);
+  ``leakage`` (notebook 08's analysis of overlap), ``adversarial`` (Zelligs and Claudes);
 - in a notebook: ``exercises`` (an unfinished exercise's error is one line, not a traceback).
 
 On top of it sit the ``kit`` command (``cli``) and the course tooling, ``helpers.course``

@@ -246,6 +246,16 @@ def test_inner_cv_accuracy_is_what_fit_svm_chooses_from(small_reviews):
     assert np.array_equal(model.coef_, evaluation.make_svm(chosen).fit(X, y).coef_)
 
 
+def test_best_c_is_the_first_of_the_best_inner_cv_accuracies(small_reviews, monkeypatch):
+    X = evaluation.ngram_counts(small_reviews, "unigram", False)
+    y = small_reviews.label.to_numpy()
+    grid = (1.0, 0.001, 0.1)
+    accuracy = evaluation.inner_cv_accuracy(X, y, grid)
+    assert evaluation.best_C(X, y, grid) == grid[int(np.argmax(accuracy))]
+    monkeypatch.setattr(evaluation, "inner_cv_accuracy", lambda *args, **kwargs: np.array([0.7, 0.8, 0.8]))
+    assert evaluation.best_C(X, y, grid) == 0.001  # a tie goes to the first in the grid's order
+
+
 @pytest.mark.parametrize(("change", "message"), [
     ({"X": np.ones(6)}, "2-D"),
     ({"y": ["pos", "neg"]}, "equal length"),
