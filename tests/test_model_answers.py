@@ -618,11 +618,6 @@ INTERVAL = re.compile(r"interval[^.;]{0,80}?[−+-]?\d+(?:\.\d+)?\s*(?:%|points)
 TOST_VERDICT = re.compile(r"equivalent within ±(?P<margin>\d+(?:\.\d+)?) points \(TOST, α = [\d.]+\): "
                           r"(?P<verdict>True|False)")
 EQUIVALENCE_HOME = SOLUTIONS / "04_doc2vec.ipynb"
-# Answers whose claim of equivalence awaits its notebook's owner (issue K26): each still fails the
-# check below (test_a_pending_claim_still_fails), so its entry goes when the answer is mended.
-PENDING_EQUIVALENCE: dict[str, str] = {}
-
-
 def _sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.;:!?])\s+(?=[A-Z\"“(])", _words(text)) if s]
 
@@ -667,17 +662,8 @@ def equivalence_failures(answer: str, nb: NotebookNode) -> list[str]:
 
 @pytest.mark.parametrize("path, question, model", ANSWERS, ids=[question for _, question, _ in ANSWERS])
 def test_a_claim_of_equivalence_comes_with_its_interval_margin_and_test(path, question, model):
-    if question in PENDING_EQUIVALENCE:
-        pytest.skip(PENDING_EQUIVALENCE[question])
     failures = equivalence_failures(model, solution(path))
     assert not failures, f"{path.name}, answer {question}: {failures}"
-
-
-@pytest.mark.parametrize("question", sorted(PENDING_EQUIVALENCE))
-def test_a_pending_claim_still_fails(question):
-    path, model = next((path, model) for path, asked, model in ANSWERS if asked == question)
-    assert equivalence_failures(model, solution(path)), (
-        f"answer {question} is mended: remove it from PENDING_EQUIVALENCE")
 
 
 def _notebook_printing(text: str) -> NotebookNode:
