@@ -9,7 +9,7 @@ first argmax. It computes the same thing in the same float32 arithmetic, so its 
 be, and are asserted to be, bit-identical to the kit's (similarities and nearest training
 rows, every run). The kit (``helpers.overlap.train_test_overlap``, no cache, one thread)
 counts n-grams exactly without building n-gram strings and runs scikit-learn's sparse product
-into one reused buffer (see ``helpers/leakage.py``).
+into one reused buffer (see ``helpers/overlap.py``).
 
 Each run is a fresh process; loading the reviews and importing the libraries are not
 counted. One warm-up round, then
@@ -73,7 +73,7 @@ def child(contender: str, args: argparse.Namespace) -> None:
     import sklearn.preprocessing  # noqa: F401
     import sklearn.utils.extmath  # noqa: F401
 
-    import helpers.leakage  # noqa: F401
+    import helpers.overlap  # noqa: F401
 
     train, test = reviews(args.train, args.test)
     work = {"kit": kit, "sklearn-chunked": sklearn_chunked}[contender]

@@ -57,11 +57,14 @@ C_GRID = (0.001, 0.01, 0.1, 1.0)
 SVM_MAX_ITER = 10000  # enough for LinearSVC to converge on the kit's features
 #: LinearSVC's stopping tolerance (scikit-learn's default) for every model that predicts.
 SVM_TOL = 1e-4
-#: The tolerance of the inner CV's fits, which only rank the candidate Cs (liblinear's own default
-#: for its dual solvers is 0.1). On the kit's features it ranks them as ``SVM_TOL`` does (every
-#: choice of every system in every fold the same, asserted by benchmarks/bench_choice_tolerance.py)
-#: at about a ninth of the cost: large Cs on separable data converge slowly. The chosen C's model
-#: is refitted at ``SVM_TOL``, so the cached predictions do not depend on this value.
+#: The tolerance of the fits by which ``fit_svm`` and ``FeatureChoice`` choose C (and features):
+#: they only rank the candidates (liblinear's own default for its dual solvers is 0.1). On the
+#: kit's systems it chooses what ``SVM_TOL`` chooses (a cold run of the practical gave the same
+#: predictions, bit for bit, as before it: docs/benchmarks.md; benchmarks/bench_choice_tolerance.py
+#: compares the choices and their cost) at about a ninth of the cost, large Cs on separable data
+#: converging slowly; on other data a near tie may go the other way. The chosen C's model is
+#: refitted at ``SVM_TOL``. ``inner_cv_accuracy`` keeps ``SVM_TOL`` unless told otherwise: it is
+#: what a student's own loop of LinearSVCs computes.
 CHOICE_TOL = 1e-2
 #: The sub-folder of ``data/results/`` for the predictions of bag-of-words systems (``BowSystem``,
 #: ``FeatureChoice``). They call no BLAS routine (liblinear's solver, scipy's sparse products,
@@ -257,8 +260,9 @@ class FeatureChoice:
         return (_Candidates(tuple(b[0] for b in built), tuple(m[train] for m in matrices)),
                 _Candidates(tuple(b[1] for b in built)))
 
-    def inner_scores(self, X: _Candidates, y: np.ndarray) -> pd.DataFrame:
-        """The inner-CV accuracy of every (candidate, C) on one split's training rows.
+    def inner_scores(self, X: _Candidates, y: np.ndarray, tol: float = CHOICE_TOL) -> pd.DataFrame:
+        """The inner-CV accuracy of every (candidate, C) on one split's training rows, the fits
+        stopped at ``tol``.
 
         Returns
         -------
@@ -272,16 +276,16 @@ class FeatureChoice:
         for i, (candidate, raw) in enumerate(zip(self.candidates, X.raw, strict=True)):
             built = [candidate.features(raw, inner_train, inner_test) for inner_train, inner_test in splits]
             for C in candidate.Cs:
-                svm = make_svm(C, CHOICE_TOL)
+                svm = make_svm(C, tol)
                 scores = [np.mean(svm.fit(X_in, y[inner_train]).predict(X_out) == y[inner_test])
                           for (X_in, X_out), (inner_train, inner_test) in zip(built, splits, strict=True)]
                 rows.append({"candidate": i, "C": float(C), "accuracy": float(np.mean(scores))})
         return pd.DataFrame(rows)
 
-    def choose(self, X: _Candidates, y: np.ndarray) -> tuple[int, float]:
-        """The (candidate position, C) of the best inner-CV accuracy: the first candidate, then
-        the smallest C, on a tie."""
-        scores = self.inner_scores(X, y)
+    def choose(self, X: _Candidates, y: np.ndarray, tol: float = CHOICE_TOL) -> tuple[int, float]:
+        """The (candidate position, C) of the best inner-CV accuracy (``inner_scores`` at
+        ``tol``): the first candidate, then the smallest C, on a tie."""
+        scores = self.inner_scores(X, y, tol)
         best = scores.sort_values(["accuracy", "candidate", "C"], ascending=[False, True, True]).iloc[0]
         return int(best.candidate), float(best.C)
 
@@ -309,8 +313,8 @@ def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
     The inner folds are round-robin (row i goes to fold i % inner_folds), as the outer folds
     are: each takes every k-th training row, so both classes are balanced in every group.
 
-    The inner fits stop at ``CHOICE_TOL`` (they only rank the Cs); the returned model at
-    ``SVM_TOL``.
+    The inner fits stop at ``CHOICE_TOL`` (they only rank the Cs: ``best_C``); the returned
+    model at ``SVM_TOL``.
 
     Returns
     -------
@@ -321,18 +325,19 @@ def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
     return make_svm(C).fit(X, y), C
 
 
-def best_C(X, y, Cs, inner_folds: int = 3) -> float:
-    """The C that ``fit_svm`` chooses: the first of the best mean inner-CV accuracy
-    (``inner_cv_accuracy``, its fits stopped at ``CHOICE_TOL``).
+def best_C(X, y, Cs, inner_folds: int = 3, tol: float = CHOICE_TOL) -> float:
+    """The C that ``fit_svm`` chooses: the first of the best mean inner-CV accuracies
+    (``inner_cv_accuracy`` with its fits stopped at ``tol``).
 
     Parameters and errors are ``inner_cv_accuracy``'s.
     """
     Cs = list(Cs)
-    return float(Cs[int(np.argmax(inner_cv_accuracy(X, y, Cs, inner_folds)))])
+    return float(Cs[int(np.argmax(inner_cv_accuracy(X, y, Cs, inner_folds, tol)))])
 
 
-def inner_cv_accuracy(X, y, Cs, inner_folds: int = 3) -> np.ndarray:
-    """The mean inner-CV accuracy of the kit's SVM for each C: what ``fit_svm`` chooses from.
+def inner_cv_accuracy(X, y, Cs, inner_folds: int = 3, tol: float = SVM_TOL) -> np.ndarray:
+    """The mean inner-CV accuracy of the kit's SVM for each C (what ``fit_svm`` ranks, at
+    ``CHOICE_TOL``).
 
     Parameters
     ----------
@@ -344,6 +349,8 @@ def inner_cv_accuracy(X, y, Cs, inner_folds: int = 3) -> np.ndarray:
         Candidate penalties, each > 0.
     inner_folds : int
         Round-robin groups (row i in group i % inner_folds), at least 2 and at most n.
+    tol : float
+        The fits' stopping tolerance: ``SVM_TOL``, scikit-learn's default, or ``CHOICE_TOL``.
 
     Returns
     -------
@@ -366,12 +373,10 @@ def inner_cv_accuracy(X, y, Cs, inner_folds: int = 3) -> np.ndarray:
     if not Cs:
         raise InputError("Cs must hold at least one candidate C.")
     check_int(inner_folds, "inner_folds", minimum=2, maximum=X.shape[0])
-    return _inner_search(X, labels, Cs, inner_folds).cv_results_["mean_test_score"]
-
-
-def _inner_search(X, y, Cs, inner_folds: int) -> GridSearchCV:
+    tol = check_number(tol, "tol", low=0, low_open=True)
     inner = PredefinedSplit(np.arange(X.shape[0]) % inner_folds)
-    return GridSearchCV(make_svm(tol=CHOICE_TOL), {"C": list(Cs)}, cv=inner, refit=False).fit(X, y)
+    search = GridSearchCV(make_svm(tol=tol), {"C": Cs}, cv=inner, refit=False).fit(X, labels)
+    return search.cv_results_["mean_test_score"]
 
 
 def ngram_counts(reviews: pd.DataFrame, ngram: str, stemming: bool, negation: bool = False) -> sp.csr_matrix:

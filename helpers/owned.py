@@ -159,11 +159,9 @@ def write_owned(path: Path, content: Content, refuse: str | None = None) -> Path
     Returns
     -------
     Path
-        ``path`` when it was free, the kit's own unchanged file, already held this very
-        content, or is the user's edit of this very content as the kit last wrote it there
-        (nothing new to write: the user's file stays as it is); otherwise the stamped file
-        beside it that holds the content (see ``stamped_path``). The caller tells the user
-        where it went (``where_written``).
+        ``path`` when it was free, the kit's own unchanged file, or already held this very
+        content; otherwise the stamped file beside it that holds the content (see
+        ``stamped_path``). The caller tells the user where it went (``where_written``).
 
     Raises
     ------
@@ -179,8 +177,6 @@ def write_owned(path: Path, content: Content, refuse: str | None = None) -> Path
             found = _file_digest(path)
             target = path
             if found is not None and found != digest and ledger.get(path.name) != found:
-                if refuse is None and ledger.get(path.name) == digest:
-                    return path  # the user's edits are on what the kit would write again: nothing new
                 if refuse is not None:
                     raise KitError(f"{kept_message(path)}; nothing was written. {refuse}")
                 target = _same_beside(path, ledger, digest) or stamped_path(path)

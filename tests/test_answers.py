@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import os
 
 import nbformat
@@ -112,7 +113,7 @@ def test_points_typed_by_the_instructor_survive_a_rerun(klass):
     marked.loc[(marked.student == "bob") & (marked.question == "1.b"), "points"] = "0.5"
     marked.to_csv(csv, index=False)
     typed = csv.read_bytes()
-    assert answers.write_sheets(subs, solution, found)[0] == csv and csv.read_bytes() == typed
+    assert answers.write_sheets(subs, solution, found) == [] and csv.read_bytes() == typed
     late = nbformat.read(found["bob"], as_version=4)  # bob hands in again, with an answer
     late.cells[1].source = late.cells[1].source.replace("YOUR ANSWER HERE", "NB")
     nbformat.write(late, found["bob"])
@@ -136,6 +137,26 @@ def test_a_newer_stamped_sheet_is_named_as_not_counted(klass, capsys):
     os.utime(csv, (1, 1))  # the marked sheet is the older one
     answers.written_marks(subs)
     assert f"{beside.name} is newer than {csv.name}" in capsys.readouterr().err
+
+
+def test_a_marked_sheet_is_not_copied_again_until_an_answer_changes(klass, capsys):
+    subs, solution, found = klass
+    csv_path, _ = answers.write_sheets(subs, solution, found)
+    # marked, and saved as a spreadsheet saves it: every field quoted, so not the kit's bytes
+    answers.read_sheet(csv_path).assign(points="1").to_csv(csv_path, index=False, quoting=csv.QUOTE_ALL)
+    marked = csv_path.read_bytes()
+    assert answers.write_sheets(subs, solution, found) == []  # a regrade, nothing new handed in
+    assert csv_path.read_bytes() == marked
+    sheets = sorted(p.name for p in subs.glob("answers_*"))
+    assert sheets == [csv_path.name, csv_path.with_suffix(".html").name]
+    assert "newer than" not in capsys.readouterr().err
+    late = nbformat.read(found["bob"], as_version=4)
+    late.cells[1].source = late.cells[1].source.replace("YOUR ANSWER HERE", "NB")
+    nbformat.write(late, found["bob"])
+    beside, _ = answers.write_sheets(subs, solution, found)  # bob's new answer: a merged copy beside
+    assert beside != csv_path and csv_path.read_bytes() == marked
+    merged = answers.read_sheet(beside).set_index(["student", "question"])
+    assert merged.answer[("bob", "1.a")] == "NB" and merged.points[("ann", "1.a")] == "1"
 
 
 def test_an_unchanged_sheet_is_rewritten_in_place(klass):

@@ -236,11 +236,14 @@ def test_inner_cv_accuracy_is_what_fit_svm_chooses_from(small_reviews):
     accuracy = evaluation.inner_cv_accuracy(X, y, grid, inner_folds=3)
     group = np.arange(len(y)) % 3
     held_out = [(X[group != g], y[group != g], X[group == g], y[group == g]) for g in range(3)]
-    by_hand = [np.mean([np.mean(evaluation.make_svm(C, evaluation.CHOICE_TOL).fit(X_in, y_in).predict(X_out)
-                                == y_out) for X_in, y_in, X_out, y_out in held_out]) for C in grid]
-    assert np.allclose(accuracy, by_hand, rtol=0, atol=1e-12)
+    for tol in (evaluation.SVM_TOL, evaluation.CHOICE_TOL):
+        by_hand = [np.mean([np.mean(evaluation.make_svm(C, tol).fit(X_in, y_in).predict(X_out) == y_out)
+                            for X_in, y_in, X_out, y_out in held_out]) for C in grid]
+        assert np.allclose(evaluation.inner_cv_accuracy(X, y, grid, 3, tol), by_hand, rtol=0, atol=1e-12)
+    assert np.array_equal(accuracy, evaluation.inner_cv_accuracy(X, y, grid, 3, evaluation.SVM_TOL))
     model, chosen = evaluation.fit_svm(X, y, grid, inner_folds=3)
-    assert accuracy[grid.index(chosen)] == accuracy.max()
+    ranked = evaluation.inner_cv_accuracy(X, y, grid, 3, evaluation.CHOICE_TOL)
+    assert ranked[grid.index(chosen)] == ranked.max()
     # the inner fits only rank the Cs; the model returned is fitted at the strict tolerance
     assert model.tol == evaluation.SVM_TOL < evaluation.CHOICE_TOL
     assert np.array_equal(model.coef_, evaluation.make_svm(chosen).fit(X, y).coef_)
@@ -250,8 +253,9 @@ def test_best_c_is_the_first_of_the_best_inner_cv_accuracies(small_reviews, monk
     X = evaluation.ngram_counts(small_reviews, "unigram", False)
     y = small_reviews.label.to_numpy()
     grid = (1.0, 0.001, 0.1)
-    accuracy = evaluation.inner_cv_accuracy(X, y, grid)
-    assert evaluation.best_C(X, y, grid) == grid[int(np.argmax(accuracy))]
+    for tol in (evaluation.SVM_TOL, evaluation.CHOICE_TOL):
+        accuracy = evaluation.inner_cv_accuracy(X, y, grid, tol=tol)
+        assert evaluation.best_C(X, y, grid, tol=tol) == grid[int(np.argmax(accuracy))]
     monkeypatch.setattr(evaluation, "inner_cv_accuracy", lambda *args, **kwargs: np.array([0.7, 0.8, 0.8]))
     assert evaluation.best_C(X, y, grid) == 0.001  # a tie goes to the first in the grid's order
 
@@ -285,7 +289,8 @@ def test_feature_choice_scores_every_setting_on_the_training_rows_alone(small_re
     assert list(zip(scores.candidate, scores.C, strict=True)) == [(0, 0.01), (0, 1.0), (1, 0.1)]
     # min_df 1 and no tf-idf: an inner split's vocabulary only drops columns that are all zero
     presence_X, _ = presence.features(matrices[0], train, test)
-    assert np.allclose(scores.accuracy[:2], evaluation.inner_cv_accuracy(presence_X, y, presence.Cs))
+    assert np.allclose(scores.accuracy[:2], evaluation.inner_cv_accuracy(presence_X, y, presence.Cs,
+                                                                      tol=evaluation.CHOICE_TOL))
     model, C = choice.fit_tuned(X_train, y)
     best = scores.sort_values(["accuracy", "candidate", "C"], ascending=[False, True, True]).iloc[0]
     assert (model.candidate, C) == (int(best.candidate), best.C)

@@ -1,4 +1,4 @@
-"""Near-duplicates found once (``helpers.leakage``) and kept in one fold (``helpers.data``)."""
+"""Near-duplicates found once (``helpers.overlap``) and kept in one fold (``helpers.data``)."""
 
 from __future__ import annotations
 

@@ -618,6 +618,8 @@ INTERVAL = re.compile(r"interval[^.;]{0,80}?[−+-]?\d+(?:\.\d+)?\s*(?:%|points)
 TOST_VERDICT = re.compile(r"equivalent within ±(?P<margin>\d+(?:\.\d+)?) points \(TOST, α = [\d.]+\): "
                           r"(?P<verdict>True|False)")
 EQUIVALENCE_HOME = SOLUTIONS / "04_doc2vec.ipynb"
+
+
 def _sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.;:!?])\s+(?=[A-Z\"“(])", _words(text)) if s]
 

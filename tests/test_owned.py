@@ -49,20 +49,6 @@ def test_write_owned_keeps_an_edited_file_and_writes_beside_it(tmp_path):
     assert path.read_text() == "first, edited by hand\n"
 
 
-def test_the_content_an_edit_started_from_is_not_written_again_beside_it(tmp_path):
-    # marks typed into an answer sheet: a regrade with nothing new handed in writes no copy
-    path = tmp_path / "answers_01.csv"
-    owned.write_owned(path, "alice,1.a,,\n")
-    path.write_text("alice,1.a,1,good\n")
-    assert owned.write_owned(path, "alice,1.a,,\n") == path
-    assert path.read_text() == "alice,1.a,1,good\n" and owned.written_in(tmp_path) == [path]
-    # with refuse, a changed file is still the user's business: named, never passed over
-    with pytest.raises(KitError):
-        owned.write_owned(path, "alice,1.a,,\n", refuse="run it with --force")
-    beside = owned.write_owned(path, "alice,1.a,,\nbob,1.a,,\n")  # something new: beside it
-    assert beside != path and path.read_text() == "alice,1.a,1,good\n"
-
-
 def test_write_owned_keeps_a_file_it_did_not_write(tmp_path):
     path = tmp_path / "grades.csv"
     path.write_text("the instructor's own\n")

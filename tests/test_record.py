@@ -81,6 +81,8 @@ def _stored(**exercise_changes) -> dict:
     ({"flags": "reads a file"}, "'flags' must be list"),
     ({"flags": [3]}, "'flags' must be a list of texts"),
     ({"difference": {"line": 3}}, "difference: 'expected' is missing"),
+    ({"difference": {"line": 3, "expected": "", "got": "", "reason": "", "kind": "", "extra": 1}},
+     "difference: 'extra' is not a key of its format"),
     ({"position": "0"}, "'position' must be int or null"),
     ({"awarded": True}, "'awarded' must be int or float or null"),
 ])

@@ -38,7 +38,7 @@ from helpers.course.notebook.release import released_answer
 from helpers.course.safe_text import printable
 from helpers.errors import KitError
 from helpers.log import LOGGER
-from helpers.owned import write_owned
+from helpers.owned import changed_since_written, write_owned
 
 SHEET_COLUMNS = ["student", "question", "prompt", "answer", "max_points", "points", "comment"]
 #: The columns an instructor fills in, carried over when a sheet is written again.
@@ -191,18 +191,29 @@ def write_sheets(submissions_dir: Path, solution_path: Path,
     Returns
     -------
     list of Path
-        The CSV and the HTML written (a stamped name beside a sheet the instructor changed);
-        none for a notebook without written answers.
+        The CSV and the HTML written (a stamped name beside a sheet the instructor changed,
+        when the answers handed in changed since); none for a notebook without written
+        answers, or when the instructor's marked sheet already holds every answer as it is.
     """
     solution_path = Path(solution_path)
     asked = questions(nbformat.read(solution_path, as_version=4), solution_path.name)
     if not asked:
         return []
     csv_path = layout.sheet_path(submissions_dir, solution_path.stem)
-    table = sheet(asked, submissions, read_sheet(csv_path))
+    kept = read_sheet(csv_path)
+    table = sheet(asked, submissions, kept)
+    if changed_since_written(csv_path) and _same_sheet(table, kept):
+        return []  # marks typed in and nothing new handed in: no copy beside it, no warning
     return [write_owned(csv_path, spreadsheet_csv(table)),
             write_owned(layout.sheet_path(submissions_dir, solution_path.stem, ".html"),
                         render_html(solution_path.stem, table, asked))]
+
+
+def _same_sheet(table: pd.DataFrame, kept: pd.DataFrame) -> bool:
+    """Whether ``kept`` (a sheet as read) holds the rows of ``table`` (``sheet``), as text."""
+    as_text = [frame.reindex(columns=SHEET_COLUMNS).fillna("").astype(str).reset_index(drop=True)
+               for frame in (table, kept)]
+    return as_text[0].equals(as_text[1])
 
 
 def marked(submissions_dir: Path) -> pd.DataFrame:

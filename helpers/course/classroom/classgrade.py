@@ -531,11 +531,20 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
         cluster.run_tasks(grade_task, tasks, scheduler=scheduler, jobs=jobs, on_result=keep)
     except KeyboardInterrupt:
         sandbox.kill_all()  # the jobs run in sessions of their own, which Ctrl-C does not reach
+        _grades_after_a_stop(submissions_dir)
         raise
-    finally:  # once per run, stopped or not (each record and feedback file is written as it comes)
-        records = gradebook.read_graded(submissions_dir)
-        written = gradebook.write_grades(submissions_dir, records)
+    # once per run (each record and feedback file is written as it comes): linear in the class
+    records = gradebook.read_graded(submissions_dir)
+    written = gradebook.write_grades(submissions_dir, records)
     return ClassGrading(records, graded_now, written, write_answer_sheets(submissions_dir, solutions))
+
+
+def _grades_after_a_stop(submissions_dir: Path) -> None:
+    """Rebuild grades.csv from what was graded before a stop; the stop is what the user sees."""
+    try:
+        gradebook.write_grades(submissions_dir, gradebook.read_graded(submissions_dir))
+    except (KitError, OSError) as err:
+        LOGGER.warning(f"grades.csv not rebuilt after the stop ({err}); `kit grade --summary` rebuilds it.")
 
 
 def _written(submissions_dir: Path, record: Record, overrides: pd.DataFrame, marks: pd.DataFrame) -> Record:

@@ -54,7 +54,6 @@ def _json_types(hint: Any) -> tuple[type, ...]:
     raise TypeError(f"no JSON type for {hint!r}")
 
 
-#: The JSON keys of a record and the types each may take.
 #: The JSON keys of each exercise (``Verdict.record``) and the types each may take.
 EXERCISE_KEYS: dict[str, tuple[type, ...]] = {**json_types(Verdict), **DERIVED_KEYS}
 DIFFERENCE_KEYS = json_types(Difference)
@@ -203,6 +202,9 @@ def _check_exercise(at: str, exercise: Any) -> None:
     _check_keys(at, exercise, EXERCISE_KEYS)
     if exercise["difference"] is not None:
         _check_keys(f"{at}: difference", exercise["difference"], DIFFERENCE_KEYS)
+        unknown = sorted(set(exercise["difference"]) - set(DIFFERENCE_KEYS))
+        if unknown:
+            raise KitError(f"{at}: difference: {', '.join(map(repr, unknown))} is not a key of its format.")
     for key in ("environments", "flags"):
         if not all(isinstance(item, str) for item in exercise[key]):
             raise KitError(f"{at}: '{key}' must be a list of texts.")
