@@ -1,14 +1,14 @@
-"""The inner CV's stopping tolerance: the same choices of C at a fraction of the cost.
+"""Screening the inner CV's candidates: the same choices of C at a fraction of the cost.
 
 Every SVM system of the kit chooses C (and ``svm-bow`` its features) by inner CV on the
-training folds, and only the ranking of the candidates matters there: the chosen C's model is
-refitted at the strict tolerance. The kit stops the inner fits at ``evaluation.CHOICE_TOL``
-(1e-2); the contender ``strict`` runs the same code (``best_C``, ``FeatureChoice.choose``)
-with the inner fits at ``evaluation.SVM_TOL`` (1e-4, scikit-learn's default). Both choose, for
-each system and each outer fold given, from the same training-fold features (built once, not
-timed); their choices (candidate and C per system and fold) are asserted equal on every call
-of either. ``--repeats`` alternated rounds (strict, kit, kit, strict, ...), one process, one
-core; wall time per contender and ``RESULT`` lines.
+training folds. The kit scores every candidate with fits stopped at ``evaluation.CHOICE_TOL``
+(1e-2) and again at ``evaluation.SVM_TOL`` (1e-4, scikit-learn's default) only those within
+``evaluation.SCREEN_MARGIN`` of the best (``best_C``, ``FeatureChoice.choose`` with
+``screen=True``); the contender ``strict`` scores every candidate at ``SVM_TOL`` (``screen=False``,
+what the kit did before). Both choose, for each system and each outer fold given, from the same
+training-fold features (built once, not timed); their choices (candidate and C per system and
+fold) are asserted equal on every call of either. ``--repeats`` alternated rounds (strict, kit,
+kit, strict, ...), one process, one core; wall time per contender and ``RESULT`` lines.
 
     python benchmarks/bench_choice_tolerance.py [--folds 0 1 ...] [--repeats 5]
 
@@ -42,16 +42,16 @@ def training_features(folds: list[int]) -> dict[tuple[str, int], tuple[object, o
     return found
 
 
-def choices(features: dict, tol: float) -> dict[tuple[str, int], tuple[int, float]]:
-    """Each (system, fold)'s choice, (candidate position or -1, C), with the inner fits at ``tol``."""
+def choices(features: dict, screen: bool) -> dict[tuple[str, int], tuple[int, float]]:
+    """Each (system, fold)'s choice, (candidate position or -1, C), screened or not."""
     from helpers import evaluation
 
     found = {}
     for key, (system, X, y) in features.items():
         if isinstance(system, evaluation.FeatureChoice):
-            found[key] = system.choose(X, y, tol)
+            found[key] = system.choose(X, y, screen)
         else:
-            found[key] = (-1, evaluation.best_C(X, y, system.Cs, system.inner_folds, tol))
+            found[key] = (-1, evaluation.best_C(X, y, system.Cs, system.inner_folds, screen))
     return found
 
 
@@ -73,21 +73,20 @@ def main() -> None:
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from helpers import evaluation
 
     warnings.simplefilter("ignore", ConvergenceWarning)
     features = training_features(args.folds)
     outputs = {"strict": [], "kit": []}
-    contenders = {"strict": recorded(lambda: choices(features, evaluation.SVM_TOL), outputs["strict"]),
-                  "kit": recorded(lambda: choices(features, evaluation.CHOICE_TOL), outputs["kit"])}
+    contenders = {"strict": recorded(lambda: choices(features, screen=False), outputs["strict"]),
+                  "kit": recorded(lambda: choices(features, screen=True), outputs["kit"])}
     timed = measure.alternate(contenders, repeats=args.repeats, warmup=0)
     strict, kit = outputs["strict"][0], outputs["kit"][0]
     assert all(found == strict for found in outputs["strict"] + outputs["kit"]), (
         {key: (kit[key], strict[key]) for key in kit if kit[key] != strict[key]})
     for (name, fold), (candidate, C) in sorted(kit.items()):
         chosen = f"candidate {candidate}, " if candidate >= 0 else ""
-        print(f"{name:<18} fold {fold}: {chosen}C = {C:g} (both tolerances)")
-    print(summary_line({"name": "choice-tolerance", "folds": ",".join(map(str, args.folds)),
+        print(f"{name:<18} fold {fold}: {chosen}C = {C:g} (both)")
+    print(summary_line({"name": "choice-screening", "folds": ",".join(map(str, args.folds)),
                         "kit_s": f"{timed['kit'].median:.2f}", "kit_iqr_s": f"{timed['kit'].iqr:.2f}",
                         "peer": "strict", "peer_s": f"{timed['strict'].median:.2f}",
                         "peer_iqr_s": f"{timed['strict'].iqr:.2f}",

@@ -57,15 +57,17 @@ C_GRID = (0.001, 0.01, 0.1, 1.0)
 SVM_MAX_ITER = 10000  # enough for LinearSVC to converge on the kit's features
 #: LinearSVC's stopping tolerance (scikit-learn's default) for every model that predicts.
 SVM_TOL = 1e-4
-#: The tolerance of the fits by which ``fit_svm`` and ``FeatureChoice`` choose C (and features):
-#: they only rank the candidates (liblinear's own default for its dual solvers is 0.1). On the
-#: kit's systems it chooses what ``SVM_TOL`` chooses (a cold run of the practical gave the same
-#: predictions, bit for bit, as before it: docs/benchmarks.md; benchmarks/bench_choice_tolerance.py
-#: compares the choices and their cost) at about a ninth of the cost, large Cs on separable data
-#: converging slowly; on other data a near tie may go the other way. The chosen C's model is
-#: refitted at ``SVM_TOL``. ``inner_cv_accuracy`` keeps ``SVM_TOL`` unless told otherwise: it is
-#: what a student's own loop of LinearSVCs computes.
+#: Choosing C (and features) by inner CV screens first: every candidate is scored with its fits
+#: stopped at ``CHOICE_TOL`` (liblinear's own default for its dual solvers is 0.1), and only those
+#: within ``SCREEN_MARGIN`` of the best screened accuracy are scored again at ``SVM_TOL``, which
+#: decides. Large Cs on separable features converge slowly and are rarely near the best, so this
+#: costs a fraction of scoring all at ``SVM_TOL``; a stopped-early fit's accuracy stays within a
+#: few reviews of the converged fit's, far inside the margin, so the choice is the one ``SVM_TOL``
+#: alone makes (benchmarks/bench_choice_tolerance.py asserts it, and a cold run of the practical
+#: gave bit-identical predictions: docs/benchmarks.md). Deciding at ``CHOICE_TOL`` alone changed
+#: near ties (one fold of svm-bow, several of the Doc2Vec systems).
 CHOICE_TOL = 1e-2
+SCREEN_MARGIN = 0.01
 #: The sub-folder of ``data/results/`` for the predictions of bag-of-words systems (``BowSystem``,
 #: ``FeatureChoice``). They call no BLAS routine (liblinear's solver, scipy's sparse products,
 #: numpy's element-wise maths), so they are the same whatever BLAS kernels and threads run
@@ -260,9 +262,10 @@ class FeatureChoice:
         return (_Candidates(tuple(b[0] for b in built), tuple(m[train] for m in matrices)),
                 _Candidates(tuple(b[1] for b in built)))
 
-    def inner_scores(self, X: _Candidates, y: np.ndarray, tol: float = CHOICE_TOL) -> pd.DataFrame:
+    def inner_scores(self, X: _Candidates, y: np.ndarray, tol: float = SVM_TOL,
+                     only: set[tuple[int, float]] | None = None) -> pd.DataFrame:
         """The inner-CV accuracy of every (candidate, C) on one split's training rows, the fits
-        stopped at ``tol``.
+        stopped at ``tol``; with ``only``, of those (candidate position, C) pairs alone.
 
         Returns
         -------
@@ -274,18 +277,26 @@ class FeatureChoice:
         splits = [(np.flatnonzero(group != g), np.flatnonzero(group == g)) for g in range(self.inner_folds)]
         rows = []
         for i, (candidate, raw) in enumerate(zip(self.candidates, X.raw, strict=True)):
-            built = [candidate.features(raw, inner_train, inner_test) for inner_train, inner_test in splits]
-            for C in candidate.Cs:
+            Cs = [C for C in candidate.Cs if only is None or (i, float(C)) in only]
+            built = [candidate.features(raw, inner_train, inner_test) for inner_train, inner_test in splits] \
+                if Cs else []
+            for C in Cs:
                 svm = make_svm(C, tol)
                 scores = [np.mean(svm.fit(X_in, y[inner_train]).predict(X_out) == y[inner_test])
                           for (X_in, X_out), (inner_train, inner_test) in zip(built, splits, strict=True)]
                 rows.append({"candidate": i, "C": float(C), "accuracy": float(np.mean(scores))})
         return pd.DataFrame(rows)
 
-    def choose(self, X: _Candidates, y: np.ndarray, tol: float = CHOICE_TOL) -> tuple[int, float]:
-        """The (candidate position, C) of the best inner-CV accuracy (``inner_scores`` at
-        ``tol``): the first candidate, then the smallest C, on a tie."""
-        scores = self.inner_scores(X, y, tol)
+    def choose(self, X: _Candidates, y: np.ndarray, screen: bool = True) -> tuple[int, float]:
+        """The (candidate position, C) of the best inner-CV accuracy at ``SVM_TOL`` (the first
+        candidate, then the smallest C, on a tie); with ``screen``, among those that pass the
+        screening at ``CHOICE_TOL`` (see ``SCREEN_MARGIN``)."""
+        only = None
+        if screen:
+            rough = self.inner_scores(X, y, CHOICE_TOL)
+            close = rough[rough.accuracy >= rough.accuracy.max() - SCREEN_MARGIN]
+            only = set(zip(close.candidate.astype(int), close.C.astype(float), strict=True))
+        scores = self.inner_scores(X, y, SVM_TOL, only)
         best = scores.sort_values(["accuracy", "candidate", "C"], ascending=[False, True, True]).iloc[0]
         return int(best.candidate), float(best.C)
 
@@ -302,7 +313,7 @@ def make_svm(C: float = 1.0, tol: float = SVM_TOL) -> LinearSVC:
     """The kit's linear SVM with penalty ``C`` (seeded, iterations enough to converge).
 
     ``tol`` is the solver's stopping tolerance: ``SVM_TOL`` for a model that predicts,
-    ``CHOICE_TOL`` for the inner CV's fits, which only rank the candidate Cs.
+    ``CHOICE_TOL`` for the screening fits of a choice of C (``SCREEN_MARGIN``).
     """
     return LinearSVC(C=C, tol=tol, random_state=0, max_iter=SVM_MAX_ITER)
 
@@ -313,8 +324,7 @@ def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
     The inner folds are round-robin (row i goes to fold i % inner_folds), as the outer folds
     are: each takes every k-th training row, so both classes are balanced in every group.
 
-    The inner fits stop at ``CHOICE_TOL`` (they only rank the Cs: ``best_C``); the returned
-    model at ``SVM_TOL``.
+    The choice is ``best_C``'s (screened at ``CHOICE_TOL``, decided at ``SVM_TOL``).
 
     Returns
     -------
@@ -325,19 +335,22 @@ def fit_svm(X, y, Cs, inner_folds: int = 3) -> tuple[LinearSVC, float]:
     return make_svm(C).fit(X, y), C
 
 
-def best_C(X, y, Cs, inner_folds: int = 3, tol: float = CHOICE_TOL) -> float:
-    """The C that ``fit_svm`` chooses: the first of the best mean inner-CV accuracies
-    (``inner_cv_accuracy`` with its fits stopped at ``tol``).
+def best_C(X, y, Cs, inner_folds: int = 3, screen: bool = True) -> float:
+    """The C that ``fit_svm`` chooses: the first of the best mean inner-CV accuracies at
+    ``SVM_TOL`` (``inner_cv_accuracy``); with ``screen``, among the Cs within ``SCREEN_MARGIN``
+    of the best accuracy at ``CHOICE_TOL``.
 
     Parameters and errors are ``inner_cv_accuracy``'s.
     """
     Cs = list(Cs)
-    return float(Cs[int(np.argmax(inner_cv_accuracy(X, y, Cs, inner_folds, tol)))])
+    if screen:
+        rough = inner_cv_accuracy(X, y, Cs, inner_folds, CHOICE_TOL)
+        Cs = [C for C, accuracy in zip(Cs, rough, strict=True) if accuracy >= rough.max() - SCREEN_MARGIN]
+    return float(Cs[int(np.argmax(inner_cv_accuracy(X, y, Cs, inner_folds)))])
 
 
 def inner_cv_accuracy(X, y, Cs, inner_folds: int = 3, tol: float = SVM_TOL) -> np.ndarray:
-    """The mean inner-CV accuracy of the kit's SVM for each C (what ``fit_svm`` ranks, at
-    ``CHOICE_TOL``).
+    """The mean inner-CV accuracy of the kit's SVM for each C: what ``fit_svm`` chooses from.
 
     Parameters
     ----------
@@ -350,7 +363,8 @@ def inner_cv_accuracy(X, y, Cs, inner_folds: int = 3, tol: float = SVM_TOL) -> n
     inner_folds : int
         Round-robin groups (row i in group i % inner_folds), at least 2 and at most n.
     tol : float
-        The fits' stopping tolerance: ``SVM_TOL``, scikit-learn's default, or ``CHOICE_TOL``.
+        The fits' stopping tolerance: ``SVM_TOL``, scikit-learn's default, or ``CHOICE_TOL``
+        (``best_C``'s screening).
 
     Returns
     -------

@@ -242,9 +242,8 @@ def test_inner_cv_accuracy_is_what_fit_svm_chooses_from(small_reviews):
         assert np.allclose(evaluation.inner_cv_accuracy(X, y, grid, 3, tol), by_hand, rtol=0, atol=1e-12)
     assert np.array_equal(accuracy, evaluation.inner_cv_accuracy(X, y, grid, 3, evaluation.SVM_TOL))
     model, chosen = evaluation.fit_svm(X, y, grid, inner_folds=3)
-    ranked = evaluation.inner_cv_accuracy(X, y, grid, 3, evaluation.CHOICE_TOL)
-    assert ranked[grid.index(chosen)] == ranked.max()
-    # the inner fits only rank the Cs; the model returned is fitted at the strict tolerance
+    assert accuracy[grid.index(chosen)] == accuracy.max()
+    # the screening fits only rank the Cs; the model returned is fitted at the strict tolerance
     assert model.tol == evaluation.SVM_TOL < evaluation.CHOICE_TOL
     assert np.array_equal(model.coef_, evaluation.make_svm(chosen).fit(X, y).coef_)
 
@@ -253,11 +252,26 @@ def test_best_c_is_the_first_of_the_best_inner_cv_accuracies(small_reviews, monk
     X = evaluation.ngram_counts(small_reviews, "unigram", False)
     y = small_reviews.label.to_numpy()
     grid = (1.0, 0.001, 0.1)
-    for tol in (evaluation.SVM_TOL, evaluation.CHOICE_TOL):
-        accuracy = evaluation.inner_cv_accuracy(X, y, grid, tol=tol)
-        assert evaluation.best_C(X, y, grid, tol=tol) == grid[int(np.argmax(accuracy))]
-    monkeypatch.setattr(evaluation, "inner_cv_accuracy", lambda *args, **kwargs: np.array([0.7, 0.8, 0.8]))
-    assert evaluation.best_C(X, y, grid) == 0.001  # a tie goes to the first in the grid's order
+    accuracy = evaluation.inner_cv_accuracy(X, y, grid)
+    for screen in (False, True):
+        assert evaluation.best_C(X, y, grid, screen=screen) == grid[int(np.argmax(accuracy))]
+    monkeypatch.setattr(evaluation, "inner_cv_accuracy", lambda *args: np.array([0.7, 0.8, 0.8]))
+    assert evaluation.best_C(X, y, grid, screen=False) == 0.001  # a tie: the first in the grid's order
+
+
+def test_screening_decides_at_the_strict_tolerance_among_the_close_candidates(small_reviews, monkeypatch):
+    # screened: 1.0 far below (out), 0.001 and 0.1 within the margin; strict decides between them
+    calls = []
+
+    def accuracy(X, y, Cs, inner_folds=3, tol=evaluation.SVM_TOL):
+        calls.append((list(Cs), tol))
+        table = {evaluation.CHOICE_TOL: {1.0: 0.60, 0.001: 0.80, 0.1: 0.795},
+                 evaluation.SVM_TOL: {1.0: 0.99, 0.001: 0.79, 0.1: 0.80}}[tol]
+        return np.array([table[C] for C in Cs])
+
+    monkeypatch.setattr(evaluation, "inner_cv_accuracy", accuracy)
+    assert evaluation.best_C(None, None, (1.0, 0.001, 0.1)) == 0.1
+    assert calls == [([1.0, 0.001, 0.1], evaluation.CHOICE_TOL), ([0.001, 0.1], evaluation.SVM_TOL)]
 
 
 @pytest.mark.parametrize(("change", "message"), [
@@ -289,8 +303,7 @@ def test_feature_choice_scores_every_setting_on_the_training_rows_alone(small_re
     assert list(zip(scores.candidate, scores.C, strict=True)) == [(0, 0.01), (0, 1.0), (1, 0.1)]
     # min_df 1 and no tf-idf: an inner split's vocabulary only drops columns that are all zero
     presence_X, _ = presence.features(matrices[0], train, test)
-    assert np.allclose(scores.accuracy[:2], evaluation.inner_cv_accuracy(presence_X, y, presence.Cs,
-                                                                      tol=evaluation.CHOICE_TOL))
+    assert np.allclose(scores.accuracy[:2], evaluation.inner_cv_accuracy(presence_X, y, presence.Cs))
     model, C = choice.fit_tuned(X_train, y)
     best = scores.sort_values(["accuracy", "candidate", "C"], ascending=[False, True, True]).iloc[0]
     assert (model.candidate, C) == (int(best.candidate), best.C)
@@ -359,11 +372,11 @@ def test_feature_choice_breaks_ties_by_the_first_candidate_then_the_smallest_c(s
     choice = evaluation.FeatureChoice((BowSystem("svm", binary=True, Cs=(1.0, 0.1)), BowSystem("svm")))
     X_train, _ = choice.features(choice.represent(small_reviews), np.arange(0, 50), np.arange(50, 60))
     tied = pd.DataFrame({"candidate": [0, 0, 1], "C": [1.0, 0.1, 0.01], "accuracy": [0.8, 0.8, 0.8]})
-    monkeypatch.setattr(evaluation.FeatureChoice, "inner_scores", lambda self, X, y: tied)
+    monkeypatch.setattr(evaluation.FeatureChoice, "inner_scores", lambda self, X, y, *args: tied)
     model, C = choice.fit_tuned(X_train, small_reviews.label.to_numpy()[:50])
     assert (model.candidate, C) == (0, 0.1)
     best = tied.assign(accuracy=[0.8, 0.7, 0.9])
-    monkeypatch.setattr(evaluation.FeatureChoice, "inner_scores", lambda self, X, y: best)
+    monkeypatch.setattr(evaluation.FeatureChoice, "inner_scores", lambda self, X, y, *args: best)
     assert choice.fit_tuned(X_train, small_reviews.label.to_numpy()[:50])[0].candidate == 1
 
 
