@@ -540,11 +540,12 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
 
 
 def _grades_after_a_stop(submissions_dir: Path) -> None:
-    """Rebuild grades.csv from what was graded before a stop; the stop is what the user sees."""
+    """Rebuild the grades table from what was graded before a stop; the stop is what the user sees."""
     try:
         gradebook.write_grades(submissions_dir, gradebook.read_graded(submissions_dir))
     except (KitError, OSError) as err:
-        LOGGER.warning(f"grades.csv not rebuilt after the stop ({err}); `kit grade --summary` rebuilds it.")
+        LOGGER.warning(f"{layout.GRADES_FILE} not rebuilt after the stop ({err}); `kit grade --summary` "
+                       "rebuilds it.")
 
 
 def _written(submissions_dir: Path, record: Record, overrides: pd.DataFrame, marks: pd.DataFrame) -> Record:
