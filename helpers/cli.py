@@ -551,7 +551,7 @@ class StudentCopyParser(argparse.ArgumentParser):
                          namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
         args = sys.argv[1:] if args is None else list(args)
         if args and args[0] in INSTRUCTOR_COMMANDS:
-            return argparse.Namespace(command=args[0], func=cmd_for_instructors), []
+            return argparse.Namespace(command=args[0], func=cmd_for_instructors, log_level=log.NORMAL), []
         return super().parse_known_args(args, namespace)
 
 
