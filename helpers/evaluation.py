@@ -278,8 +278,9 @@ class FeatureChoice:
         rows = []
         for i, (candidate, raw) in enumerate(zip(self.candidates, X.raw, strict=True)):
             Cs = [C for C in candidate.Cs if only is None or (i, float(C)) in only]
-            built = [candidate.features(raw, inner_train, inner_test) for inner_train, inner_test in splits] \
-                if Cs else []
+            if not Cs:
+                continue
+            built = [candidate.features(raw, inner_train, inner_test) for inner_train, inner_test in splits]
             for C in Cs:
                 svm = make_svm(C, tol)
                 scores = [np.mean(svm.fit(X_in, y[inner_train]).predict(X_out) == y[inner_test])
@@ -294,7 +295,7 @@ class FeatureChoice:
         only = None
         if screen:
             rough = self.inner_scores(X, y, CHOICE_TOL)
-            close = rough[rough.accuracy >= rough.accuracy.max() - SCREEN_MARGIN]
+            close = rough[_passes_screening(rough.accuracy.to_numpy())]
             only = set(zip(close.candidate.astype(int), close.C.astype(float), strict=True))
         scores = self.inner_scores(X, y, SVM_TOL, only)
         best = scores.sort_values(["accuracy", "candidate", "C"], ascending=[False, True, True]).iloc[0]
@@ -344,9 +345,16 @@ def best_C(X, y, Cs, inner_folds: int = 3, screen: bool = True) -> float:
     """
     Cs = list(Cs)
     if screen:
-        rough = inner_cv_accuracy(X, y, Cs, inner_folds, CHOICE_TOL)
-        Cs = [C for C, accuracy in zip(Cs, rough, strict=True) if accuracy >= rough.max() - SCREEN_MARGIN]
+        passes = _passes_screening(inner_cv_accuracy(X, y, Cs, inner_folds, CHOICE_TOL))
+        Cs = [C for C, kept in zip(Cs, passes, strict=True) if kept]
     return float(Cs[int(np.argmax(inner_cv_accuracy(X, y, Cs, inner_folds)))])
+
+
+def _passes_screening(rough: np.ndarray) -> np.ndarray:
+    """Which candidates, by their accuracies at ``CHOICE_TOL``, are scored again at ``SVM_TOL``:
+    those within ``SCREEN_MARGIN`` of the best (the one rule of ``best_C`` and
+    ``FeatureChoice.choose``)."""
+    return rough >= np.max(rough) - SCREEN_MARGIN
 
 
 def inner_cv_accuracy(X, y, Cs, inner_folds: int = 3, tol: float = SVM_TOL) -> np.ndarray:
