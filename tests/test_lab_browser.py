@@ -38,12 +38,14 @@ NOTEBOOK_PANEL = "window.jupyterapp.shell.currentWidget"
 KERNEL_IDLE = (f"() => {{ const panel = {NOTEBOOK_PANEL}; const kernel = panel && panel.sessionContext"
                " && panel.sessionContext.session && panel.sessionContext.session.kernel;"
                " return Boolean(kernel) && kernel.status === 'idle'; }")
-# Run All is over when a cell has run, none is queued or running ([*]) and the kernel is
-# idle: whether it reached the end is the test's to say.
-RUN_ALL_OVER = (f"() => {{ const panel = {NOTEBOOK_PANEL}; const notebook = panel.content;"
-                " return [...notebook.model.cells].some(c => c.type === 'code' && c.executionCount > 0)"
-                " && notebook.widgets.every(w => w.model.type !== 'code'"
-                " || !w.promptNode.textContent.includes('*'))"
+# Run All is over when a cell has run, none is queued or running and the kernel is idle:
+# whether it reached the end is the test's to say. Queued is read from each cell's model
+# (JupyterLab marks every cell of a Run All "running" when it sends it), not from the [*]
+# drawn on the page, which a busy browser may not have drawn yet.
+RUN_ALL_OVER = (f"() => {{ const panel = {NOTEBOOK_PANEL};"
+                " const code = [...panel.content.model.cells].filter(c => c.type === 'code');"
+                " return code.some(c => c.executionCount > 0)"
+                " && code.every(c => c.executionState !== 'running')"
                 " && panel.sessionContext.session.kernel.status === 'idle'; }")
 CELLS = f"() => [...{NOTEBOOK_PANEL}.content.model.cells].map(c => c.toJSON())"
 SCROLL_TO = (f"async (index) => {{ const notebook = {NOTEBOOK_PANEL}.content;"
@@ -100,7 +102,7 @@ def lab(tmp_path, corpora):
                                   env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         _wait_for_lab(f"http://127.0.0.1:{port}/api/status?token={token}", server, log)
-        yield f"http://127.0.0.1:{port}", token, chromium
+        yield f"http://127.0.0.1:{port}", token, chromium, log
     finally:
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGTERM)
@@ -111,7 +113,7 @@ def lab(tmp_path, corpora):
                 server.wait()
 
 
-def _run_all_in_browser(base: str, token: str, chromium: str,
+def _run_all_in_browser(base: str, token: str, chromium: str, log: Path,
                         notebook: str) -> tuple[list[dict], dict[int, str]]:
     """Open ``notebook`` in the lab, Run All from the Run menu; the cells after it, and what
     the page shows under each check cell (by index)."""
@@ -139,10 +141,20 @@ def _run_all_in_browser(base: str, token: str, chromium: str,
     return cells, shown
 
 
+def _why_run_all_stopped(cells: list[dict], log: Path) -> str:
+    """The cells Run All did not reach, the errors it showed and the end of the lab's log."""
+    code = [(i, cell) for i, cell in enumerate(cells) if cell["cell_type"] == "code"]
+    not_run = [i for i, cell in code if not cell["execution_count"]]
+    errors = [(i, output.get("ename"), output.get("evalue"))
+              for i, cell in code for output in cell["outputs"] if output["output_type"] == "error"]
+    return (f"Run All stopped before the end: cells {not_run} did not run; errors shown: {errors};"
+            f" the lab's log ends:\n{log.read_text(errors='replace')[-3000:]}")
+
+
 def test_run_all_in_the_lab_shows_each_unfinished_exercise_as_one_line(lab):
     cells, shown = _run_all_in_browser(*lab, NOTEBOOK)
     code = [cell for cell in cells if cell["cell_type"] == "code"]
-    assert all(cell["execution_count"] for cell in code), "Run All stopped before the end"
+    assert all(cell["execution_count"] for cell in code), _why_run_all_stopped(cells, lab[-1])
     stubs = {exercises.not_done(cells[index]["metadata"]["kit"]["checks"]) for index in shown}
     errors = [output for cell in code for output in cell["outputs"] if output["output_type"] == "error"]
     assert errors, "a fresh copy has exercises not done yet"

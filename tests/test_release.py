@@ -202,6 +202,26 @@ def test_every_marked_cell_of_the_released_notebooks_says_its_points():
             assert note in released[cell.id].source, (path.name, cell.id)
 
 
+def test_every_notebook_with_an_exercise_plots_the_student_s_results_against_the_kit_s():
+    """Each has a figure cell (kit.figure "yours") that draws a plot in the solution and keeps
+    no output in the release; tests/test_run_all.py shows that the student's unfinished work
+    stops it."""
+    for path in sorted(SOLUTIONS_DIR.glob("[0-9][0-9]_*.ipynb")):
+        solution = nbformat.read(path, as_version=4)
+        if not cells.exercises(solution):
+            continue
+        figures = [cell for cell in solution.cells if cells.is_own_results_figure(cell)]
+        assert figures, f"{path.name}: no figure of the student's own results"
+        first_exercise = cells.exercises(solution)[0].cell_ids[0]
+        order = [cell.id for cell in solution.cells]
+        for cell in figures:
+            assert order.index(cell.id) > order.index(first_exercise), (path.name, cell.id)
+            assert any("image/png" in output.get("data", {}) for output in cell.outputs), (path.name, cell.id)
+        released = {cell.id: cell for cell in release.release_notebook(solution, path.name).cells}
+        assert all(cells.is_own_results_figure(released[cell.id]) and not released[cell.id].outputs
+                   for cell in figures), path.name
+
+
 def _nbval(path: Path) -> subprocess.CompletedProcess:
     (path.parent / "pytest.ini").write_text("[pytest]\n")
     return subprocess.run(

@@ -84,6 +84,21 @@ def test_run_all_on_an_untouched_notebook_reaches_its_end(released, runs):
             (waits_for and waits_for["exercise"] == ex.id), (ex.id, first_check)
 
 
+@pytest.mark.parametrize("released", RELEASED, ids=lambda path: path.stem)
+def test_the_figure_of_the_student_s_own_results_waits_for_their_exercises(released, runs):
+    """Untouched, the figure that plots the student's results against the kit's shows the one
+    line of an unfinished exercise: it draws from the student's functions, not the kit's."""
+    nb = runs[released.name]
+    assert isinstance(nb, nbformat.NotebookNode), f"Run All stopped: {nb}"
+    shown = _errors(nb)
+    exercise_ids = {ex.id for ex in cells.exercises(nb)}
+    for cell in filter(cells.is_own_results_figure, nb.cells):
+        [line] = shown.get(cell.id, ["no error: it drew without the student's functions"])
+        stopped_on = exercises.STOPPED_ON.search(line)
+        assert line in {exercises.not_done(ex) for ex in exercise_ids} or \
+            (stopped_on and stopped_on["exercise"] in exercise_ids), (cell.id, line)
+
+
 def test_running_every_notebook_in_the_workspace_changes_nothing_in_the_repository(runs):
     before, after = runs["repository changes"]
     assert after == before

@@ -16,6 +16,9 @@ Conventions (nbgrader's, so instructors who know nbgrader feel at home):
 - An exercise's own checks are the checked cells that name it, ``{"kit": {"checks": "1.2"}}``.
   They stand after the exercise and before the next one, and every exercise has at least one
   that the student can see; other checked cells check the lab, not an exercise.
+- A figure of the student's own results against the kit's is a code cell marked
+  ``{"kit": {"figure": "yours"}}``: every notebook with an exercise has one (tested), and it
+  draws from the student's functions, so an unfinished exercise stops it as it stops a check.
 - Hidden checks (nbgrader's idea, our markers): a checked cell whose code lies entirely
   between ``### BEGIN HIDDEN CHECKS`` and ``### END HIDDEN CHECKS`` calls the student's code on
   inputs the student has not seen. Release removes it; grading keeps it.
@@ -45,6 +48,8 @@ ANSWER_BLOCK = re.compile(r"=== BEGIN ANSWER ===.*?=== END ANSWER ===", re.DOTAL
 ANSWER_POINTS = 1.0
 #: An exercise's points when its cell's metadata gives none (``kit.points``).
 DEFAULT_POINTS = 1.0
+#: ``kit.figure`` of a cell that plots the student's own results against the kit's.
+OWN_RESULTS_FIGURE = "yours"
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN CHECKS", "### END HIDDEN CHECKS"
 #: The first line of a hidden block may say what it tests, for the student's feedback.
 INTENT_MARK = "# Intent:"
@@ -60,6 +65,12 @@ def kit_metadata(cell: NotebookNode) -> dict:
     metadata = cell.get("metadata")
     found = metadata.get("kit") if isinstance(metadata, dict) else None
     return found if isinstance(found, dict) else {}
+
+
+def is_own_results_figure(cell: NotebookNode) -> bool:
+    """Whether a cell plots the student's own results against the kit's (``kit.figure`` is
+    ``OWN_RESULTS_FIGURE``)."""
+    return cell.get("cell_type") == "code" and kit_metadata(cell).get("figure") == OWN_RESULTS_FIGURE
 
 
 def _text(value: object) -> str | None:
