@@ -3,7 +3,9 @@
 The kit's kernel must show an exercise not done yet as one line in the lab itself, not only
 under nbclient: JupyterLab starts the kernel from the kernelspec `kit lab` puts first, and
 renders what that kernel sends. A student's first Run All of `work/01` must reach the end and
-show, under each check of an unfinished exercise, the one line the README promises.
+show, under each check of an unfinished exercise, the one line the README promises, and under
+each cell that answers a prediction only the folded "Show the result" line (JupyterLab sends
+the cell's metadata with its code, and the kit's kernel folds the output).
 
 Needs Chromium (Debian's `chromium`, which `.ci/run` installs) and Playwright (a dev
 dependency). Without them the test is skipped, except in CI, where it fails.
@@ -26,6 +28,8 @@ import pytest
 
 from helpers import exercises
 from helpers.course import config
+from helpers.course.notebook.cells import REVEAL_KEY
+from helpers.course.student import reveal
 
 NOTEBOOK = "01_naive_bayes.ipynb"
 LAB_START_SECONDS = 300  # bounds a hang only: a loaded machine starts JupyterLab slowly
@@ -52,6 +56,9 @@ SCROLL_TO = (f"async (index) => {{ const notebook = {NOTEBOOK_PANEL}.content;"
              " notebook.activeCellIndex = index; await notebook.scrollToItem(index); }")
 # What the page shows under a cell's input, once rendered (a busy machine renders late).
 SHOWN = f"(index) => {NOTEBOOK_PANEL}.content.widgets[index].outputArea.node.innerText.trim()"
+# Rendered: its text, or a plot (which has none).
+RENDERED = (f"(index) => {{ const area = {NOTEBOOK_PANEL}.content.widgets[index].outputArea.node;"
+            " return area.innerText.trim() !== '' || area.querySelector('img') !== null; }")
 
 
 def _chromium() -> str:
@@ -120,7 +127,8 @@ def _run_all_in_browser(base: str, token: str, chromium: str, log: Path,
     from playwright.sync_api import sync_playwright
 
     released = nbformat.read(config.NOTEBOOKS_DIR / notebook, as_version=4)
-    checks = [i for i, cell in enumerate(released.cells) if cell.metadata.get("kit", {}).get("checks")]
+    checks = [i for i, cell in enumerate(released.cells)
+              if cell.metadata.get("kit", {}).get("checks") or cell.metadata.get("kit", {}).get(REVEAL_KEY)]
     with sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         try:
@@ -132,9 +140,9 @@ def _run_all_in_browser(base: str, token: str, chromium: str, log: Path,
             page.wait_for_function(RUN_ALL_OVER, timeout=RUN_ALL_MS, polling=1000)
             cells = page.evaluate(CELLS)
             shown = {}
-            for index in checks:
+            for index in (i for i in checks if cells[i]["outputs"]):
                 page.evaluate(SCROLL_TO, index)
-                page.wait_for_function(SHOWN, arg=index, timeout=KERNEL_READY_MS, polling=200)
+                page.wait_for_function(RENDERED, arg=index, timeout=KERNEL_READY_MS, polling=200)
                 shown[index] = page.evaluate(SHOWN, index)
         finally:
             browser.close()
@@ -155,13 +163,20 @@ def test_run_all_in_the_lab_shows_each_unfinished_exercise_as_one_line(lab):
     cells, shown = _run_all_in_browser(*lab, NOTEBOOK)
     code = [cell for cell in cells if cell["cell_type"] == "code"]
     assert all(cell["execution_count"] for cell in code), _why_run_all_stopped(cells, lab[-1])
-    stubs = {exercises.not_done(cells[index]["metadata"]["kit"]["checks"]) for index in shown}
+    kit = {index: cells[index]["metadata"]["kit"] for index in shown}
+    stubs = {exercises.not_done(kit[index]["checks"]) for index in shown if "checks" in kit[index]}
     errors = [output for cell in code for output in cell["outputs"] if output["output_type"] == "error"]
     assert errors, "a fresh copy has exercises not done yet"
-    for output in errors:  # each a stub's one line, never a traceback
-        assert output["ename"] == "NotImplementedError" and len(output["traceback"]) == 1, output
-        assert output["traceback"][0] in stubs, output
-    for index, text in shown.items():  # what the student sees under each check
-        assert text == exercises.not_done(cells[index]["metadata"]["kit"]["checks"]), text
+    for output in errors:  # each a stub's one line (or a name it left undefined), never a traceback
+        [line] = output["traceback"]
+        assert line in stubs or exercises.STOPPED_ON.search(line), output
+    stopped = {index for index in shown if any(o["output_type"] == "error" for o in cells[index]["outputs"])}
+    for index in stopped:  # a check, or a cell after a prediction that needs an exercise
+        expected = exercises.not_done(kit[index]["checks"]) if "checks" in kit[index] else None
+        assert shown[index] == expected or (expected is None and shown[index] in stubs), shown[index]
+    folded = shown.keys() - stopped
+    assert folded and all(REVEAL_KEY in kit[index] for index in folded), "each check waits for its exercise"
+    for index in folded:  # Run All ran the answer to a prediction: only the fold's summary shows
+        assert shown[index] == reveal.SUMMARY.format(answer=kit[index][REVEAL_KEY]), shown[index]
     printed = "".join(str(output) for cell in code for output in cell["outputs"])
     assert "Traceback" not in printed and "exercises.py" not in printed

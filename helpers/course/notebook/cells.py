@@ -19,6 +19,10 @@ Conventions (nbgrader's, so instructors who know nbgrader feel at home):
 - A figure of the student's own results against the kit's is a code cell marked
   ``{"kit": {"figure": "yours"}}``: every notebook with an exercise has one (tested), and it
   draws from the student's functions, so an unfinished exercise stops it as it stops a check.
+- A written answer that begins ``**Prediction.`` asks the student to predict what the code
+  cells after it show, up to the next heading or written answer; the release marks those
+  cells ``{"kit": {"reveal": "1.b"}}`` (not exercises, checks or figures of the student's own
+  results), and the kit's kernel folds what they show until the student opens it.
 - Hidden checks (nbgrader's idea, our markers): a checked cell whose code lies entirely
   between ``### BEGIN HIDDEN CHECKS`` and ``### END HIDDEN CHECKS`` calls the student's code on
   inputs the student has not seen. Release removes it; grading keeps it.
@@ -50,6 +54,11 @@ ANSWER_POINTS = 1.0
 DEFAULT_POINTS = 1.0
 #: ``kit.figure`` of a cell that plots the student's own results against the kit's.
 OWN_RESULTS_FIGURE = "yours"
+#: How a written answer that asks for a prediction begins (before the cells that answer it).
+PREDICTION_MARK = "**Prediction."
+#: The ``kit`` metadata key the release gives a cell whose output answers a prediction: the
+#: prediction's answer id (``helpers.course.student.reveal`` folds that output in the lab).
+REVEAL_KEY = "reveal"
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN CHECKS", "### END HIDDEN CHECKS"
 #: The first line of a hidden block may say what it tests, for the student's feedback.
 INTENT_MARK = "# Intent:"

@@ -28,14 +28,18 @@ from helpers.course.notebook.answer_text import ANSWER_PLACEHOLDER
 from helpers.course.notebook.cells import (
     ANSWER_BLOCK,
     CHECK_MARKER,
+    PREDICTION_MARK,
+    REVEAL_KEY,
     SOLUTION_BLOCK,
     answer_cells,
     answer_id,
     answer_points,
+    checked_exercise,
     exercise_id,
     exercises,
     is_checked,
     is_hidden,
+    is_own_results_figure,
     points_of,
 )
 from helpers.course.notebook.compare import check_tolerance
@@ -99,6 +103,7 @@ def release_notebook(solution: NotebookNode, name: str = "notebook",
     nb = copy.deepcopy(solution)
     if not hidden:
         nb.cells = [cell for cell in nb.cells if not is_hidden(cell)]
+        mark_revealing_cells(nb)
     nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"},
                    **{k: nb.metadata[k] for k in _KEPT_NOTEBOOK_METADATA if k in nb.metadata}}
     code_number = 0
@@ -135,6 +140,24 @@ def release_notebook(solution: NotebookNode, name: str = "notebook",
     if not hidden:
         run_on_after_first_exercise(nb)
     return nb
+
+
+def mark_revealing_cells(nb: NotebookNode) -> None:
+    """Mark the code cells that answer a "predict first" question (in place).
+
+    After a written answer that begins ``PREDICTION_MARK``, every code cell up to the next
+    heading or written answer gets ``kit.reveal`` = that answer's id, except exercises, their
+    checks and the figures of the student's own results (which the student must see at once).
+    Call it before the answers' text is released: it reads the question's first words.
+    """
+    asked = None
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            text = cell.source.lstrip()
+            if answer_id(cell) is not None or text.startswith("#"):
+                asked = answer_id(cell) if text.startswith(PREDICTION_MARK) else None
+        elif asked and not (exercise_id(cell) or checked_exercise(cell) or is_own_results_figure(cell)):
+            cell.metadata.setdefault("kit", {})[REVEAL_KEY] = asked
 
 
 def run_on_after_first_exercise(nb: NotebookNode) -> None:

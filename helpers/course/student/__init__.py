@@ -4,7 +4,8 @@
   progress table ``kit check`` alone prints from the saved checks, without running anything.
 - ``workspace``: the student's blank working copies in ``work/``; ``copies``: which notebooks
   there are the student's copies of a release (a second copy, a renamed one); ``kernel``: the lab's
-  Jupyter kernel, which imports the kit before the notebook's folder; ``lab_contents``: the
+  Jupyter kernel, which imports the kit before the notebook's folder; ``reveal``: the kernel's
+  folding of what answers a "predict first" question until it is opened; ``lab_contents``: the
   lab's contents manager, which refuses to serve ``solutions/`` and ``notebooks/``;
   ``student_copy``: ``kit release --student-repo``, a copy of the kit without solutions;
   ``integrity``: the library of a student copy as released (``helpers/RELEASED.sha256``).

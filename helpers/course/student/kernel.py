@@ -1,7 +1,8 @@
 """The kit's Jupyter kernel: ipykernel, with the kit imported before the notebook's folder.
 
 It also installs, once IPython's shell exists, the one-line display of unfinished exercises
-(``helpers.exercises``) that importing ``helpers`` installs in any other kernel.
+(``helpers.exercises``) that importing ``helpers`` installs in any other kernel, and the
+folding of what a cell shows after a "predict first" question (``reveal``).
 
 IPython puts the notebook's folder on ``sys.path``, so a student's own ``helpers.py`` (or
 ``helpers/``) beside their notebooks would be imported instead of the kit, and every
@@ -19,6 +20,7 @@ import sys
 from pathlib import Path
 
 import helpers
+from helpers.course.student.reveal import fold_revealing_cells
 from helpers.exercises import show_unfinished_briefly
 
 #: The kit's own package folder.
@@ -68,6 +70,7 @@ def main() -> None:
     app.initialize(sys.argv[1:])
     sys.path.append("")  # -P left it out (IPython too, under -P)
     warn_on_first_cell(app.shell)
+    fold_revealing_cells(app.shell, app.kernel)
     # importing helpers above came before the shell existed, so its own call found none
     show_unfinished_briefly()
     app.start()
