@@ -20,7 +20,6 @@ import sys
 from pathlib import Path
 
 import helpers
-from helpers.course.student.reveal import fold_revealing_cells
 from helpers.exercises import show_unfinished_briefly
 
 #: The kit's own package folder.
@@ -65,6 +64,8 @@ def warn_on_first_cell(shell) -> None:
 def main() -> None:
     """Start the kernel (``python -P -m helpers.course.student.kernel -f CONNECTION_FILE``)."""
     from ipykernel.kernelapp import IPKernelApp
+
+    from helpers.course.student.reveal import fold_revealing_cells  # IPython's: not for `kit check`
 
     app = IPKernelApp.instance()
     app.initialize(sys.argv[1:])
