@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 
 import nbformat
 from jupyter_client.manager import start_new_kernel
@@ -20,6 +21,8 @@ from helpers.course.config import SOLUTIONS_DIR, notebooks_in
 from helpers.course.notebook import cells, release
 from helpers.course.student import reveal
 
+#: A figure as a question might quote one: digits with a decimal point (0.781, 81.0).
+DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
 KERNEL_START_SECONDS = 120  # a loaded machine starts kernels slowly; this only bounds a hang
 PRINTS_AND_PLOTS = ("import sys\nimport matplotlib.pyplot as plt\nprint('accuracy 0.517')\n"
                     "print('progress', file=sys.stderr)\nplt.plot([1, 2])\nplt.show()")
@@ -62,6 +65,37 @@ def test_the_release_marks_the_cells_after_each_prediction_and_never_an_exercise
     variants = [cell.id for cell in first.cells if cells.kit_metadata(cell).get(cells.REVEAL_KEY) == "1.b"]
     assert variants and all(order.index(cell) > order.index("01-answer-b") for cell in variants)
     assert all(order.index(cell) < order.index("01-answer-c") for cell in variants)
+
+
+def _shown(cell: nbformat.NotebookNode) -> str:
+    """What a solution's cell shows before the student writes: a question's text above its
+    answer, or a code cell's stored output."""
+    if cell.cell_type == "markdown":
+        return cell.source.split("=== BEGIN ANSWER ===")[0]
+    return "".join(output.get("text", "") or output.get("data", {}).get("text/plain", "")
+                   for output in cell.get("outputs", []))
+
+
+def test_no_prediction_quotes_a_figure_first_printed_by_the_cells_it_asks_about():
+    """A figure in a question may be given (shown above it, or in an earlier notebook, or a
+    paper's figure stated before it), never the answer: a number with a decimal point that the
+    revealed cells print must have been shown before the question."""
+    given: set[str] = set()
+    for path in notebooks_in(SOLUTIONS_DIR):
+        solution = nbformat.read(path, as_version=4)
+        revealed: dict[str, list[str]] = {}
+        for cell in release.release_notebook(solution, path.name).cells:
+            answer = cells.kit_metadata(cell).get(cells.REVEAL_KEY)
+            if answer is not None:
+                revealed.setdefault(answer, []).append(cell.id)
+        by_id = {cell.id: cell for cell in solution.cells}
+        for cell in solution.cells:
+            asked = cells.answer_id(cell)
+            if asked in revealed:
+                printed = set().union(*(DECIMAL.findall(_shown(by_id[i])) for i in revealed[asked]))
+                quoted = set(DECIMAL.findall(_shown(cell))) & printed
+                assert quoted <= given, (path.name, asked, sorted(quoted - given))
+            given |= set(DECIMAL.findall(_shown(cell)))
 
 
 def _outputs(client, code: str, metadata: dict) -> list[dict]:
