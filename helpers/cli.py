@@ -378,8 +378,9 @@ def _run_checks(names: list[str], timeout: float) -> None:
 
 def _copies_to_check(names: list[str]) -> list[tuple[Path, Path]]:
     """Each copy to check with its release: the ones ``names`` names, or every workspace copy
-    of a released notebook; a notebook without exercises is left out (named, with a word)."""
-    from helpers.course.student import check, progress
+    of a released notebook; a notebook without exercises is left out (named, with a word).
+    A copy the lab ran code in that it does not hold (not saved) is named too."""
+    from helpers.course.student import check, progress, unsaved
 
     work = settings.work_dir()
     if names:
@@ -392,6 +393,8 @@ def _copies_to_check(names: list[str]) -> list[tuple[Path, Path]]:
     for copy in dict.fromkeys(copies):
         reference = check.released_for(copy)
         if _in_workspace(copy) and (note := check.copies_note(copy)):
+            print(f"{copy.name}: {note}.", flush=True)
+        if _in_workspace(copy) and (note := unsaved.unsaved_note(copy)):
             print(f"{copy.name}: {note}.", flush=True)
         if check.has_exercises(reference):
             found.append((copy, reference))

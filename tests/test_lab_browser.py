@@ -29,7 +29,7 @@ import pytest
 from helpers import exercises
 from helpers.course import config
 from helpers.course.notebook.cells import REVEAL_KEY
-from helpers.course.student import reveal
+from helpers.course.student import reveal, unsaved
 
 NOTEBOOK = "01_naive_bayes.ipynb"
 LAB_START_SECONDS = 300  # bounds a hang only: a loaded machine starts JupyterLab slowly
@@ -178,5 +178,8 @@ def test_run_all_in_the_lab_shows_each_unfinished_exercise_as_one_line(lab):
     assert folded and all(REVEAL_KEY in kit[index] for index in folded), "each check waits for its exercise"
     for index in folded:  # Run All ran the answer to a prediction: only the fold's summary shows
         assert shown[index] == reveal.SUMMARY.format(answer=kit[index][REVEAL_KEY]), shown[index]
+    work = lab[-1].parent / "work"  # the kernel JupyterLab started recorded what it ran there
+    ran = unsaved.read_ran(work).get(NOTEBOOK, {})
+    assert {cell["id"] for cell in code} <= ran.keys() and unsaved.unsaved_note(work / NOTEBOOK) == ""
     printed = "".join(str(output) for cell in code for output in cell["outputs"])
     assert "Traceback" not in printed and "exercises.py" not in printed

@@ -2,7 +2,8 @@
 
 It also installs, once IPython's shell exists, the one-line display of unfinished exercises
 (``helpers.exercises``) that importing ``helpers`` installs in any other kernel, and the
-folding of what a cell shows after a "predict first" question (``reveal``).
+folding of what a cell shows after a "predict first" question (``reveal``), and the record of
+what the lab ran, which ``kit check`` compares with the saved file (``unsaved``).
 
 IPython puts the notebook's folder on ``sys.path``, so a student's own ``helpers.py`` (or
 ``helpers/``) beside their notebooks would be imported instead of the kit, and every
@@ -66,12 +67,14 @@ def main() -> None:
     from ipykernel.kernelapp import IPKernelApp
 
     from helpers.course.student.reveal import fold_revealing_cells  # IPython's: not for `kit check`
+    from helpers.course.student.unsaved import record_lab_runs
 
     app = IPKernelApp.instance()
     app.initialize(sys.argv[1:])
     sys.path.append("")  # -P left it out (IPython too, under -P)
     warn_on_first_cell(app.shell)
     fold_revealing_cells(app.shell, app.kernel)
+    record_lab_runs(app.shell, app.kernel)
     # importing helpers above came before the shell existed, so its own call found none
     show_unfinished_briefly()
     app.start()
