@@ -24,7 +24,7 @@ from helpers.course.engine.verdict import Status, Verdict, describe
 from helpers.course.notebook import release
 from helpers.course.notebook.cells import exercise_id, exercises
 from helpers.course.notebook.compare import Difference
-from helpers.course.student import check, progress, workspace
+from helpers.course.student import check, progress, unsaved, workspace
 from helpers.errors import KitError
 from helpers.settings import REPO_ROOT
 
@@ -185,7 +185,7 @@ def _kernels() -> tuple[dict, dict]:
     return right, wrong
 
 
-def test_check_in_a_notebook_runs_one_exercise_s_checks_on_the_live_names(tmp_path, capsys):
+def test_check_in_a_notebook_runs_one_exercise_s_checks_on_the_live_names(tmp_path, capsys, monkeypatch):
     solution = nbformat.read(FIXTURE, as_version=4)
     notebooks = _released(solution, tmp_path)
     right, wrong = _kernels()
@@ -209,7 +209,14 @@ def test_check_in_a_notebook_runs_one_exercise_s_checks_on_the_live_names(tmp_pa
     with pytest.raises(KitError, match=r"Exercise 0.1 \(in 00_fixture.ipynb\) defines add, which is not "
                        r"defined in this kernel yet\. In 00_fixture.ipynb: run its cells from the top down .*"
                        r"restarted kernel.* In another notebook: run check\("):
-        check.check("0.1", {}, notebooks)  # another notebook's kernel, or a restarted one
+        check.check("0.1", {}, notebooks)  # another notebook's kernel, or a restarted one: unknown
+    monkeypatch.setenv(unsaved.SESSION_ENV, str(tmp_path / "work" / "00_fixture (1).ipynb"))
+    with pytest.raises(KitError, match=r"yet\. In this notebook: run its cells from the top down") as said:
+        check.check("0.1", {}, notebooks)  # the lab's kernel of a copy of 00: a restarted one
+    assert "another notebook" not in str(said.value)
+    monkeypatch.setenv(unsaved.SESSION_ENV, str(tmp_path / "work" / "mine.ipynb"))
+    with pytest.raises(KitError, match=r"yet\. In 00_fixture.ipynb: run .* In another notebook: run check"):
+        check.check("0.1", {}, notebooks)  # the student's own notebook: not a copy of a release
     with pytest.raises(KitError, match=r'check needs the exercise to check, as a string: check\("1.2"\)'):
         check.check()
 

@@ -45,7 +45,7 @@ from helpers.course.notebook import compare, environment
 from helpers.course.notebook.cells import Exercise, exercises
 from helpers.course.notebook.merge import code_numbers, graded_notebook
 from helpers.course.notebook.release import edited_notice, edited_since_release
-from helpers.course.student import integrity
+from helpers.course.student import integrity, unsaved
 from helpers.course.student import progress as table
 from helpers.course.student.copies import COPY_SUFFIX, copies_of
 from helpers.course.student.progress import KEPT, SKIPPED, THIS_RUN, fingerprint
@@ -376,6 +376,31 @@ def check(exercise: str | None = None, namespace: dict | None = None,
     print(describe(check_exercise(exercise, namespace, notebooks)))
 
 
+def _this_notebook(notebooks: Path) -> str | None:
+    """The name of the release of the notebook this kernel runs for in the lab, or None when
+    it is not known (not the lab's kernel, or not a copy of a release)."""
+    lab = unsaved.lab_notebook()
+    try:
+        return released_for(lab, notebooks).name if lab is not None else None
+    except KitError:
+        return None
+
+
+def _not_run_yet(exercise: str, notebook: str, missing: list[str], here: str | None) -> str:
+    """What ``check`` says when the exercise's names are not in the kernel: in its own
+    notebook, run the cells above; in another, go there; where unknown, both."""
+    said = (f"Exercise {exercise} (in {notebook}) defines {', '.join(missing)}, which "
+            f"{'is' if len(missing) == 1 else 'are'} not defined in this kernel yet.")
+    run_above = ("run its cells from the top down to the exercise cell first (Run > Run All Above "
+                 "Selected Cell): a restarted kernel has forgotten them.")
+    go_there = f"run check(\"{exercise}\") in {notebook}."
+    if here == notebook:
+        return f"{said} In this notebook: {run_above}"
+    if here is not None:
+        return f"{said} This kernel runs {here}: {go_there}"
+    return f"{said} In {notebook}: {run_above} In another notebook: {go_there}"
+
+
 def check_exercise(exercise: str, namespace: dict | None = None,
                    notebooks: Path = config.NOTEBOOKS_DIR) -> Verdict:
     """The verdict ``check`` prints: one exercise's visible checks run in ``namespace``.
@@ -397,11 +422,7 @@ def check_exercise(exercise: str, namespace: dict | None = None,
     cells = {cell.id: cell for cell in released.cells}
     missing = sorted(defined_names(cells[item.cell_ids[0]].source) - set(names))
     if missing:
-        raise KitError(f"Exercise {exercise} (in {notebook}) defines {', '.join(missing)}, which "
-                       f"{'is' if len(missing) == 1 else 'are'} not defined in this kernel yet. In "
-                       f"{notebook}: run its cells from the top down to the exercise cell first (a "
-                       "restarted kernel has forgotten them). In another notebook: run "
-                       f"check(\"{exercise}\") in {notebook}.")
+        raise KitError(_not_run_yet(exercise, notebook, missing, _this_notebook(notebooks)))
     numbers = code_numbers(released)
     sanitize = compare.sanitizer(config.SANITIZE_FILE)
     reference_env = released.metadata.get("kit", {}).get("reference_env")

@@ -32,6 +32,13 @@ RAN_FILE = ".kit-ran.json"
 SESSION_ENV = "JPY_SESSION_NAME"
 
 
+def lab_notebook() -> Path | None:
+    """The notebook this kernel was started for by jupyter_server (``SESSION_ENV``), or None
+    outside such a kernel."""
+    session = os.environ.get(SESSION_ENV)
+    return Path(session) if session else None
+
+
 def source_hash(source: str) -> str:
     """The sha256 of a cell's code, as the lab ran it or the file holds it."""
     return hashlib.sha256(source.encode()).hexdigest()
@@ -71,10 +78,9 @@ def record_lab_runs(shell: Any, kernel: Any) -> None:
     kernel : ipykernel Kernel
         Gives the request being run (``get_parent``), with the cell's id.
     """
-    session = os.environ.get(SESSION_ENV)
-    if not session:
+    notebook = lab_notebook()
+    if notebook is None:
         return
-    notebook = Path(session)
     try:
         in_workspace = notebook.suffix == ".ipynb" and notebook.parent.resolve() == work_dir().resolve()
     except KitError:  # KIT_WORK_DIR names a folder of the kit: no workspace to record in
