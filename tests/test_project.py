@@ -169,6 +169,39 @@ def test_the_student_readme_installs_and_runs_as_the_readme_does():
     assert f"git clone https://github.com/{REPO_PLACEHOLDER}.git && {FOLDER_PLACEHOLDER}" in text
 
 
+def test_the_student_readme_says_what_to_hand_in_what_earns_marks_and_what_comes_back():
+    """Each fact as the kit does it: the copy graded, the stub's and the answer cell's words
+    as the release writes them, and the feedback's formats as grading writes them."""
+    from helpers import settings
+    from helpers.course.classroom import layout
+    from helpers.course.notebook import release
+
+    text = " ".join((REPO_ROOT / "STUDENT_README.md").read_text(encoding="utf-8").split())
+    hand_in = text[text.index("**What to hand in.**"):text.index("**What earns marks.**")]
+    assert f"`{settings.work_dir().relative_to(REPO_ROOT)}/NN_topic.ipynb`" in hand_in
+    assert "`kit check NN`" in hand_in and "written answer" in hand_in
+    marks = text[text.index("**What earns marks.**"):text.index("**What comes back.**")]
+    stub = release.stub_source("def f():\n    ### BEGIN SOLUTION\n    pass\n    ### END SOLUTION\n", "N.M", 2)
+    stub_line = stub.splitlines()[1].strip().replace("2 points", "k points")
+    assert f"`{stub_line}`" in marks
+    assert f"`{release.ANSWER_PLACEHOLDER}`" in marks
+    released = release.released_answer(_answer_cell(), "x").splitlines()
+    note = next(line for line in released if line.startswith("*Written answer"))
+    note = note.replace("2 points", "k points")
+    assert note.rstrip(".*") + "*" in marks  # the README's sentence goes on after the cell's words
+    back = text[text.index("**What comes back.**"):]
+    html, md = layout.feedback_paths(Path("class"), "student", "01_naive_bayes")
+    assert (html.suffix, md.suffix) == (".html", ".md") and "(HTML and Markdown)" in back
+
+
+def _answer_cell():
+    import nbformat
+
+    cell = nbformat.v4.new_markdown_cell("**Q?**\n\n=== BEGIN ANSWER ===\nx\n=== END ANSWER ===")
+    cell.metadata["kit"] = {"answer": "1.a", "points": 2}
+    return cell
+
+
 def _start_here_text(name: str) -> str:
     readme = (REPO_ROOT / name).read_text()
     start = readme.index("## Start here")
