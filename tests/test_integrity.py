@@ -166,6 +166,17 @@ def test_kit_check_refuses_a_changed_library_and_names_its_syntax_error(broken_c
     assert "NameError" not in checked.stdout + checked.stderr
 
 
+def test_check_in_the_notebook_refuses_a_changed_library_too(broken_copy):
+    """check("N.M") runs the visible checks on the live kernel: on a library changed since the
+    release (a smoothing removed, say) a wrong answer could pass, so it refuses as kit check does."""
+    code = ("from helpers.course.student.check import check\n"
+            "try:\n    check('1.1', {})\nexcept Exception as error:\n    print(type(error).__name__, error)")
+    env = {**os.environ, "PYTHONPATH": str(broken_copy), "PYTHONHASHSEED": "0"}
+    said = subprocess.run([sys.executable, "-c", code], cwd=broken_copy, env=env, capture_output=True,
+                          text=True, timeout=RUN_SECONDS)
+    assert said.stdout.startswith("KitError ") and "helpers/text.py changed since the release" in said.stdout
+
+
 def test_kit_info_and_kit_lab_say_what_changed_and_go_on(broken_copy, tmp_path):
     work = tmp_path / "work"
     shown = _kit(broken_copy, work, "info")

@@ -413,6 +413,7 @@ def check_exercise(exercise: str, namespace: dict | None = None,
     if not isinstance(exercise, str):
         raise KitError(f"Write the exercise as a string, check(\"{exercise}\"): a number like 1.10 "
                        "would read as 1.1.")
+    integrity.require_intact()  # a library changed under the notebook could pass a wrong answer
     released, notebook = _released_with(exercise, notebooks)
     item = next((ex for ex in exercises(released) if ex.id == exercise), None)
     if item is None:
