@@ -22,6 +22,7 @@ check that fails here still fails there.
 from __future__ import annotations
 
 import ast
+import json
 import linecache
 import re
 import sys
@@ -44,6 +45,9 @@ LIBRARY = Path(__file__).resolve().parent
 LIBRARY_ERROR_CHARS = 80
 
 _broken: dict[str, str] = {}  # a name a cell stopped on an error of the library before defining -> it
+#: The saved notebook this kernel runs for in the lab, when the kit's kernel knows it
+#: (``helpers.course.student.kernel``): a missing name one of its cells defines gets a hint.
+lab_notebook: Path | None = None
 
 
 def unfinished(error: BaseException) -> str | None:
@@ -102,6 +106,32 @@ def missing_because(error: BaseException, needs: dict[str, str]) -> str | None:
         return None
     return (f"NameError: name {name!r} is not defined: the cell that defines it stopped on "
             f"exercise {needs[name]}, {NOT_DONE} when it ran; run that cell again once it is done")
+
+
+def defined_in_notebook(name: str, notebook: Path, running: str = "") -> int | None:
+    """The number of the first code cell (1-based) of the saved ``notebook`` that defines
+    ``name`` at its top level, else None; never the cell being run (``running``, its source),
+    where a name used before it is assigned is the student's own slip."""
+    if name in defined_names(running):
+        return None
+    try:
+        cells = json.loads(Path(notebook).read_text(encoding="utf-8"))["cells"]
+        code = ["".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+                for cell in cells if cell.get("cell_type") == "code"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):  # only a hint: none then
+        return None
+    return next((number for number, source in enumerate(code, 1) if name in defined_names(source)), None)
+
+
+def defined_above(error: BaseException, notebook: Path | None, running: str = "") -> str | None:
+    """The line for a ``NameError`` on a name a cell of ``notebook`` (the lab's, saved) defines:
+    the kernel has not run that cell yet (or was restarted since), else None."""
+    name = getattr(error, "name", None) if type(error) is NameError else None
+    number = defined_in_notebook(name, notebook, running) if notebook and isinstance(name, str) else None
+    if number is None:
+        return None
+    return (f"NameError: name {name!r} is not defined: code cell {number} of this notebook defines it; "
+            "run the cells above first (a restarted kernel has forgotten them)")
 
 
 def one_line(error: BaseException) -> str | None:
@@ -201,11 +231,16 @@ def _lines(shell: Any, etype: type, value: BaseException, tb: TracebackType | No
     exercise = unfinished(value)
     line = not_done(exercise) if exercise else missing_because(value, _needs)
     if line is None:
-        return _missing_from_library(value, tb)
+        return _missing_from_library(value, tb) or _defined_above(value, tb)
     if exercise is None:
         exercise = _needs[value.name]  # this cell stopped too: what it defines needs it as well
     _needs.update(dict.fromkeys(defined_names(_cell_source(tb)), exercise))
     return [line]
+
+
+def _defined_above(value: BaseException, tb: TracebackType | None) -> list[str] | None:
+    line = defined_above(value, lab_notebook, _cell_source(tb))
+    return [line] if line else None
 
 
 def _missing_from_library(value: BaseException, tb: TracebackType | None) -> list[str] | None:

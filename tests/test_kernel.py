@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 
+import nbformat
 from jupyter_client.manager import start_new_kernel
 
+from helpers import exercises
 from helpers.cli import lab_environment
-from helpers.course.student import kernel
+from helpers.course.student import kernel, unsaved
 from helpers.settings import REPO_ROOT
 
 KERNEL_START_SECONDS = 120  # a loaded machine starts kernels slowly; this only bounds a hang
@@ -90,3 +92,42 @@ def test_without_the_kit_s_kernel_the_student_s_file_would_win(tmp_path):
         client.stop_channels()
         manager.shutdown_kernel(now=True)
     assert shown["stdout"].strip() == "student"
+
+
+def test_a_name_a_cell_above_defines_says_to_run_the_cells_above(tmp_path, monkeypatch):
+    """After a restart, a cell that uses X_train says which cell defines it, in one line; a name
+    no cell defines keeps Python's own traceback."""
+    notebook = tmp_path / "01_naive_bayes.ipynb"
+    code, text = nbformat.v4.new_code_cell, nbformat.v4.new_markdown_cell
+    cells = [code("import numpy as np"), text("X_train = 0"), code("X_train = np.ones(3)"),
+             code("print(len(X_train))")]
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), notebook)
+    for name, value in lab_environment(os.environ).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv(unsaved.SESSION_ENV, str(notebook))
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path),
+                                       startup_timeout=KERNEL_START_SECONDS)
+    try:
+        restarted = _run(client, "print(len(X_train))")
+        typo = _run(client, "print(len(X_tarin))")
+        own_slip = _run(client, "X_train = X_train + 1")
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert restarted["stderr"] == ("NameError: name 'X_train' is not defined: code cell 2 of this "
+                                   "notebook defines it; run the cells above first (a restarted kernel "
+                                   "has forgotten them)")
+    assert "Traceback" in typo["stderr"] or "Cell In[" in typo["stderr"], typo
+    assert "code cell" not in typo["stderr"] and "code cell" not in own_slip["stderr"], own_slip
+
+
+def test_the_cell_that_defines_a_name_is_found_in_the_saved_notebook(tmp_path):
+    notebook = tmp_path / "mine.ipynb"
+    code = nbformat.v4.new_code_cell
+    cells = [code("a, (b, c) = 1, (2, 3)"), code("def f():\n    d = 1")]
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), notebook)
+    assert exercises.defined_in_notebook("c", notebook) == 1
+    assert exercises.defined_in_notebook("f", notebook) == 2
+    assert exercises.defined_in_notebook("d", notebook) is None  # local to f
+    assert exercises.defined_in_notebook("c", notebook, running="c = c + 1") is None
+    assert exercises.defined_in_notebook("c", tmp_path / "missing.ipynb") is None

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import helpers
+from helpers import exercises
 from helpers.exercises import show_unfinished_briefly
 
 #: The kit's own package folder.
@@ -67,7 +68,7 @@ def main() -> None:
     from ipykernel.kernelapp import IPKernelApp
 
     from helpers.course.student.reveal import fold_revealing_cells  # IPython's: not for `kit check`
-    from helpers.course.student.unsaved import record_lab_runs
+    from helpers.course.student.unsaved import lab_notebook, record_lab_runs
 
     app = IPKernelApp.instance()
     app.initialize(sys.argv[1:])
@@ -75,6 +76,7 @@ def main() -> None:
     warn_on_first_cell(app.shell)
     fold_revealing_cells(app.shell, app.kernel)
     record_lab_runs(app.shell, app.kernel)
+    exercises.lab_notebook = lab_notebook()  # a name a cell of it defines: "run the cells above"
     # importing helpers above came before the shell existed, so its own call found none
     show_unfinished_briefly()
     app.start()
