@@ -56,9 +56,14 @@ SCROLL_TO = (f"async (index) => {{ const notebook = {NOTEBOOK_PANEL}.content;"
              " notebook.activeCellIndex = index; await notebook.scrollToItem(index); }")
 # What the page shows under a cell's input, once rendered (a busy machine renders late).
 SHOWN = f"(index) => {NOTEBOOK_PANEL}.content.widgets[index].outputArea.node.innerText.trim()"
-# Rendered: its text, or a plot (which has none).
-RENDERED = (f"(index) => {{ const area = {NOTEBOOK_PANEL}.content.widgets[index].outputArea.node;"
-            " return area.innerText.trim() !== '' || area.querySelector('img') !== null; }")
+# Rendered: a view for each output of the cell's model, and its text or a plot (which has
+# none), unless all it holds are progress bars on stderr (tqdm clears them: blank text).
+RENDERED = (f"(index) => {{ const cell = {NOTEBOOK_PANEL}.content.widgets[index];"
+            " const area = cell.outputArea, outputs = cell.model.outputs.toJSON();"
+            " if (area.widgets.length !== outputs.length) return false;"
+            " const progress = outputs.every(o => o.output_type === 'stream' && o.name === 'stderr');"
+            " return progress || area.node.innerText.trim() !== ''"
+            " || area.node.querySelector('img') !== null; }")
 
 
 def _chromium() -> str:
@@ -149,6 +154,21 @@ def _run_all_in_browser(base: str, token: str, chromium: str, log: Path,
     return cells, shown
 
 
+def _text(output: dict) -> str:
+    text = output.get("data", {}).get("text/plain", "")
+    return "".join(text) if isinstance(text, list) else text
+
+
+def _progress(output: dict) -> bool:
+    """A progress bar (stderr), which the fold lets through: a cold cache shows one."""
+    return output["output_type"] == "stream" and output["name"] == "stderr"
+
+
+def _fold(output: dict) -> bool:
+    html = output.get("data", {}).get("text/html", "")
+    return output["output_type"] == "display_data" and "".join(html).startswith("<details>")
+
+
 def _why_run_all_stopped(cells: list[dict], log: Path) -> str:
     """The cells Run All did not reach, the errors it showed and the end of the lab's log."""
     code = [(i, cell) for i, cell in enumerate(cells) if cell["cell_type"] == "code"]
@@ -176,8 +196,16 @@ def test_run_all_in_the_lab_shows_each_unfinished_exercise_as_one_line(lab):
         assert shown[index] == expected or (expected is None and shown[index] in stubs), shown[index]
     folded = shown.keys() - stopped
     assert folded and all(REVEAL_KEY in kit[index] for index in folded), "each check waits for its exercise"
-    for index in folded:  # Run All ran the answer to a prediction: only the fold's summary shows
-        assert shown[index] == reveal.SUMMARY.format(answer=kit[index][REVEAL_KEY]), shown[index]
+    folds = 0
+    for index in folded:  # Run All ran the answer to a prediction: folded, progress bars aside
+        outputs = cells[index]["outputs"]
+        assert all(_progress(output) or _fold(output) for output in outputs), outputs
+        for output in filter(_fold, outputs):
+            folds += 1
+            summary = reveal.SUMMARY.format(answer=kit[index][REVEAL_KEY])
+            hidden = _text(output).splitlines()[0]
+            assert summary in shown[index] and hidden not in shown[index], shown[index]
+    assert folds, "Run All of 01 shows the answer to a prediction folded"
     work = lab[-1].parent / "work"  # the kernel JupyterLab started recorded what it ran there
     ran = unsaved.read_ran(work).get(NOTEBOOK, {})
     assert {cell["id"] for cell in code} <= ran.keys() and unsaved.unsaved_note(work / NOTEBOOK) == ""
