@@ -222,6 +222,20 @@ def test_every_notebook_with_an_exercise_plots_the_student_s_results_against_the
                    for cell in figures), path.name
 
 
+def test_a_notebook_that_speaks_of_reference_outputs_says_they_are_in_the_release_not_the_copy(tmp_path):
+    """The student's copy starts blank (no output under any check): text that speaks of the
+    reference outputs names the released notebook that holds them."""
+    from helpers.course.student import workspace
+
+    workspace.seed(tmp_path / "work")
+    for path in sorted((tmp_path / "work").glob("[0-9][0-9]_*.ipynb")):
+        copy = nbformat.read(path, as_version=4)
+        assert not any(cell.get("outputs") for cell in copy.cells), f"{path.name}: a copy with outputs"
+        for cell in copy.cells:
+            if cell.cell_type == "markdown" and "reference output" in " ".join(cell.source.split()):
+                assert f"`notebooks/{path.name}`" in cell.source, (path.name, cell.id)
+
+
 def _nbval(path: Path) -> subprocess.CompletedProcess:
     (path.parent / "pytest.ini").write_text("[pytest]\n")
     return subprocess.run(
