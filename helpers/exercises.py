@@ -108,30 +108,70 @@ def missing_because(error: BaseException, needs: dict[str, str]) -> str | None:
             f"exercise {needs[name]}, {NOT_DONE} when it ran; run that cell again once it is done")
 
 
-def defined_in_notebook(name: str, notebook: Path, running: str = "") -> int | None:
-    """The number of the first code cell (1-based) of the saved ``notebook`` that defines
-    ``name`` at its top level, else None; never the cell being run (``running``, its source),
-    where a name used before it is assigned is the student's own slip."""
-    if name in defined_names(running):
+def defined_in_notebook(name: str, notebook: Path, running: str) -> str | None:
+    """The first line of the cell above the running one, in the saved ``notebook``, that
+    defines ``name`` at its top level.
+
+    Parameters
+    ----------
+    name : str
+        A name the running cell did not find.
+    notebook : Path
+        The notebook's saved file (the lab's, whose kernel this is).
+    running : str
+        The running cell's code: it must be in the saved file, so that "above" means something,
+        and must not define ``name`` itself (a name used before it is assigned is the
+        student's own slip).
+
+    Returns
+    -------
+    str or None
+        That cell's first line; None when no cell above defines it, the running cell is not
+        in the saved file (not saved yet) or the file cannot be read (a hint only).
+    """
+    if not isinstance(name, str) or not isinstance(running, str) or name in defined_names(running):
         return None
     try:
         cells = json.loads(Path(notebook).read_text(encoding="utf-8"))["cells"]
         code = ["".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
                 for cell in cells if cell.get("cell_type") == "code"]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):  # only a hint: none then
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    return next((number for number, source in enumerate(code, 1) if name in defined_names(source)), None)
+    sources = [source.strip() for source in code]  # IPython keeps a cell with a final newline
+    if running.strip() not in sources:
+        return None
+    above = code[:sources.index(running.strip())]
+    return next((source.strip().splitlines()[0] for source in above if name in defined_names(source)), None)
 
 
-def defined_above(error: BaseException, notebook: Path | None, running: str = "") -> str | None:
-    """The line for a ``NameError`` on a name a cell of ``notebook`` (the lab's, saved) defines:
-    the kernel has not run that cell yet (or was restarted since), else None."""
+def defined_above(error: BaseException, notebook: Path | None, running: str,
+                  tb: TracebackType | None = None) -> str | None:
+    """The line for a ``NameError`` raised at the running cell's top level on a name that a
+    cell above it defines (``defined_in_notebook``): the kernel has not run that cell, or was
+    restarted since; else None (the usual traceback, which shows where a name in a function
+    was missed).
+
+    Parameters
+    ----------
+    error : BaseException
+        What the cell raised.
+    notebook : Path or None
+        The lab's saved notebook (``lab_notebook``); None outside the lab.
+    running : str
+        The running cell's code.
+    tb : traceback, optional
+        The error's traceback: its innermost frame must be the cell's own top level.
+    """
     name = getattr(error, "name", None) if type(error) is NameError else None
-    number = defined_in_notebook(name, notebook, running) if notebook and isinstance(name, str) else None
-    if number is None:
+    frames = list(traceback.walk_tb(tb))
+    in_a_function = bool(frames) and frames[-1][0].f_code.co_name != "<module>"
+    if notebook is None or not isinstance(name, str) or in_a_function:
         return None
-    return (f"NameError: name {name!r} is not defined: code cell {number} of this notebook defines it; "
-            "run the cells above first (a restarted kernel has forgotten them)")
+    first_line = defined_in_notebook(name, notebook, running)
+    if first_line is None:
+        return None
+    return (f"NameError: name {name!r} is not defined: the cell above that starts `{first_line[:60]}` "
+            "defines it; run the cells above first (a restarted kernel has forgotten them)")
 
 
 def one_line(error: BaseException) -> str | None:
@@ -239,7 +279,7 @@ def _lines(shell: Any, etype: type, value: BaseException, tb: TracebackType | No
 
 
 def _defined_above(value: BaseException, tb: TracebackType | None) -> list[str] | None:
-    line = defined_above(value, lab_notebook, _cell_source(tb))
+    line = defined_above(value, lab_notebook, _cell_source(tb), tb)
     return [line] if line else None
 
 

@@ -19,12 +19,13 @@ import pytest
 from helpers import settings
 from helpers.cli import main
 from helpers.course import config
+from helpers.course.config import LAB_SESSION_ENV
 from helpers.course.engine import nbval_run
 from helpers.course.engine.verdict import Status, Verdict, describe
 from helpers.course.notebook import release
 from helpers.course.notebook.cells import exercise_id, exercises
 from helpers.course.notebook.compare import Difference
-from helpers.course.student import check, progress, unsaved, workspace
+from helpers.course.student import check, progress, workspace
 from helpers.errors import KitError
 from helpers.settings import REPO_ROOT
 
@@ -210,11 +211,11 @@ def test_check_in_a_notebook_runs_one_exercise_s_checks_on_the_live_names(tmp_pa
                        r"defined in this kernel yet\. In 00_fixture.ipynb: run its cells from the top down .*"
                        r"restarted kernel.* In another notebook: run check\("):
         check.check("0.1", {}, notebooks)  # another notebook's kernel, or a restarted one: unknown
-    monkeypatch.setenv(unsaved.SESSION_ENV, str(tmp_path / "work" / "00_fixture (1).ipynb"))
+    monkeypatch.setenv(LAB_SESSION_ENV, str(tmp_path / "work" / "00_fixture (1).ipynb"))
     with pytest.raises(KitError, match=r"yet\. In this notebook: run its cells from the top down") as said:
         check.check("0.1", {}, notebooks)  # the lab's kernel of a copy of 00: a restarted one
     assert "another notebook" not in str(said.value)
-    monkeypatch.setenv(unsaved.SESSION_ENV, str(tmp_path / "work" / "mine.ipynb"))
+    monkeypatch.setenv(LAB_SESSION_ENV, str(tmp_path / "work" / "mine.ipynb"))
     with pytest.raises(KitError, match=r"yet\. In 00_fixture.ipynb: run .* In another notebook: run check"):
         check.check("0.1", {}, notebooks)  # the student's own notebook: not a copy of a release
     with pytest.raises(KitError, match=r'check needs the exercise to check, as a string: check\("1.2"\)'):

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 
 import nbformat
 from jupyter_client.manager import start_new_kernel
 
 from helpers import exercises
 from helpers.cli import lab_environment
-from helpers.course.student import kernel, unsaved
+from helpers.course.config import LAB_SESSION_ENV
+from helpers.course.student import kernel
 from helpers.settings import REPO_ROOT
 
 KERNEL_START_SECONDS = 120  # a loaded machine starts kernels slowly; this only bounds a hang
@@ -104,30 +106,37 @@ def test_a_name_a_cell_above_defines_says_to_run_the_cells_above(tmp_path, monke
     nbformat.write(nbformat.v4.new_notebook(cells=cells), notebook)
     for name, value in lab_environment(os.environ).items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setenv(unsaved.SESSION_ENV, str(notebook))
+    monkeypatch.setenv(LAB_SESSION_ENV, str(notebook))
     manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path),
                                        startup_timeout=KERNEL_START_SECONDS)
     try:
         restarted = _run(client, "print(len(X_train))")
         typo = _run(client, "print(len(X_tarin))")
         own_slip = _run(client, "X_train = X_train + 1")
+        in_a_function = _run(client, "def missing():\n    return X_train\nmissing()")
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
-    assert restarted["stderr"] == ("NameError: name 'X_train' is not defined: code cell 2 of this "
-                                   "notebook defines it; run the cells above first (a restarted kernel "
-                                   "has forgotten them)")
+    assert restarted["stderr"] == ("NameError: name 'X_train' is not defined: the cell above that starts "
+                                   "`X_train = np.ones(3)` defines it; run the cells above first (a "
+                                   "restarted kernel has forgotten them)")
     assert "Traceback" in typo["stderr"] or "Cell In[" in typo["stderr"], typo
-    assert "code cell" not in typo["stderr"] and "code cell" not in own_slip["stderr"], own_slip
+    assert "cell above" not in typo["stderr"] and "cell above" not in own_slip["stderr"], own_slip
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", in_a_function["stderr"])  # without the colours
+    assert "cell above" not in shown and "return X_train" in shown, shown
 
 
-def test_the_cell_that_defines_a_name_is_found_in_the_saved_notebook(tmp_path):
+def test_the_cell_that_defines_a_name_is_found_above_the_running_one_in_the_saved_notebook(tmp_path):
     notebook = tmp_path / "mine.ipynb"
     code = nbformat.v4.new_code_cell
-    cells = [code("a, (b, c) = 1, (2, 3)"), code("def f():\n    d = 1")]
+    cells = [code("a, (b, c) = 1, (2, 3)"), code("def f():\n    d = 1"), code("print(c, f, e)"),
+             code("e = 5")]
     nbformat.write(nbformat.v4.new_notebook(cells=cells), notebook)
-    assert exercises.defined_in_notebook("c", notebook) == 1
-    assert exercises.defined_in_notebook("f", notebook) == 2
-    assert exercises.defined_in_notebook("d", notebook) is None  # local to f
-    assert exercises.defined_in_notebook("c", notebook, running="c = c + 1") is None
-    assert exercises.defined_in_notebook("c", tmp_path / "missing.ipynb") is None
+    running = "print(c, f, e)"
+    assert exercises.defined_in_notebook("c", notebook, running) == "a, (b, c) = 1, (2, 3)"
+    assert exercises.defined_in_notebook("f", notebook, running) == "def f():"
+    assert exercises.defined_in_notebook("d", notebook, running) is None  # local to f
+    assert exercises.defined_in_notebook("e", notebook, running) is None  # defined below: no hint
+    assert exercises.defined_in_notebook("c", notebook, "print(c)  # not saved yet") is None
+    assert exercises.defined_in_notebook("c", notebook, "c = c + 1") is None
+    assert exercises.defined_in_notebook("c", tmp_path / "missing.ipynb", running) is None

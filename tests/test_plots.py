@@ -86,6 +86,8 @@ def test_no_legend_covers_a_bar_or_an_error_bar(figures):
 
 
 def test_a_band_of_p_values_or_shares_stays_within_0_and_1(figures):
+    """The shaded bands drawn with fill_between (03's convergence in R; a span drawn with
+    axhspan is a rectangle, not read here)."""
     for axes in figures:
         if "%" not in axes["ylabel"]:
             for low, high in axes["bands"]:

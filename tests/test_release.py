@@ -228,12 +228,15 @@ def test_a_notebook_that_speaks_of_reference_outputs_says_they_are_in_the_releas
     from helpers.course.student import workspace
 
     workspace.seed(tmp_path / "work")
+    speaking = 0
     for path in sorted((tmp_path / "work").glob("[0-9][0-9]_*.ipynb")):
         copy = nbformat.read(path, as_version=4)
         assert not any(cell.get("outputs") for cell in copy.cells), f"{path.name}: a copy with outputs"
         for cell in copy.cells:
             if cell.cell_type == "markdown" and "reference output" in " ".join(cell.source.split()):
+                speaking += 1
                 assert f"`notebooks/{path.name}`" in cell.source, (path.name, cell.id)
+    assert speaking, "01's introduction speaks of the reference outputs"
 
 
 def _nbval(path: Path) -> subprocess.CompletedProcess:

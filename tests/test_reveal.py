@@ -28,14 +28,17 @@ PRINTS_AND_PLOTS = ("import sys\nimport matplotlib.pyplot as plt\nprint('accurac
                     "print('progress', file=sys.stderr)\nplt.plot([1, 2])\nplt.show()")
 
 
-def test_the_fold_holds_the_printed_text_and_the_plots_and_names_the_prediction():
-    bundle = reveal.folded("1.b", "a < b\n", ["iVBORw0KGgo="])
-    assert bundle["text/plain"] == "a < b\n"
+def test_the_fold_holds_the_printed_text_the_tables_and_the_plots_in_order_and_names_the_prediction():
+    shown = [{"text/html": "<table>t</table>", "text/plain": "t"}, {"image/png": "iVBORw0KGgo=\n"},
+             {"image/png": b"\x89PNG"}, {"text/plain": "Out: 1 < 2"}]
+    bundle = reveal.folded("1.b", "a < b\n", shown)
+    assert bundle["text/plain"] == "a < b\n\nt\n[a figure]\n[a figure]\nOut: 1 < 2"
     html = bundle["text/html"]
     assert html.startswith("<details><summary>") and html.endswith("</details>")
-    assert "prediction 1.b" in html and "<pre>a &lt; b\n</pre>" in html
-    assert '<img src="data:image/png;base64,iVBORw0KGgo="/>' in html
-    assert reveal.folded("2.a", "", ["x"])["text/plain"] == "[1 figure(s)]"
+    assert "prediction 1.b" in html and "<pre>a &lt; b\n</pre><table>t</table>" in html
+    images = '<img src="data:image/png;base64,iVBORw0KGgo="/><img src="data:image/png;base64,iVBORw=="/>'
+    assert images in html
+    assert html.index("<table>") < html.index("<img") < html.index("Out: 1 &lt; 2")
 
 
 def test_only_a_cell_marked_with_an_answer_id_is_folded():
@@ -115,7 +118,7 @@ def _outputs(client, code: str, metadata: dict) -> list[dict]:
         kind = reply["msg_type"]
         if kind == "status" and reply["content"]["execution_state"] == "idle":
             return found
-        if kind in ("stream", "display_data", "error"):
+        if kind in ("stream", "display_data", "execute_result", "error"):
             found.append({"type": kind, **reply["content"]})
 
 
@@ -128,6 +131,10 @@ def test_the_lab_s_kernel_folds_a_marked_cell_and_leaves_every_other_request_as_
         folded = _outputs(client, PRINTS_AND_PLOTS, {"cellId": "a", "kit": {"reveal": "1.a"}})
         plain = _outputs(client, PRINTS_AND_PLOTS, {"cellId": "b"})
         failing = _outputs(client, "print('before')\n1 / 0", {"cellId": "c", "kit": {"reveal": "1.a"}})
+        valued = _outputs(client, "x = 41\nx + 1", {"cellId": "d", "kit": {"reveal": "1.a"}})
+        nested = _outputs(client, "%%capture inner\nprint('kept in inner')",
+                          {"cellId": "e", "kit": {"reveal": "1.a"}})
+        after = _outputs(client, "print('seen')\nx", {"cellId": "f"})
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
@@ -135,7 +142,7 @@ def test_the_lab_s_kernel_folds_a_marked_cell_and_leaves_every_other_request_as_
     shown = [output for output in folded if output["type"] == "display_data"]
     assert [output["name"] for output in folded if output["type"] == "stream"] == ["stderr"], folded
     [bundle] = shown
-    assert bundle["data"]["text/plain"] == "accuracy 0.517\n"
+    assert bundle["data"]["text/plain"] == "accuracy 0.517\n\n[a figure]"
     html = bundle["data"]["text/html"]
     assert html.startswith("<details>") and "prediction 1.a" in html and "accuracy 0.517" in html
     assert 'src="data:image/png;base64,' in html and "image/png" not in bundle["data"]
@@ -146,3 +153,9 @@ def test_the_lab_s_kernel_folds_a_marked_cell_and_leaves_every_other_request_as_
 
     assert [o["type"] for o in failing] == ["error", "display_data"], failing  # the error at once
     assert failing[0]["ename"] == "ZeroDivisionError" and failing[1]["data"]["text/plain"] == "before\n"
+
+    [value] = valued  # the cell's Out[] goes into the fold too
+    assert value["type"] == "display_data" and value["data"]["text/plain"] == "42"
+    assert nested == []  # %%capture ran a cell within the folded one: nothing shown, the fold closed
+    assert [(o["type"], o.get("text") or o["data"]["text/plain"]) for o in after] == \
+        [("stream", "seen\n"), ("execute_result", "41")], "a later cell shows as usual"

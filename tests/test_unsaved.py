@@ -16,6 +16,7 @@ from jupyter_client.manager import start_new_kernel
 from test_check import _all_pass_in, _seeded
 
 from helpers.cli import lab_environment, main
+from helpers.course.config import LAB_SESSION_ENV
 from helpers.course.notebook import cells
 from helpers.course.student import unsaved
 
@@ -27,7 +28,7 @@ def _run_in_lab(work, notebook, runs: list[tuple[str, str]], monkeypatch) -> Non
     """Run each (cell id, code) in the kit's kernel started for ``notebook``, as the lab would."""
     for name, value in lab_environment(os.environ).items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setenv(unsaved.SESSION_ENV, str(notebook))
+    monkeypatch.setenv(LAB_SESSION_ENV, str(notebook))
     manager, client = start_new_kernel(kernel_name="python3", cwd=str(work),
                                        startup_timeout=KERNEL_START_SECONDS)
     try:

@@ -67,6 +67,10 @@ def notebooks_in(folder: Path, numbers: list[str] | None = None) -> list[Path]:
     return found
 
 
+#: What jupyter_server tells a kernel it starts for a notebook: that notebook's path.
+LAB_SESSION_ENV = "JPY_SESSION_NAME"
+
+
 def is_student_copy(root: Path = REPO_ROOT) -> bool:
     """Whether ``root`` is a student copy (``kit release --student-repo``): the kit without
     ``solutions/``. Cheap, so that ``kit --help`` can ask it."""
@@ -74,13 +78,19 @@ def is_student_copy(root: Path = REPO_ROOT) -> bool:
 
 
 def reference_environ(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Return ``base`` (default ``os.environ``) with the reference environment applied."""
-    return {**(os.environ if base is None else base), **REFERENCE_ENV}
+    """Return ``base`` (default ``os.environ``) with the reference environment applied, and
+    without the lab's notebook (``LAB_SESSION_ENV``: a check run from a lab cell is no lab
+    session of that notebook)."""
+    found = {**(os.environ if base is None else base), **REFERENCE_ENV}
+    found.pop(LAB_SESSION_ENV, None)
+    return found
 
 
 def apply_reference_env() -> None:
-    """Set the reference environment in this process, so kernels it starts inherit it."""
+    """Set the reference environment in this process, so kernels it starts inherit it (and
+    not the lab's notebook, ``LAB_SESSION_ENV``)."""
     os.environ.update(REFERENCE_ENV)
+    os.environ.pop(LAB_SESSION_ENV, None)
 
 
 def backup_path(folder: Path, original: Path, stamp: str) -> Path:

@@ -77,8 +77,18 @@ def kit_metadata(cell: NotebookNode) -> dict:
 
 
 def is_own_results_figure(cell: NotebookNode) -> bool:
-    """Whether a cell plots the student's own results against the kit's (``kit.figure`` is
-    ``OWN_RESULTS_FIGURE``)."""
+    """Whether a cell plots the student's own results against the kit's.
+
+    Parameters
+    ----------
+    cell : NotebookNode
+        Any cell; malformed metadata reads as none (``kit_metadata``).
+
+    Returns
+    -------
+    bool
+        True for a code cell whose ``kit.figure`` is ``OWN_RESULTS_FIGURE``.
+    """
     return cell.get("cell_type") == "code" and kit_metadata(cell).get("figure") == OWN_RESULTS_FIGURE
 
 

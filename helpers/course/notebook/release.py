@@ -149,6 +149,11 @@ def mark_revealing_cells(nb: NotebookNode) -> None:
     heading or written answer gets ``kit.reveal`` = that answer's id, except exercises, their
     checks and the figures of the student's own results (which the student must see at once).
     Call it before the answers' text is released: it reads the question's first words.
+
+    Parameters
+    ----------
+    nb : NotebookNode
+        A notebook in the course's format (``helpers.course.notebook.cells``); changed in place.
     """
     asked = None
     for cell in nb.cells:

@@ -22,7 +22,6 @@ from pathlib import Path
 
 import helpers
 from helpers import exercises
-from helpers.exercises import show_unfinished_briefly
 
 #: The kit's own package folder.
 KIT_PACKAGE = Path(helpers.__file__).resolve().parent
@@ -63,22 +62,32 @@ def warn_on_first_cell(shell) -> None:
     shell.events.register("pre_run_cell", first)
 
 
+def _lab_helpers(shell, kernel) -> None:
+    """Install the lab's helpers: the folding of predictions (``reveal``), the record of what
+    the lab ran (``unsaved``) and the notebook a missing name's hint reads."""
+    from helpers.course.student.reveal import fold_revealing_cells  # IPython's: not for `kit check`
+    from helpers.course.student.unsaved import lab_notebook, record_lab_runs
+
+    fold_revealing_cells(shell, kernel)
+    record_lab_runs(shell, kernel)
+    exercises.lab_notebook = lab_notebook()
+
+
 def main() -> None:
     """Start the kernel (``python -P -m helpers.course.student.kernel -f CONNECTION_FILE``)."""
     from ipykernel.kernelapp import IPKernelApp
-
-    from helpers.course.student.reveal import fold_revealing_cells  # IPython's: not for `kit check`
-    from helpers.course.student.unsaved import lab_notebook, record_lab_runs
 
     app = IPKernelApp.instance()
     app.initialize(sys.argv[1:])
     sys.path.append("")  # -P left it out (IPython too, under -P)
     warn_on_first_cell(app.shell)
-    fold_revealing_cells(app.shell, app.kernel)
-    record_lab_runs(app.shell, app.kernel)
-    exercises.lab_notebook = lab_notebook()  # a name a cell of it defines: "run the cells above"
+    try:
+        _lab_helpers(app.shell, app.kernel)
+    except Exception as error:  # a library the student changed: the kernel still starts, and says so
+        print(f"kit: the lab's helpers are off ({type(error).__name__}: {error}); `kit info` says "
+              "what changed in the kit's library.", file=sys.stderr)
     # importing helpers above came before the shell existed, so its own call found none
-    show_unfinished_briefly()
+    exercises.show_unfinished_briefly()
     app.start()
 
 

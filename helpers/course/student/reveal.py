@@ -15,7 +15,9 @@ gets the plain outputs it compares.
 
 from __future__ import annotations
 
+import base64
 import html
+import sys
 from typing import Any
 
 from IPython.display import publish_display_data
@@ -28,16 +30,26 @@ SUMMARY = "Show the result (write your prediction {answer} above first)"
 
 
 def revealed_answer(metadata: Any) -> str | None:
-    """The prediction a cell's output answers (``kit.reveal`` in the metadata JupyterLab sends
-    with its code), or None for any other cell or malformed metadata."""
+    """The prediction a cell's output answers.
+
+    Parameters
+    ----------
+    metadata : Any
+        The metadata JupyterLab sends with a cell's code (the cell's own, and its ``cellId``).
+
+    Returns
+    -------
+    str or None
+        ``kit.reveal`` (the prediction's answer id); None for any other cell, or metadata of
+        another shape.
+    """
     kit = metadata.get("kit") if isinstance(metadata, dict) else None
     answer = kit.get(REVEAL_KEY) if isinstance(kit, dict) else None
     return answer if isinstance(answer, str) else None
 
 
-def folded(answer: str, text: str, images: list[str]) -> dict[str, str]:
-    """The display bundle of a folded result: HTML ``<details>`` for the lab, and the printed
-    text as ``text/plain`` for any other reader.
+def folded(answer: str, text: str, shown: list[dict[str, Any]]) -> dict[str, str]:
+    """The display bundle of a folded result.
 
     Parameters
     ----------
@@ -45,18 +57,41 @@ def folded(answer: str, text: str, images: list[str]) -> dict[str, str]:
         The prediction's answer id (``1.b``), named in the summary line.
     text : str
         What the cell printed.
-    images : list of str
-        The cell's plots, base64-encoded PNGs.
+    shown : list of dict
+        What it displayed, in order: each a MIME bundle (a table's ``text/html``, a plot's
+        ``image/png``, base64 text or bytes, or ``text/plain``).
+
+    Returns
+    -------
+    dict
+        HTML ``<details>`` for the lab, and everything as ``text/plain`` for any other reader.
     """
     parts = [f"<pre>{html.escape(text)}</pre>"] if text else []
-    parts += [f'<img src="data:image/png;base64,{image}"/>' for image in images]
+    plain = [text] if text else []
+    for bundle in shown:
+        if "image/png" in bundle:
+            image = bundle["image/png"]
+            image = base64.b64encode(image).decode() if isinstance(image, bytes) else str(image)
+            parts.append(f'<img src="data:image/png;base64,{html.escape(image.strip(), quote=True)}"/>')
+            plain.append("[a figure]")
+        elif "text/html" in bundle:
+            parts.append(str(bundle["text/html"]))
+            plain.append(str(bundle.get("text/plain", "")))
+        else:
+            parts.append(f"<pre>{html.escape(str(bundle.get('text/plain', '')))}</pre>")
+            plain.append(str(bundle.get("text/plain", "")))
     summary = html.escape(SUMMARY.format(answer=answer))
-    return {"text/plain": text or f"[{len(images)} figure(s)]",
+    return {"text/plain": "\n".join(plain),
             "text/html": f"<details><summary>{summary}</summary>{''.join(parts)}</details>"}
 
 
 def fold_revealing_cells(shell: Any, kernel: Any) -> None:
-    """Have ``shell`` fold what each cell marked ``kit.reveal`` prints and plots (see the module).
+    """Have ``shell`` fold what each cell marked ``kit.reveal`` prints and shows (see the module).
+
+    The fold opens in ``pre_run_cell`` and closes in the ``post_run_cell`` of the same cell,
+    so a cell that runs another (``%%capture``, ``run_cell``) does not end it early. Besides
+    printed text and displays, the cell's own ``Out[]`` goes into the fold: IPython puts the
+    shell's display hook back for that, so the fold replaces it for the cell's run.
 
     Parameters
     ----------
@@ -68,22 +103,27 @@ def fold_revealing_cells(shell: Any, kernel: Any) -> None:
     running: dict[str, Any] = {}
 
     def before(info: Any = None) -> None:
+        if running:  # a cell run from within the folded one: it stays in the same fold
+            return
         answer = revealed_answer((kernel.get_parent("shell") or {}).get("metadata"))
         if answer is not None:
             capture = capture_output(stdout=True, stderr=False, display=True)
-            running.update(capture=capture, captured=capture.__enter__(), answer=answer)
+            captured = capture.__enter__()
+            running.update(info=info, capture=capture, captured=captured, answer=answer,
+                           hook=shell.display_trap.hook)
+            shell.display_trap.hook = sys.displayhook  # the capture's: the cell's Out[] too
 
     def after(result: Any = None) -> None:
-        if "capture" not in running:
+        ended = result is None or result.info is running.get("info")  # None: an interrupted await
+        if not running or not ended:
             return
-        running.pop("capture").__exit__(None, None, None)
-        captured, answer = running.pop("captured"), running.pop("answer")
-        shown = captured.outputs
-        text = captured.stdout + "".join(output.data.get("text/plain", "") + "\n" for output in shown
-                                         if "image/png" not in output.data)
-        images = [output.data["image/png"] for output in shown if "image/png" in output.data]
-        if text or images:
-            publish_display_data(folded(answer, text, images))
+        shell.display_trap.hook = running["hook"]
+        running["capture"].__exit__(None, None, None)
+        captured, answer = running["captured"], running["answer"]
+        running.clear()
+        shown = [dict(output.data) for output in captured.outputs]
+        if captured.stdout or shown:
+            publish_display_data(folded(answer, captured.stdout, shown))
 
     shell.events.register("pre_run_cell", before)
     shell.events.register("post_run_cell", after)
