@@ -6,15 +6,12 @@ import os
 import re
 
 import nbformat
-from jupyter_client.manager import start_new_kernel
+from lab_kernel import KERNEL_START_SECONDS, kernel_client, lab_kernel
 
 from helpers import exercises
 from helpers.cli import lab_environment
-from helpers.course.config import LAB_SESSION_ENV
 from helpers.course.student import kernel
 from helpers.settings import REPO_ROOT
-
-KERNEL_START_SECONDS = 120  # a loaded machine starts kernels slowly; this only bounds a hang
 
 
 def test_shadowing_names_the_student_s_files_and_never_the_kit(tmp_path):
@@ -49,34 +46,20 @@ def _run(client, code: str) -> dict[str, str]:
 def test_the_lab_s_kernel_imports_the_kit_before_a_student_s_helpers_py(tmp_path, monkeypatch):
     (tmp_path / "helpers.py").write_text("print('the student s file')\n")
     (tmp_path / "mine.py").write_text("ANSWER = 42\n")
-    for name, value in lab_environment(os.environ).items():
-        monkeypatch.setenv(name, value)
-    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path),
-                                       startup_timeout=KERNEL_START_SECONDS)
-    try:
+    with lab_kernel(tmp_path, monkeypatch) as client:
         first = _run(client, "import helpers, mine\nprint(helpers.__file__, mine.ANSWER)")
         second = _run(client, "print('again')")
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
     assert first["stdout"].strip() == f"{REPO_ROOT / 'helpers' / '__init__.py'} 42", first
     assert kernel.shadowing_notice(tmp_path / "helpers.py") in first["stderr"]
     assert second == {"stdout": "again\n", "stderr": ""}, "the notice comes once"
 
 
 def test_in_the_lab_s_kernel_an_unfinished_exercise_is_one_line(tmp_path, monkeypatch):
-    for name, value in lab_environment(os.environ).items():
-        monkeypatch.setenv(name, value)
-    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path),
-                                       startup_timeout=KERNEL_START_SECONDS)
-    try:
+    with lab_kernel(tmp_path, monkeypatch) as client:
         stub = _run(client, "def nb_fit():\n    raise NotImplementedError('exercise 1.1')\n"
                             "model = nb_fit()")
         waiting = _run(client, "print(model)")
         typo = _run(client, "print(modle)")
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
     assert stub["stderr"] == "NotImplementedError: exercise 1.1 not done yet"
     assert waiting["stderr"].startswith("NameError: name 'model' is not defined: the cell that "
                                         "defines it stopped on exercise 1.1")
@@ -86,13 +69,8 @@ def test_in_the_lab_s_kernel_an_unfinished_exercise_is_one_line(tmp_path, monkey
 def test_without_the_kit_s_kernel_the_student_s_file_would_win(tmp_path):
     """What the kit's kernel prevents (so the test above can fail)."""
     (tmp_path / "helpers.py").write_text("WHO = 'student'\n")
-    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path),
-                                       startup_timeout=KERNEL_START_SECONDS)
-    try:
+    with kernel_client(tmp_path) as client:
         shown = _run(client, "import helpers\nprint(getattr(helpers, 'WHO', 'kit'))")
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
     assert shown["stdout"].strip() == "student"
 
 
@@ -104,19 +82,11 @@ def test_a_name_a_cell_above_defines_says_to_run_the_cells_above(tmp_path, monke
     cells = [code("import numpy as np"), text("X_train = 0"), code("X_train = np.ones(3)"),
              code("print(len(X_train))")]
     nbformat.write(nbformat.v4.new_notebook(cells=cells), notebook)
-    for name, value in lab_environment(os.environ).items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv(LAB_SESSION_ENV, str(notebook))
-    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path),
-                                       startup_timeout=KERNEL_START_SECONDS)
-    try:
+    with lab_kernel(tmp_path, monkeypatch, notebook) as client:
         restarted = _run(client, "print(len(X_train))")
         typo = _run(client, "print(len(X_tarin))")
         own_slip = _run(client, "X_train = X_train + 1")
         in_a_function = _run(client, "def missing():\n    return X_train\nmissing()")
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
     assert restarted["stderr"] == ("NameError: name 'X_train' is not defined: the cell above that starts "
                                    "`X_train = np.ones(3)` defines it; run the cells above first (a "
                                    "restarted kernel has forgotten them)")

@@ -9,21 +9,18 @@ in a real browser.
 
 from __future__ import annotations
 
-import os
 import queue
 import re
 
 import nbformat
-from jupyter_client.manager import start_new_kernel
+from lab_kernel import KERNEL_START_SECONDS, lab_kernel
 
-from helpers.cli import lab_environment
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
 from helpers.course.notebook import cells, release
 from helpers.course.student import reveal
 
 #: A figure as a question might quote one: digits with a decimal point (0.781, 81.0).
 DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
-KERNEL_START_SECONDS = 120  # a loaded machine starts kernels slowly; this only bounds a hang
 PRINTS_AND_PLOTS = ("import sys\nimport matplotlib.pyplot as plt\nprint('accuracy 0.517')\n"
                     "print('progress', file=sys.stderr)\nplt.plot([1, 2])\nplt.show()")
 
@@ -123,11 +120,7 @@ def _outputs(client, code: str, metadata: dict) -> list[dict]:
 
 
 def test_the_lab_s_kernel_folds_a_marked_cell_and_leaves_every_other_request_as_it_was(tmp_path, monkeypatch):
-    for name, value in lab_environment(os.environ).items():
-        monkeypatch.setenv(name, value)
-    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path),
-                                       startup_timeout=KERNEL_START_SECONDS)
-    try:
+    with lab_kernel(tmp_path, monkeypatch) as client:
         folded = _outputs(client, PRINTS_AND_PLOTS, {"cellId": "a", "kit": {"reveal": "1.a"}})
         plain = _outputs(client, PRINTS_AND_PLOTS, {"cellId": "b"})
         failing = _outputs(client, "print('before')\n1 / 0", {"cellId": "c", "kit": {"reveal": "1.a"}})
@@ -135,9 +128,6 @@ def test_the_lab_s_kernel_folds_a_marked_cell_and_leaves_every_other_request_as_
         nested = _outputs(client, "%%capture inner\nprint('kept in inner')",
                           {"cellId": "e", "kit": {"reveal": "1.a"}})
         after = _outputs(client, "print('seen')\nx", {"cellId": "f"})
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
 
     shown = [output for output in folded if output["type"] == "display_data"]
     assert [output["name"] for output in folded if output["type"] == "stream"] == ["stderr"], folded

@@ -12,26 +12,19 @@ import os
 import time
 
 import nbformat
-from jupyter_client.manager import start_new_kernel
+from lab_kernel import KERNEL_START_SECONDS, lab_kernel
 from test_check import _all_pass_in, _seeded
 
-from helpers.cli import lab_environment, main
-from helpers.course.config import LAB_SESSION_ENV
+from helpers.cli import main
 from helpers.course.notebook import cells
 from helpers.course.student import unsaved
 
-KERNEL_START_SECONDS = 120  # a loaded machine starts kernels slowly; this only bounds a hang
 NOTEBOOK = "01_naive_bayes.ipynb"
 
 
 def _run_in_lab(work, notebook, runs: list[tuple[str, str]], monkeypatch) -> None:
     """Run each (cell id, code) in the kit's kernel started for ``notebook``, as the lab would."""
-    for name, value in lab_environment(os.environ).items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv(LAB_SESSION_ENV, str(notebook))
-    manager, client = start_new_kernel(kernel_name="python3", cwd=str(work),
-                                       startup_timeout=KERNEL_START_SECONDS)
-    try:
+    with lab_kernel(work, monkeypatch, notebook) as client:
         for cell_id, code in runs:
             content = {"code": code, "silent": False, "store_history": True, "user_expressions": {},
                        "allow_stdin": False, "stop_on_error": True}
@@ -41,9 +34,6 @@ def _run_in_lab(work, notebook, runs: list[tuple[str, str]], monkeypatch) -> Non
             while reply["parent_header"].get("msg_id") != message["header"]["msg_id"]:  # not a
                 reply = client.get_shell_msg(timeout=KERNEL_START_SECONDS)  # late kernel_info reply
             assert reply["content"]["status"] == "ok", reply["content"]
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
 
 
 def _exercise_cell(copy, exercise: str) -> nbformat.NotebookNode:
