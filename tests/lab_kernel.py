@@ -41,3 +41,13 @@ def lab_kernel(cwd: Path, monkeypatch: pytest.MonkeyPatch,
         monkeypatch.setenv(LAB_SESSION_ENV, str(notebook))
     with kernel_client(cwd) as client:
         yield client
+
+
+def send_as_the_lab(client: BlockingKernelClient, code: str, metadata: dict) -> str:
+    """Send ``code`` as JupyterLab runs a cell: an execute request carrying the cell's
+    ``metadata`` (its ``cellId`` and its own metadata), which nbclient never sends; its id."""
+    content = {"code": code, "silent": False, "store_history": True, "user_expressions": {},
+               "allow_stdin": False, "stop_on_error": True}
+    message = client.session.msg("execute_request", content, metadata=metadata)
+    client.shell_channel.send(message)
+    return message["header"]["msg_id"]

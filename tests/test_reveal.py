@@ -13,7 +13,7 @@ import queue
 import re
 
 import nbformat
-from lab_kernel import KERNEL_START_SECONDS, lab_kernel
+from lab_kernel import KERNEL_START_SECONDS, lab_kernel, send_as_the_lab
 
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
 from helpers.course.notebook import cells, release
@@ -100,17 +100,14 @@ def test_no_prediction_quotes_a_figure_first_printed_by_the_cells_it_asks_about(
 
 def _outputs(client, code: str, metadata: dict) -> list[dict]:
     """The outputs (stream, display_data, error) of one execute request sent with ``metadata``."""
-    content = {"code": code, "silent": False, "store_history": True, "user_expressions": {},
-               "allow_stdin": False, "stop_on_error": True}
-    message = client.session.msg("execute_request", content, metadata=metadata)
-    client.shell_channel.send(message)
+    sent = send_as_the_lab(client, code, metadata)
     found = []
     while True:
         try:
             reply = client.get_iopub_msg(timeout=KERNEL_START_SECONDS)
         except queue.Empty:
             raise AssertionError(f"no end of the request: {found}") from None
-        if reply["parent_header"].get("msg_id") != message["header"]["msg_id"]:
+        if reply["parent_header"].get("msg_id") != sent:
             continue
         kind = reply["msg_type"]
         if kind == "status" and reply["content"]["execution_state"] == "idle":

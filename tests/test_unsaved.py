@@ -12,7 +12,7 @@ import os
 import time
 
 import nbformat
-from lab_kernel import KERNEL_START_SECONDS, lab_kernel
+from lab_kernel import KERNEL_START_SECONDS, lab_kernel, send_as_the_lab
 from test_check import _all_pass_in, _seeded
 
 from helpers.cli import main
@@ -26,12 +26,9 @@ def _run_in_lab(work, notebook, runs: list[tuple[str, str]], monkeypatch) -> Non
     """Run each (cell id, code) in the kit's kernel started for ``notebook``, as the lab would."""
     with lab_kernel(work, monkeypatch, notebook) as client:
         for cell_id, code in runs:
-            content = {"code": code, "silent": False, "store_history": True, "user_expressions": {},
-                       "allow_stdin": False, "stop_on_error": True}
-            message = client.session.msg("execute_request", content, metadata={"cellId": cell_id})
-            client.shell_channel.send(message)
+            sent = send_as_the_lab(client, code, {"cellId": cell_id})
             reply = client.get_shell_msg(timeout=KERNEL_START_SECONDS)
-            while reply["parent_header"].get("msg_id") != message["header"]["msg_id"]:  # not a
+            while reply["parent_header"].get("msg_id") != sent:  # not a
                 reply = client.get_shell_msg(timeout=KERNEL_START_SECONDS)  # late kernel_info reply
             assert reply["content"]["status"] == "ok", reply["content"]
 
