@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -531,6 +531,20 @@ class LMClaude:
         return self.lm.mean_logprob(sentences, self.order)
 
 
+class _Scorer(Protocol):
+    """What ``ClassifierClaude`` needs of a classifier."""
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """A score per row of ``X``: positive means ``pos``."""
+
+
+class _Featurizer(Protocol):
+    """What ``ClassifierClaude`` needs of a vectorizer."""
+
+    def transform(self, documents: list[list[str]]) -> Any:
+        """The features of each token list, a row each."""
+
+
 @dataclass(frozen=True)
 class ClassifierClaude:
     """A sentiment classifier as Claude, told the polarity of the review each pair came from:
@@ -540,8 +554,8 @@ class ClassifierClaude:
     (a vectorizer taking token lists).
     """
 
-    model: object
-    vectorizer: object
+    model: _Scorer
+    vectorizer: _Featurizer
     name: str = "sentiment classifier"
 
     def plausibility(self, sentences, labels) -> np.ndarray:

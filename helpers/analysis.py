@@ -39,7 +39,7 @@ from sklearn.svm import LinearSVC
 
 from helpers import data, settings, storage, systems
 from helpers.errors import InputError, KitError
-from helpers.evaluation import PREDICTION_COLUMNS, BowSystem, FeatureChoice, make_svm
+from helpers.evaluation import PREDICTION_COLUMNS, BowSystem, FeatureChoice, System, make_svm
 from helpers.features import make_vectorizer, mark_negation
 from helpers.naive_bayes import NaiveBayes
 from helpers.significance import accuracy_interval
@@ -98,7 +98,8 @@ def ranked_errors(predictions: pd.DataFrame, reviews: pd.DataFrame | None = None
         if table.doc_id.duplicated().any():
             raise InputError(f"{name} repeats doc_id(s) {table.doc_id[table.doc_id.duplicated()].iloc[0]!r}: "
                              "one row per review.")
-    correct = check_binary(predictions.correct, "predictions.correct") if len(predictions) else []
+    correct: np.ndarray | list[bool] = (check_binary(predictions.correct, "predictions.correct")
+                                        if len(predictions) else [])
     wrong = predictions[~np.asarray(correct, dtype=bool)].copy()
     unknown = sorted(set(wrong.doc_id) - set(reviews.doc_id))
     if unknown:
@@ -258,7 +259,7 @@ class Explainer:
     intercept_ : float
     """
 
-    def __init__(self, system: BowSystem | FeatureChoice, C: float | None = None) -> None:
+    def __init__(self, system: System, C: float | None = None) -> None:
         if isinstance(system, FeatureChoice):
             if C is not None:
                 raise InputError("A feature choice chooses its setting and C together: give C "
@@ -392,7 +393,7 @@ class Highlighted:
         return f'<div style="line-height: 1.8">{"".join(parts)}</div>'
 
     def __str__(self) -> str:
-        strongest = {}
+        strongest: dict[str, float] = {}
         for start, end, weight in self.weights:
             word = self.text[start:end].lower()
             if abs(weight) > abs(strongest.get(word, 0.0)):

@@ -16,7 +16,7 @@ import sys
 import textwrap
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from helpers import fetch, log, settings
 from helpers.course import config, stops
@@ -25,7 +25,7 @@ from helpers.course.safe_text import printable
 from helpers.errors import KitError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     from helpers.course.classroom import classgrade, cluster
     from helpers.course.classroom.record import Record
@@ -196,7 +196,7 @@ def _graded_line() -> Callable[[classgrade.Task, Record], None]:
     whole notebook, if any; and, once, that a job ran without bubblewrap."""
     from helpers.course.engine.sandbox import SUBPROCESS
 
-    warned = []
+    warned: list[classgrade.Task] = []
 
     def say(task: classgrade.Task, record: Record) -> None:
         if record.sandbox == SUBPROCESS and not warned:
@@ -550,8 +550,8 @@ class StudentCopyParser(argparse.ArgumentParser):
     """``kit`` in a student copy: an instructors' command (``INSTRUCTOR_COMMANDS``), which its
     ``--help`` does not list, is not parsed but said to be for instructors."""
 
-    def parse_known_args(self, args: list[str] | None = None,
-                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+    def parse_known_args(self, args: Iterable[str] | None = None,
+                         namespace: object = None) -> tuple[Any, list[str]]:
         args = sys.argv[1:] if args is None else list(args)
         if args and args[0] in INSTRUCTOR_COMMANDS:
             return argparse.Namespace(command=args[0], func=cmd_for_instructors, log_level=log.NORMAL), []
@@ -581,9 +581,8 @@ def build_parser() -> argparse.ArgumentParser:
                       default=log.NORMAL, help="on stderr, warnings only (not what the kit is doing)")
     talk.add_argument("-v", "--verbose", action="store_const", dest="log_level", const=log.VERBOSE,
                       help="on stderr, every diagnostic")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=argparse.ArgumentParser)
-    if student:
-        sub = StudentCommands(sub)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=argparse.ArgumentParser)
+    sub = StudentCommands(commands) if student else commands
 
     fetch_data = sub.add_parser("fetch", help="download (or copy) and verify the corpora")
     fetch_data.add_argument("--source", help="a local folder holding the same files, verified the same way "

@@ -216,14 +216,14 @@ def critic_in_training(critics: Sequence, folds) -> np.ndarray:
     InputError
         ``critics`` and ``folds`` of other lengths or empty; ``folds`` not whole numbers.
     """
-    critics = pd.Series(check_labels(critics, "critics"), dtype=object)
+    names = pd.Series(check_labels(critics, "critics"), dtype=object)
     folds = np.asarray(folds)
     if folds.ndim != 1 or not np.issubdtype(folds.dtype, np.integer):
         raise InputError("folds must be a 1-D array of whole numbers, one per review.")
-    check_same_length(critics=critics, folds=folds)
-    signed = critics.notna().to_numpy()
-    spread = pd.Series(folds[signed]).groupby(critics[signed].to_numpy()).nunique()
-    return signed & (critics.map(spread, na_action="ignore").fillna(0).to_numpy() > 1)
+    check_same_length(critics=names, folds=folds)
+    signed = names.notna().to_numpy()
+    spread = pd.Series(folds[signed]).groupby(names[signed].to_numpy()).nunique()
+    return signed & (names.map(spread, na_action="ignore").fillna(0).to_numpy() > 1)
 
 
 def critic_table(reviews: pd.DataFrame) -> pd.DataFrame:

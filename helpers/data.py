@@ -119,8 +119,9 @@ def load_imdb(split: str) -> pd.DataFrame:
 
 def _imdb_table(table: object, split: str) -> pd.DataFrame | None:
     """The cached table if it has the split's columns and rows, else None (rebuilt)."""
-    fits = isinstance(table, pd.DataFrame) and list(table.columns) == IMDB_COLUMNS
-    return table if fits and len(table) == IMDB_ROWS[split] else None
+    fits = (isinstance(table, pd.DataFrame) and list(table.columns) == IMDB_COLUMNS
+            and len(table) == IMDB_ROWS[split])
+    return table if fits else None
 
 
 def _read_imdb(root: Path, split: str) -> pd.DataFrame:

@@ -29,7 +29,7 @@ import sys
 import traceback
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 from helpers.errors import KitError
 
@@ -217,8 +217,10 @@ def library_error(error: BaseException, tb: TracebackType | None) -> str | None:
             f"{detail[:LIBRARY_ERROR_CHARS]})")
 
 
-def _in_library(filename: str | None) -> bool:
-    return bool(filename) and Path(filename).resolve().is_relative_to(LIBRARY)
+def _in_library(filename: str | None) -> TypeGuard[str]:
+    if not filename:
+        return False
+    return Path(filename).resolve().is_relative_to(LIBRARY)
 
 
 def missing_from_library(error: BaseException, broken: dict[str, str]) -> str | None:
@@ -253,7 +255,7 @@ def _show(shell: Any, etype: type, value: BaseException, tb: TracebackType | Non
     except Exception:  # never lose the error: IPython would then show it as plain text only
         lines = None
     if lines is not None:
-        value._render_traceback_ = lambda: lines  # IPython shows these lines instead of its own
+        cast(Any, value)._render_traceback_ = lambda: lines  # IPython shows these lines instead of its own
     # as IPython's own run_code does: a SyntaxError raised in running code (an import) keeps its frames
     shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
 
@@ -273,6 +275,8 @@ def _lines(shell: Any, etype: type, value: BaseException, tb: TracebackType | No
     if line is None:
         return _missing_from_library(value, tb) or _defined_above(value, tb)
     if exercise is None:
+        # missing_because gave a line: only for a NameError on a name in _needs
+        assert isinstance(value, NameError) and value.name is not None
         exercise = _needs[value.name]  # this cell stopped too: what it defines needs it as well
     _needs.update(dict.fromkeys(defined_names(_cell_source(tb)), exercise))
     return [line]
@@ -289,6 +293,8 @@ def _missing_from_library(value: BaseException, tb: TracebackType | None) -> lis
     line = missing_from_library(value, _broken)
     if line is None:
         return None
+    # missing_from_library gave a line: only for a NameError on a name in _broken
+    assert isinstance(value, NameError) and value.name is not None
     _broken.update(dict.fromkeys(defined_names(_cell_source(tb)), _broken[value.name]))
     return [line]
 

@@ -29,6 +29,7 @@ import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
@@ -49,7 +50,7 @@ IMDB_URL = "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz"
 SOURCE_LAYOUT = "aclImdb_v1.tar.gz and nltk_data/corpora/<corpus>.zip (the files `kit fetch` downloads)"
 DIGEST_CHARS = 12
 #: tarfile's "data" filter where this Python has it; ``_checked`` refuses the same members anyway.
-TAR_FILTER = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+TAR_FILTER: dict[str, Any] = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 
 
 @dataclass(frozen=True)
@@ -256,6 +257,7 @@ def _obtain(ds: Dataset, archive: Path, source: Path | None, progress: bool) -> 
         elif ds.is_nltk:
             _nltk_download(ds, tmp)
         else:
+            assert ds.url is not None  # not is_nltk
             _download(ds.url, tmp, progress)
         digest = sha256sum(tmp)
         if digest not in ds.sha256:
@@ -496,5 +498,6 @@ def stamp(name: str) -> str:
     """
     found = fetched_stamp(name)
     if found is None:
-        require(name)  # raises the error that says to fetch it
+        folder = require(name)  # raises the error that says to fetch it
+        found = (folder / STAMP).read_text().strip()  # unless it was fetched meanwhile
     return found

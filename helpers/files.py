@@ -19,7 +19,7 @@ from helpers.log import LOGGER
 try:
     import fcntl
 except ImportError:  # not POSIX (native Windows): filelock's exclusive lock instead
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # the usual optional import: callers test for None
 
 #: Bytes read at a time when hashing a file.
 CHUNK = 1 << 20
@@ -71,7 +71,7 @@ def file_lock(path: Path, shared: bool = False) -> Iterator[bool]:
         os.close(fd)
 
 
-def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+def atomic_write(path: Path, write: Callable[[Path], object]) -> None:
     """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it into place.
 
     Nothing half-written is ever at ``path``: a failure (or a kill) leaves the old file, or none.

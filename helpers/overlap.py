@@ -33,7 +33,7 @@ import array
 import hashlib
 import numbers
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
 from itertools import filterfalse
@@ -87,7 +87,7 @@ class _Words:
         vectorizer = CountVectorizer(stop_words=_stop_list(stop_words))
         preprocess, tokenize = vectorizer.build_preprocessor(), vectorizer.build_tokenizer()
         is_stop = (vectorizer.get_stop_words() or frozenset()).__contains__
-        word_ids = defaultdict()
+        word_ids: defaultdict[str, int] = defaultdict()
         word_ids.default_factory = word_ids.__len__  # a new word gets the next number
         ids, starts = array.array("q"), array.array("q", [0])
         for text in texts:  # map and filterfalse keep the loop over words in C
@@ -286,7 +286,7 @@ def _save_npz(path: Path, found: pd.DataFrame) -> None:
         np.savez(f, similarity=found.similarity.to_numpy(), train_index=found.train_index.to_numpy())
 
 
-def _cache_path(train_texts: Iterable[str], test_texts: Iterable[str], ngram: int,
+def _cache_path(train_texts: Sequence[str], test_texts: Sequence[str], ngram: int,
                 stop_words: str | list | None) -> Path:
     digest = hashlib.sha256()
     for texts in (train_texts, test_texts):  # each text with its length: no two inputs share a key

@@ -172,6 +172,7 @@ def write_owned(path: Path, content: Content, refuse: str | None = None) -> Path
     staged = _staged(path, content)
     try:
         digest = _file_digest(staged)
+        assert digest is not None  # _staged has just written it
         with _LOCK:
             ledger = _ledger(path.parent)
             found = _file_digest(path)

@@ -249,7 +249,8 @@ def _whole_differences(a, b) -> _WholeDifferences | None:
     if (a.ndim != 1 or a.shape != b.shape or not len(a)
             or a.dtype.kind not in NUMERIC_KINDS or b.dtype.kind not in NUMERIC_KINDS):
         return None
-    signed_sum, groups = 0.0, Counter()
+    signed_sum = 0.0
+    groups: Counter[float] = Counter()
     for start in range(0, len(a), SUMMARY_BLOCK):
         diff = np.subtract(a[start:start + SUMMARY_BLOCK], b[start:start + SUMMARY_BLOCK], dtype=float)
         if not np.isfinite(diff).all():
@@ -262,9 +263,9 @@ def _whole_differences(a, b) -> _WholeDifferences | None:
     total = sum(int(v) * k for v, k in groups.items())
     if total > EXACT_SUM_LIMIT:
         return None
-    values = sorted(groups)
-    return _WholeDifferences(len(a), signed_sum, float(total), np.array(values, dtype=float),
-                             np.array([groups[v] for v in values], dtype=np.intp))
+    distinct = sorted(groups)
+    return _WholeDifferences(len(a), signed_sum, float(total), np.array(distinct, dtype=float),
+                             np.array([groups[v] for v in distinct], dtype=np.intp))
 
 
 def permutation_test(a, b, n_resamples: int = 5000,
@@ -318,6 +319,8 @@ def permutation_test(a, b, n_resamples: int = 5000,
     if seed is not None:
         check_int(seed, "seed", minimum=0)
     check_choice(exact, "exact", ("auto", True, False))
+    if not (isinstance(exact, bool) or exact == "auto"):  # 1 or numpy's True: equal to True, not True
+        raise InputError(f"exact must be one of 'auto', True, False, not {exact!r}.")
     if statistic is not None and not callable(statistic):
         raise InputError(f"statistic must be a function statistic(a, b) -> float, not {statistic!r}.")
     whole = _whole_differences(a, b) if statistic is None and exact is not True else None
@@ -336,6 +339,7 @@ def permutation_test(a, b, n_resamples: int = 5000,
 
     if whole is not None:  # 0/1 scores and the like: summarised block by block
         observed = abs(whole.signed_sum / n)
+        assert rng is not None  # the summary is used only by Monte Carlo (exact is True or False)
         null, width = _grouped_null(whole.values, whole.counts, whole.total, n, rng)
     elif statistic is None:
         observed = abs((a - b).mean())

@@ -185,7 +185,7 @@ def _set_aside_if_unchanged(path: Path, digest: str | None, why: str) -> None:
             set_aside(path, why)
 
 
-def store(path: Path, write: Callable[[Path], None]) -> bool:
+def store(path: Path, write: Callable[[Path], object]) -> bool:
     """Store an artefact: ``write(tmp)`` atomically to ``path``, then its checksum sidecar.
 
     Returns

@@ -126,7 +126,7 @@ def check_int(value, name: str, minimum: int = 1, maximum: int | None = None) ->
         raise InputError(f"{name} must be a whole number, not {value!r}.")
     if value < minimum:
         raise InputError(f"{name} must be at least {minimum}, not {value}.")
-    if maximum is not None and value > maximum:
+    if maximum is not None and int(value) > maximum:
         raise InputError(f"{name} must be at most {maximum:,}, not {value:,}.")
     return int(value)
 

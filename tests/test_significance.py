@@ -336,6 +336,8 @@ GOOD = [True, False, True, True]
     (lambda: compare([GOOD, GOOD], [("nb", "svm")], progress=False), "non-empty dict"),
     (lambda: compare({"nb": GOOD, "svm": GOOD}, [("nb", "svm")], n_resamples=-5, progress=False),
      "n_resamples"),
+    (lambda: permutation_test(GOOD, GOOD, exact=1, progress=False), "exact must be one of"),
+    (lambda: permutation_test(GOOD, GOOD, exact=np.True_, progress=False), "exact must be one of"),
     (lambda: holm([]), "at least 1"),
     (lambda: holm([0.5, 1.5]), r"p_values must lie in \[0, 1\]; item 1 is 1.5"),
     (lambda: holm([0.5, np.nan]), "NaN"),

@@ -91,10 +91,12 @@ def questions(solution: NotebookNode, name: str = "notebook") -> dict[str, Quest
     """
     found = {}
     for cell in answer_cells(solution, name):
+        question = answer_id(cell)
+        assert question is not None  # answer_cells keeps only the cells with an answer id
         prompt, _, rest = cell.source.partition(_BEGIN)
-        found[answer_id(cell)] = Question(prompt.strip(), rest.partition(_END)[0].strip(),
-                                          released_answer(cell, name), answer_points(cell, name),
-                                          marking_scheme(cell))
+        found[question] = Question(prompt.strip(), rest.partition(_END)[0].strip(),
+                                   released_answer(cell, name), answer_points(cell, name),
+                                   marking_scheme(cell))
     return found
 
 

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypedDict
 
 import nbformat
 import pandas as pd
@@ -147,8 +148,8 @@ def find_submission(folder: Path, notebook: str, wanted: set[str], others: Mappi
                      and path.stat().st_mtime > exact.stat().st_mtime and wanted & _exercise_ids(path)]
             note = f"also holding its exercises, newer than {exact.name}: {', '.join(newer)}" if newer else ""
             return exact, note, ""
-        name, ids = theirs[0]
-        misnamed = f"{exact.name} holds {name}'s exercises ({', '.join(ids)}), not this notebook's"
+        name, shared = theirs[0]
+        misnamed = f"{exact.name} holds {name}'s exercises ({', '.join(shared)}), not this notebook's"
     holding = sorted(((len(wanted & _exercise_ids(path)), path.stat().st_mtime, path.name, path)
                       for path in _files(folder) if path != exact and path.stem not in others
                       and wanted & _exercise_ids(path)), reverse=True)
@@ -188,7 +189,8 @@ def _exercise_ids(path: Path) -> set[str]:
 def _read_ids(path: Path, mtime_ns: int, size: int, inode: int) -> frozenset[str]:
     """A file's exercise ids, read once per version of it (its time, size and inode)."""
     try:
-        return frozenset({exercise_id(cell) for cell in nbformat.read(path, as_version=4).cells} - {None})
+        cells = nbformat.read(path, as_version=4).cells
+        return frozenset(found for cell in cells if (found := exercise_id(cell)) is not None)
     except Exception:  # an unreadable stray notebook is just not this one
         return frozenset()
 
@@ -368,7 +370,13 @@ def prepare(solutions_dir: Path = config.SOLUTIONS_DIR, notebooks: list[str] | N
     return graded_now
 
 
-_strict = {"lock": threading.Lock(), "users": 0, "before": None}
+class _Strict(TypedDict):
+    lock: threading.Lock
+    users: int
+    before: str | None
+
+
+_strict: _Strict = {"lock": threading.Lock(), "users": 0, "before": None}
 
 
 @contextmanager

@@ -291,6 +291,7 @@ def _client(scheduler: Scheduler) -> Iterator[Client]:
         with client:
             yield client
         return
+    assert scheduler.workers is not None  # a Scheduler without an address has workers (__post_init__)
     with local_cluster(scheduler.workers) as cluster, Client(cluster, set_as_default=False) as client:
         client.wait_for_workers(scheduler.workers)
         yield client

@@ -148,7 +148,7 @@ def grades_table(records: Iterable[Record]) -> pd.DataFrame:
     ``with_overrides``), ``max_points`` what the exercise is worth; ``file`` is the submission
     graded ('' when it was missing); ``comment`` the instructor's.
     """
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"student": r.student, "notebook": r.notebook, "exercise": v.exercise, "status": str(v.status),
          "passed": v.passed, "points": v.earned, "max_points": v.points, "error": v.reason,
          "flags": "; ".join(v.flags), "file": r.file or "", "comment": v.comment}

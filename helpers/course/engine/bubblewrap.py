@@ -19,6 +19,7 @@ import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import cast
 
 from helpers.course import config
 from helpers.course.engine.limits import MAX_THREADS
@@ -229,8 +230,9 @@ def bwrap_command(argv: Sequence[str], files: Mapping[str, int], data_dir: Path,
                   uid: int | None) -> list[str]:
     """``argv`` wrapped in bubblewrap, run in ``JOB_DIR`` holding ``files`` (name -> fd)."""
     size = str(disk_mb * 2**20)
-    # the job's own mounts first: what is shown under /tmp (a clone, a venv) lands on its tmpfs
-    args = [bwrap(), "--perms", "0755", "--tmpfs", "/", "--dev", "/dev", "--proc", "/proc",
+    # the job's own mounts first: what is shown under /tmp (a clone, a venv) lands on its tmpfs;
+    # sandbox.run builds the command only when bwrap() found the executable
+    args = [cast(str, bwrap()), "--perms", "0755", "--tmpfs", "/", "--dev", "/dev", "--proc", "/proc",
             "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
             "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm",
             *_visible(sorted(_shown()), JOB_MOUNTS)]

@@ -218,6 +218,10 @@ def _raised(outputs: list) -> str | None:
 class KitCell(IPyNbCell):
     """nbval's cell item, with the kit's comparison of outputs and its guards on the kernel."""
 
+    test_outputs: list[dict[str, Any]] | None  # None (nbval) until the cell ran
+    kit_difference: compare.Difference | None
+    kit_environments: tuple[str, ...]
+
     def runtest(self) -> None:
         try:
             self._run()
@@ -425,6 +429,7 @@ def _last_frame(lines: list[str]) -> str:
     if not frames:
         return ""
     found = _FRAME.match(lines[frames[-1]])
+    assert found is not None  # frames holds only the lines _FRAME matches
     code = next((m["code"].strip() for line in lines[frames[-1] + 1:] if (m := _ARROW.match(line))), "")
     place = (f"in {found['function']}, " if found["function"] else "") + f"line {found['line']}"
     return f"{place}: {code[:120]}" if code else place

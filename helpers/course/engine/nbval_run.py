@@ -203,7 +203,8 @@ def stop_tree(pid: int) -> None:
     """
     with _stops_held():
         tree = _tree(pid)
-        groups = {_group(process) for process in tree} - {None, _group(psutil.Process())}
+        found = {_group(process) for process in tree} - {_group(psutil.Process())}
+        groups = {group for group in found if group is not None}
         for process in tree:
             with contextlib.suppress(psutil.Error):
                 process.kill()

@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -67,7 +68,8 @@ def _encoded(value: Any, depth: int) -> Any:
     if isinstance(value, np.generic) and type(value).__module__ == "numpy":
         return _encoded(value.item(), depth)
     if type(value) in (list, tuple, set, frozenset):
-        kind = {list: "list", tuple: "tuple"}.get(type(value), "set")
+        kinds: dict[type, str] = {list: "list", tuple: "tuple"}
+        kind = kinds.get(type(value), "set")
         items = sorted(value, key=repr) if kind == "set" else value
         return {kind: [_encoded(item, depth + 1) for item in items]}
     if type(value) is dict:
@@ -156,7 +158,8 @@ def _decoded(tree: Any, depth: int) -> Any:
     [(kind, body)] = tree.items()
     if kind in ("list", "tuple", "set") and type(body) is list:
         items = [_decoded(item, depth + 1) for item in body]
-        return {"list": list, "tuple": tuple, "set": _set}[kind](items)
+        builders: dict[str, Callable[[list], Any]] = {"list": list, "tuple": tuple, "set": _set}
+        return builders[kind](items)
     if kind == "dict" and type(body) is list and all(type(p) is list and len(p) == 2 for p in body):
         return _dict([(_decoded(k, depth + 1), _decoded(v, depth + 1)) for k, v in body])
     if kind == "float" and body in ("nan", "inf", "-inf"):

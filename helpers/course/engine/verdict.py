@@ -394,11 +394,12 @@ def _without_secrets(verdict: Verdict, secrets: Sequence[str]) -> Verdict:
     """The verdict with every text a student may see cleared of the hidden checks' code
     (``secrets``): student code can read the cell that calls it and print it, or raise it,
     in a later exercise's error."""
-    texts = {name: scrubbed(getattr(verdict, name), secrets) for name in SHOWN_TEXTS}
+    texts: dict[str, Any] = {name: scrubbed(getattr(verdict, name), secrets) for name in SHOWN_TEXTS}
     difference = verdict.difference
     if difference is not None:
-        difference = replace(difference, **{name: scrubbed(getattr(difference, name), secrets)
-                                             for name in ("expected", "got", "reason")})
+        cleared: dict[str, Any] = {name: scrubbed(getattr(difference, name), secrets)
+                                   for name in ("expected", "got", "reason")}
+        difference = replace(difference, **cleared)
     return replace(verdict, difference=difference, **texts)
 
 
@@ -475,11 +476,11 @@ def _explained(verdict: Verdict, cell: CellResult, hidden: bool, intent: str,
     if hidden:
         return replace(verdict, reason=reason[:SHOWN_CHARS], hidden=True)
     difference = cell.difference
-    shown = difference is not None and difference.line > 0
+    shown = difference if difference is not None and difference.line > 0 else None
     return replace(verdict, reason=reason[:SHOWN_CHARS], difference=difference,
                    environments=cell.environments,
-                   expected=printable(difference.expected).strip()[:SHOWN_CHARS] if shown else "",
-                   got=printable(difference.got).strip()[:SHOWN_CHARS] if shown else "",
+                   expected=printable(shown.expected).strip()[:SHOWN_CHARS] if shown is not None else "",
+                   got=printable(shown.got).strip()[:SHOWN_CHARS] if shown is not None else "",
                    traceback=_shown_traceback(cell.traceback))
 
 

@@ -68,7 +68,7 @@ HIDDEN_BLOCK = re.compile(rf"^[ \t]*{HIDDEN_BEGIN}[^\n]*\n.*?^[ \t]*{HIDDEN_END}
                           re.MULTILINE | re.DOTALL)
 
 
-def kit_metadata(cell: NotebookNode) -> dict:
+def kit_metadata(cell: Mapping) -> dict:
     """A cell's ``kit`` metadata; empty when missing or malformed (a student's notebook may
     hold anything there)."""
     metadata = cell.get("metadata")
@@ -212,7 +212,7 @@ def marking_scheme(cell: NotebookNode) -> tuple[str, ...]:
     return tuple(line for line in lines if isinstance(line, str)) if isinstance(lines, list) else ()
 
 
-def answer_id(cell: NotebookNode) -> str | None:
+def answer_id(cell: Mapping) -> str | None:
     """Return the written-answer id stored in a markdown cell's metadata (``kit.answer``), if any."""
     return _text(kit_metadata(cell).get("answer")) if cell.get("cell_type") == "markdown" else None
 
@@ -305,10 +305,11 @@ def exercises(nb: NotebookNode, name: str = "notebook") -> list[Exercise]:
                                "exercise and the next one.")
             found[-1] = Exercise(checked, (*found[-1].cell_ids, cell.id))
             visible[checked] += not is_hidden(cell)
-    for ex in found:
-        if not visible[ex.id]:
-            raise KitError(f"{name}, exercise {ex.id} (cell {ex.cell_ids[0]}): no check of its own; "
-                           f'add a {CHECK_MARKER} cell after it with {{"kit": {{"checks": "{ex.id}"}}}}.')
+    for exercise in found:
+        if not visible[exercise.id]:
+            raise KitError(f"{name}, exercise {exercise.id} (cell {exercise.cell_ids[0]}): no check of its "
+                           f"own; add a {CHECK_MARKER} cell after it with "
+                           f'{{"kit": {{"checks": "{exercise.id}"}}}}.')
     return found
 
 

@@ -107,17 +107,21 @@ def tokens(line: str) -> list[Token]:
     found: list[Token] = []
     glued = False
     for match in _TOKEN.finditer(line):
-        if match.lastgroup == "space":
+        kind = match.lastgroup
+        assert kind is not None  # each alternative of _TOKEN is a named group
+        if kind == "space":
             glued = False
             continue
-        found.append(Token(match.lastgroup, match.group(), glued and bool(found)))
+        found.append(Token(kind, match.group(), glued and bool(found)))
         glued = True
     return found
 
 
 def unit(number: str) -> Decimal:
     """Return one unit of a number's last printed digit (``"0.1824"`` → ``0.0001``)."""
-    return Decimal(1).scaleb(Decimal(number).as_tuple().exponent)
+    exponent = Decimal(number).as_tuple().exponent
+    assert isinstance(exponent, int)  # a printed number token is finite (not NaN or infinity)
+    return Decimal(1).scaleb(exponent)
 
 
 def is_exact(number: str) -> bool:

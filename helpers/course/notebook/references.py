@@ -52,6 +52,7 @@ def with_outputs(solution: NotebookNode, executed: NotebookNode, env: dict[str, 
             continue
         count += 1
         if not hidden:
+            assert other is not None  # a cell not hidden is in the executed copy (checked above)
             cell.outputs = other.outputs
         cell.execution_count = count
         for output in cell.outputs:
@@ -103,6 +104,7 @@ def write_references(numbers: list[str] | None = None, solutions_dir: Path = SOL
         if path.read_text(encoding="utf-8") != before:
             raise KitError(f"{path.name} was edited while it ran; its references are unchanged.")
         updated = with_outputs(solution, executed, env)
-        atomic_write(path, lambda tmp, nb=updated: tmp.write_text(render(nb), encoding="utf-8"))
+        # mypy cannot infer a lambda with a default argument (python/mypy#15459)
+        atomic_write(path, lambda tmp, nb=updated: tmp.write_text(render(nb), encoding="utf-8"))  # type: ignore[misc]
         written.append(path)
     return written

@@ -257,7 +257,8 @@ def release(solutions_dir: Path = SOLUTIONS_DIR, notebooks_dir: Path = NOTEBOOKS
         shutil.copyfile(target, backup_path(backups_dir, target, stamp))
     notebooks_dir.mkdir(parents=True, exist_ok=True)
     for target in changed:
-        atomic_write(target, lambda tmp, text=texts[target]: tmp.write_text(text, encoding="utf-8"))
+        # mypy cannot infer a lambda with a default argument (python/mypy#15459)
+        atomic_write(target, lambda tmp, text=texts[target]: tmp.write_text(text, encoding="utf-8"))  # type: ignore[misc]
     atomic_write(manifest_path, lambda tmp: tmp.write_text(manifest, encoding="utf-8"))
     return changed
 

@@ -197,8 +197,8 @@ def declare(measured: pd.DataFrame, solutions_dir: Path = SOLUTIONS_DIR) -> list
     """
     unstable = measured[measured.spread < 0]
     if not unstable.empty:
-        cells = ", ".join(f"{r.notebook} cell {r.cell}" for r in unstable.itertuples())
-        raise KitError(f"Text, not only decimals, moved in {cells}: check something stable there.")
+        where = ", ".join(f"{r.notebook} cell {r.cell}" for r in unstable.itertuples())
+        raise KitError(f"Text, not only decimals, moved in {where}: check something stable there.")
     changes = []
     for notebook, rows in measured[measured.spread > 0].groupby("notebook"):
         path = solutions_dir / f"{notebook}.ipynb"
@@ -210,7 +210,8 @@ def declare(measured: pd.DataFrame, solutions_dir: Path = SOLUTIONS_DIR) -> list
             if tolerance_of(cell) < needed:
                 cell.metadata.setdefault("kit", {})["tolerance"] = needed
                 changes.append(f"{notebook} cell {row.cell}: tolerance {needed} (spread {row.spread})")
-        atomic_write(path, lambda tmp, nb=nb: tmp.write_text(render(nb), encoding="utf-8"))
+        # mypy cannot infer a lambda with a default argument (python/mypy#15459)
+        atomic_write(path, lambda tmp, nb=nb: tmp.write_text(render(nb), encoding="utf-8"))  # type: ignore[misc]
     return changes
 
 

@@ -401,7 +401,7 @@ def _not_run_yet(exercise: str, notebook: str, missing: list[str], here: str | N
     return f"{said} In {notebook}: {run_above} In another notebook: {go_there}"
 
 
-def check_exercise(exercise: str, namespace: dict | None = None,
+def check_exercise(exercise: str | None, namespace: dict | None = None,
                    notebooks: Path = config.NOTEBOOKS_DIR) -> Verdict:
     """The verdict ``check`` prints: one exercise's visible checks run in ``namespace``.
 
@@ -472,7 +472,7 @@ def _live_result(cell: NotebookNode, number: int, namespace: dict, sanitize: Any
         return CellResult(number, Ending.RAISED, f"{type(err).__name__}: {err}{hint}",
                           stub=unfinished(err) or "", waits_for=waiting)
     text = printed.getvalue()
-    shown = [{"output_type": "stream", "name": "stdout", "text": text}] if text else []
+    shown: list[dict[str, Any]] = [{"output_type": "stream", "name": "stdout", "text": text}] if text else []
     if value is not None:
         shown.append({"output_type": "execute_result", "data": _formatted(value)})
     difference = compare.compare_outputs(compare.grouped(cell.outputs, sanitize),
@@ -490,7 +490,9 @@ def _run(source: str, namespace: dict) -> Any:
     shown = tree.body and isinstance(tree.body[-1], ast.Expr) and not source.rstrip().endswith(";")
     last = tree.body.pop() if shown else None  # a trailing ";" hides the value, as in a notebook
     exec(compile(tree, "<check>", "exec"), namespace)  # noqa: S102
-    return eval(compile(ast.Expression(last.value), "<check>", "eval"), namespace) if last else None  # noqa: S307
+    if not isinstance(last, ast.Expr):  # None: the cell shows no value
+        return None
+    return eval(compile(ast.Expression(last.value), "<check>", "eval"), namespace)  # noqa: S307
 
 
 def _formatted(value: Any) -> dict[str, Any]:

@@ -93,7 +93,9 @@ class KitContentsManager(AsyncLargeFileManager):
         """A folder exists unless it is refused."""
         return not self.refuses(path) and await super().dir_exists(path)
 
-    def exists(self, path: str) -> bool:
+    # jupyter_server's AsyncFileContentsManager itself inherits a synchronous exists (from
+    # FileContentsManager) over AsyncContentsManager's async one: ours overrides that one
+    def exists(self, path: str) -> bool:  # type: ignore[override]
         """A path exists unless it is refused (synchronous, as jupyter_server's own)."""
         return not self.refuses(path) and super().exists(path)
 

@@ -90,8 +90,8 @@ class Progress:
     @property
     def earned(self) -> float:
         """The points of the exercises that passed."""
-        return sum(self.exercises.get(record.get("exercise"), 0.0) for record in self.verdicts
-                   if record.get("status") == "passed")
+        passed = (record.get("exercise") for record in self.verdicts if record.get("status") == "passed")
+        return sum(self.exercises.get(exercise, 0.0) if exercise is not None else 0.0 for exercise in passed)
 
 
 def read_notebook(path: Path) -> dict[str, Any]:

@@ -79,9 +79,10 @@ _GITHUB_REPO = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,1
 REPOSITORY_TABLE, REPOSITORY_KEY = "course", "student_repository"
 #: How a value in ``course/course.toml`` that is still to be chosen begins.
 UNSET = "TO BE SET"
-#: The settings of ``pyproject.toml`` that are the instructors' (tests, lint, benchmarks),
+#: The settings of ``pyproject.toml`` that are the instructors' (tests, lint, types, benchmarks),
 #: left out of the copy's: ``pytest`` there must collect nothing of the instructors'.
-INSTRUCTORS_SETTINGS = (("project", "optional-dependencies"), ("tool", "pytest"), ("tool", "ruff"))
+INSTRUCTORS_SETTINGS = (("project", "optional-dependencies"), ("tool", "pytest"), ("tool", "ruff"),
+                        ("tool", "mypy"))
 #: The first lines of the copy's set-up files, in place of the instructors' comments.
 STUDENT_HEADERS = {
     "environment.yml": "# Binder builds the image's Python from this file; postBuild then installs the kit\n"
@@ -240,7 +241,7 @@ def secrets(solutions_dir: Path = SOLUTIONS_DIR) -> set[str]:
     Code is kept as its non-blank lines, stripped (``_code_lines``); answers as their words
     (``_words``). Pieces shorter than ``MIN_SECRET_CHARS`` are left out.
     """
-    found = set()
+    found: set[str] = set()
     for path in notebooks_in(solutions_dir):
         for cell in nbformat.read(path, as_version=4).cells:
             found.update(_code_lines(m["body"]) for m in _CODE_BODY.finditer(cell.source))

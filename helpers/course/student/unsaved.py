@@ -129,6 +129,7 @@ def record_lab_runs(shell: Any, kernel: Any) -> None:
         in_workspace = False
     if not in_workspace:
         return
+    assert notebook is not None  # in_workspace holds only for a notebook
 
     def after(result: Any = None) -> None:
         info = getattr(result, "info", None)  # None: ipykernel's call after an interrupted await
