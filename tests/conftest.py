@@ -83,7 +83,31 @@ PORTABILITY_TEST = "test_portability.py"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        add_markers(item)
     items.sort(key=lambda item: item.path.name == PORTABILITY_TEST)
+
+
+# --- Markers (registered in pyproject.toml) -------------------------------------------------------
+#
+# Test modules mark what they start (kernel, sandbox, browser) and what is slow; two rules hold
+# for every test and are applied here, so that no module can forget them.
+
+#: Fixtures that fetch and verify the data sets: a test that uses one needs the data.
+DATA_FIXTURES = frozenset({"source", "corpora"})
+#: What running a solution notebook under nbval takes (its cells read the data and train models).
+NOTEBOOK_MARKERS = ("data", "kernel", "slow")
+
+
+def add_markers(item: pytest.Item) -> None:
+    """Mark ``item`` ``data`` when it uses the data sets' fixtures, and a solution notebook's
+    cell with ``NOTEBOOK_MARKERS``."""
+    wanted = list(NOTEBOOK_MARKERS) if item.path.suffix == ".ipynb" else []
+    if DATA_FIXTURES & set(getattr(item, "fixturenames", ())):
+        wanted.append("data")
+    for name in wanted:
+        if item.get_closest_marker(name) is None:
+            item.add_marker(name)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -254,6 +254,7 @@ def test_bad_arguments_are_one_clear_input_error(call, message):
         call()
 
 
+@pytest.mark.slow
 def test_no_real_test_sentence_occurs_in_the_language_model_s_training_text(corpora):
     """Notebook 09's real sentences: none is a training sentence or inside one."""
     training = adv.imdb_sentences("train", min_tokens=1, max_tokens=10**6).tokens

@@ -16,6 +16,8 @@ from helpers.course.engine import flags
 from helpers.course.engine.verdict import DIFFERS, SHOWN_TEXTS
 from helpers.course.notebook.cells import exercise_id, is_hidden
 
+pytestmark = [pytest.mark.kernel, pytest.mark.slow]
+
 #: A wrong nb_fit (no smoothing of the denominator), the base of the attacks that forge a pass.
 WRONG_FIT = '''
 

@@ -32,6 +32,8 @@ from helpers.settings import REPO_ROOT
 FIXTURE = Path(__file__).parent / "fixtures" / "solutions" / "00_fixture.ipynb"
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 def test_check_says_per_exercise_what_passes(tmp_path):
     solution = nbformat.read(FIXTURE, as_version=4)
     released = tmp_path / "notebooks" / FIXTURE.name
@@ -58,6 +60,8 @@ def test_check_says_per_exercise_what_passes(tmp_path):
     assert lines["wrong"][1] == "✗ 0.2  not done yet"
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 def test_check_finds_a_retyped_exercise_by_its_function_and_names_a_deleted_one(tmp_path):
     """The exercise cell deleted and retyped in a new cell: checked there, with a note (as
     check("0.1") in the lab passes it); deleted with nothing in its place: the note says so."""
@@ -95,6 +99,8 @@ def test_check_names_what_is_missing(tmp_path, capsys):
     assert "not one of the released notebooks" in capsys.readouterr().err
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 def test_an_error_shows_where_it_was_raised_and_the_table_counts_each_kind(tmp_path):
     solution = nbformat.read(FIXTURE, as_version=4)
     notebooks = _released(solution, tmp_path)
@@ -116,6 +122,8 @@ def test_an_error_shows_where_it_was_raised_and_the_table_counts_each_kind(tmp_p
     assert list(table.columns) == ["exercises", "passed", "not done", "blocked", "failed"]
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 def test_kit_check_on_a_catalogued_mistake_in_a_course_notebook(tmp_path, monkeypatch, capsys, corpora):
     from test_mistakes import MISTAKES
 
@@ -346,6 +354,8 @@ def _cmdline(process: psutil.Process) -> list[str]:
         return []
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 @pytest.mark.parametrize(("stop", "status", "word"), [(signal.SIGINT, 130, "interrupted"),
                                                        (signal.SIGTERM, 143, "terminated")])
 def test_a_real_stop_ends_kit_check_at_once_with_the_partial_table_and_nothing_left(slow_kit, stop, status,
@@ -354,9 +364,12 @@ def test_a_real_stop_ends_kit_check_at_once_with_the_partial_table_and_nothing_l
     SIGTERM, end a real ``kit check`` in a real kernel within seconds: the status, the
     exercises decided before the stop, and no process or temporary folder left behind."""
     env = slow_kit["env"]
+    # as from a terminal, even when pytest itself was started in the background, where the
+    # shell leaves SIGINT ignored for everything it starts (Python then never sees a Ctrl-C)
     kit = subprocess.Popen([sys.executable, "-m", "helpers.cli", "check", "00"], cwd=slow_kit["root"],
                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           start_new_session=True)
+                           start_new_session=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         running = _wait_for_workers(kit)
         signalled = time.monotonic()
@@ -380,6 +393,7 @@ def test_a_real_stop_ends_kit_check_at_once_with_the_partial_table_and_nothing_l
         kit.communicate()
 
 
+@pytest.mark.slow
 def test_a_run_out_of_time_is_stopped_whole_even_what_runs_in_a_session_of_its_own(tmp_path, monkeypatch):
     """As a kernel does (jupyter_client starts it in a session of its own), with its workers."""
     monkeypatch.setenv(MARK, str(tmp_path))
@@ -443,6 +457,8 @@ def test_an_edited_release_is_named_not_taken_for_a_newer_one(tmp_path, monkeypa
     assert check.released_for(work / "01_naive_bayes.ipynb", notebooks) == notebooks / "01_naive_bayes.ipynb"
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 def test_kit_check_alone_reuses_the_verdicts_of_an_unchanged_copy(tmp_path, monkeypatch, capsys):
     solution = nbformat.read(FIXTURE, as_version=4)
     notebooks = _released(solution, tmp_path)

@@ -3,8 +3,13 @@ test did not run for want of data, a sandbox or a browser."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from conftest import failed_if_skipped_in_ci
+
+from helpers.settings import REPO_ROOT
 
 
 def _report(outcome: str, **extra) -> pytest.TestReport:
@@ -28,3 +33,42 @@ def test_outside_ci_a_skip_stays_a_skip_and_an_expected_failure_is_left_alone(mo
     monkeypatch.setenv("CI", "true")
     assert failed_if_skipped_in_ci(_report("skipped", wasxfail="known")).skipped
     assert failed_if_skipped_in_ci(_report("passed")).passed
+
+
+# --- Markers: the quick run leaves out what is slow, and nothing else --------------------------
+
+#: Modules whose tests share the cold practical or start many kernels: all slow.
+SLOW_MODULES = ("test_mistakes.py", "test_run_all.py", "test_portability.py", "test_lab_browser.py",
+                "test_grading.py", "test_hostile_class.py")
+
+
+def _collected(*args: str) -> list[str]:
+    found = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                            *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
+    assert found.returncode == 0, found.stdout[-2000:] + found.stderr[-2000:]
+    return [line for line in found.stdout.splitlines() if "::" in line]
+
+
+@pytest.fixture(scope="module")
+def everything() -> list[str]:
+    return _collected()
+
+
+@pytest.mark.slow
+def test_the_quick_run_leaves_out_the_notebooks_and_the_slow_modules_and_keeps_the_rest(everything):
+    quick = _collected("-m", "not slow")
+    assert set(quick) < set(everything)
+    left_out = set(everything) - set(quick)
+    assert not [item for item in quick if item.endswith(".ipynb") or ".ipynb::" in item]
+    assert not [item for item in quick if item.split("::")[0].endswith(SLOW_MODULES)]
+    assert {item for item in everything if ".ipynb::" in item} <= left_out
+    assert len(quick) > len(everything) / 2, "most tests should run in the quick run"
+
+
+@pytest.mark.slow
+def test_the_tests_that_use_the_data_sets_and_the_notebooks_are_marked_data(everything):
+    with_data = set(_collected("-m", "data"))
+    assert "tests/test_data.py" in {item.split("::")[0] for item in with_data}
+    assert {item for item in everything if ".ipynb::" in item} <= with_data
+    # a module that never uses the data sets' fixtures is not marked
+    assert not [item for item in with_data if item.startswith("tests/test_validation.py")]

@@ -131,6 +131,8 @@ def _nbval(path: Path) -> subprocess.CompletedProcess:
         capture_output=True, text=True, cwd=path.parent, env=config.reference_environ())
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 @pytest.mark.parametrize(("printed", "tolerance", "passes"), [
     ("p = 0.1822", 3, True),
     ("p = 0.1822", None, False),

@@ -59,6 +59,7 @@ def test_imdb_cache_is_reused_and_verified(corpora, monkeypatch):
     assert cache.stat().st_mtime_ns == written
 
 
+@pytest.mark.slow
 def test_a_damaged_imdb_table_is_set_aside_and_read_again(corpora, tmp_path, monkeypatch, capsys):
     folder = tmp_path / "data"
     folder.mkdir()

@@ -158,6 +158,7 @@ print(hashlib.sha256(vectors.tobytes() + model.dv.vectors.tobytes()).hexdigest()
 """
 
 
+@pytest.mark.slow
 def test_reference_training_is_identical_across_processes(corpora, tmp_path):
     digests = []
     for run in ("first", "second"):

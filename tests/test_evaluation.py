@@ -423,6 +423,7 @@ print(json.dumps({"scores": [[float(x).hex() for x in s] for s in [*scores, over
 """
 
 
+@pytest.mark.slow
 def test_bag_of_words_predictions_and_overlaps_are_the_same_under_other_blas_kernels(corpora, tmp_path):
     """What lets test_portability share evaluation.BLAS_FREE and the overlaps: bit for bit under
     other kernels."""

@@ -27,6 +27,8 @@ from helpers.course.engine.verdict import DIFFERS, HIDDEN_CODE, Problem, Status
 from helpers.course.notebook import cells, merge, release
 from helpers.errors import KitError
 
+pytestmark = [pytest.mark.kernel, pytest.mark.sandbox, pytest.mark.slow]
+
 FIXTURES = Path(__file__).parent / "fixtures" / "solutions"
 NAME = "00_fixture.ipynb"
 # A cell may run this long: the endless loop costs that much, and the fixture's other cells

@@ -251,6 +251,8 @@ def test_visible_checks_leave_no_reference_of_the_kit_in_the_notebook(name, cell
     assert not bound & names, f"{cell.id} binds the kit's {bound & names} in the notebook"
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 def test_a_student_function_that_keeps_printing_still_times_out(tmp_path):
     """The hidden check's deadline holds while output flows (a chatty loop used to hold it off)."""
     import subprocess

@@ -34,6 +34,8 @@ from helpers.course.notebook import release
 from helpers.course.notebook.cells import HIDDEN_BEGIN, HIDDEN_END, exercise_id
 from helpers.course.safe_text import REPLACEMENT, printable
 
+pytestmark = [pytest.mark.kernel, pytest.mark.sandbox, pytest.mark.slow]
+
 FIXTURES = Path(__file__).parent / "fixtures" / "solutions"
 NAME = "00_fixture.ipynb"
 NOTEBOOK = "00_fixture"

@@ -154,6 +154,7 @@ def test_the_copy_s_library_is_as_released(tmp_path):
     assert f"library       as released ({len(manifest)} files, helpers/RELEASED.sha256)" in shown.stdout
 
 
+@pytest.mark.kernel
 def test_kit_check_refuses_a_changed_library_and_names_its_syntax_error(broken_copy, tmp_path):
     work = tmp_path / "work"
     assert _kit(broken_copy, work, "work").returncode == 0
@@ -177,6 +178,8 @@ def test_check_in_the_notebook_refuses_a_changed_library_too(broken_copy):
     assert said.stdout.startswith("KitError ") and "helpers/text.py changed since the release" in said.stdout
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 def test_kit_info_and_kit_lab_say_what_changed_and_go_on(broken_copy, tmp_path):
     work = tmp_path / "work"
     shown = _kit(broken_copy, work, "info")
@@ -190,6 +193,8 @@ def test_kit_info_and_kit_lab_say_what_changed_and_go_on(broken_copy, tmp_path):
     assert version[0].isdigit()
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 def test_grading_names_the_library_s_syntax_error_not_a_missing_name(broken_copy):
     """Notebook 01's first cell imports helpers.text: each exercise's check then misses a name
     that cell (or one after it) was to define, and says which error of the library stopped it."""

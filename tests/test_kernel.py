@@ -6,12 +6,15 @@ import os
 import re
 
 import nbformat
+import pytest
 from lab_kernel import KERNEL_START_SECONDS, kernel_client, lab_kernel
 
 from helpers import exercises
 from helpers.cli import lab_environment
 from helpers.course.student import kernel
 from helpers.settings import REPO_ROOT
+
+pytestmark = pytest.mark.kernel
 
 
 def test_shadowing_names_the_student_s_files_and_never_the_kit(tmp_path):

@@ -31,6 +31,8 @@ from helpers.course import config
 from helpers.course.notebook.cells import REVEAL_KEY
 from helpers.course.student import reveal, unsaved
 
+pytestmark = [pytest.mark.browser, pytest.mark.kernel, pytest.mark.slow]
+
 NOTEBOOK = "01_naive_bayes.ipynb"
 LAB_START_SECONDS = 300  # bounds a hang only: a loaded machine starts JupyterLab slowly
 KERNEL_READY_MS = 300_000

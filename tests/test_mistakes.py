@@ -27,6 +27,8 @@ from helpers.course.engine.verdict import Status
 from helpers.course.notebook.cells import exercise_id, exercises
 from helpers.course.notebook.release import stub_source
 
+pytestmark = [pytest.mark.kernel, pytest.mark.slow]
+
 CATALOGUE = Path(__file__).parent / "mistakes"
 MIN_MISTAKES = 3
 SOLUTIONS = ("solution", "solution again")

@@ -18,6 +18,8 @@ from nbclient import NotebookClient
 from helpers.course import config
 from helpers.course.notebook.cells import without_hidden
 
+pytestmark = [pytest.mark.kernel, pytest.mark.slow]
+
 NOTEBOOKS = ("01", "03")
 KEEP_FIGURES = ("import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
                 "plt.show = lambda *args, **kwargs: None  # keep every figure open for the probe")

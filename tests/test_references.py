@@ -11,6 +11,8 @@ import pytest
 from helpers.course.notebook import environment, references, runner
 from helpers.errors import KitError
 
+pytestmark = pytest.mark.kernel
+
 FIXTURE = Path(__file__).parent / "fixtures" / "solutions" / "00_fixture.ipynb"
 
 

@@ -248,6 +248,8 @@ def _nbval(path: Path) -> subprocess.CompletedProcess:
         capture_output=True, text=True, cwd=path.parent)
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 def test_shipped_stubs_fail_nbval_and_filled_in_stubs_pass(tmp_path, fixture_solution):
     student = release.release_notebook(fixture_solution)
     shipped = tmp_path / "shipped" / "00_fixture.ipynb"
@@ -269,6 +271,8 @@ def test_shipped_stubs_fail_nbval_and_filled_in_stubs_pass(tmp_path, fixture_sol
     assert "5 passed" in result.stdout
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 def test_wrong_answer_fails_on_the_reference_output(tmp_path, fixture_solution):
     student = release.release_notebook(fixture_solution)
     student.cells[1].source = "def add(a, b):\n    return a - b"

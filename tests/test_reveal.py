@@ -13,11 +13,14 @@ import queue
 import re
 
 import nbformat
+import pytest
 from lab_kernel import KERNEL_START_SECONDS, lab_kernel, send_as_the_lab
 
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
 from helpers.course.notebook import cells, release
 from helpers.course.student import reveal
+
+pytestmark = pytest.mark.kernel
 
 #: A figure as a question might quote one: digits with a decimal point (0.781, 81.0).
 DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")

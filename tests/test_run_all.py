@@ -27,6 +27,8 @@ from helpers.course.notebook import cells
 from helpers.course.student import workspace
 from helpers.settings import REPO_ROOT
 
+pytestmark = [pytest.mark.kernel, pytest.mark.slow]
+
 RELEASED = config.notebooks_in(config.NOTEBOOKS_DIR)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from helpers.course.notebook import runner
+
+pytestmark = pytest.mark.kernel
 
 FIXTURE = Path(__file__).parent / "fixtures" / "solutions" / "00_fixture.ipynb"
 

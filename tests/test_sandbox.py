@@ -95,6 +95,7 @@ def test_limits_refuse_anything_but_positive_whole_numbers(field, value):
         sandbox.Limits(**{field: value})
 
 
+@pytest.mark.sandbox
 def test_the_job_sees_only_what_it_is_shown_with_open_parent_folders(tmp_path):
     shown = tmp_path.resolve() / "x" / "y"
     shown.mkdir(parents=True)
@@ -136,6 +137,7 @@ def test_a_job_runs_with_the_reference_hash_seed_whatever_its_grader_holds(tmp_p
     assert env["PYTHONHASHSEED"] == "0" and env["OPENBLAS_NUM_THREADS"] == "2"
 
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize("with_bwrap", [True, False])
 def test_a_job_gets_its_files_and_hands_back_its_report_and_output(tmp_path, monkeypatch, with_bwrap):
     if with_bwrap and bubblewrap.bwrap() is None:
@@ -149,6 +151,7 @@ def test_a_job_gets_its_files_and_hands_back_its_report_and_output(tmp_path, mon
     assert not outcome.timed_out
 
 
+@pytest.mark.sandbox
 def test_a_job_past_its_time_is_killed_with_everything_it_started(tmp_path):
     started = sandbox.run([sys.executable, "-c", "import subprocess, time; subprocess.Popen(['sleep', "
                            "'3600.5']); time.sleep(3600)"], {}, sandbox.Limits(), 3, tmp_path)
@@ -163,6 +166,7 @@ FORKS_HOLDING = ("import os, time\nheld = b'x' * (300 * 2**20)\nfor _ in range(4
                  "for _ in range(4):\n    os.wait()\n")
 
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize("with_bwrap", [True, False])
 def test_forked_children_count_their_shared_pages_once(tmp_path, monkeypatch, with_bwrap):
     if with_bwrap:
@@ -176,6 +180,7 @@ def test_forked_children_count_their_shared_pages_once(tmp_path, monkeypatch, wi
     assert 300 <= outcome.peak_memory_mb < 600
 
 
+@pytest.mark.sandbox
 def test_anonymous_shared_memory_counts_as_the_job_s_memory(tmp_path):
     # two processes, each mapping 300 MB of anonymous shared memory (each under its address space)
     shared = ("import mmap, os, time\nfor _ in range(2):\n    if os.fork() == 0:\n"
@@ -186,6 +191,7 @@ def test_anonymous_shared_memory_counts_as_the_job_s_memory(tmp_path):
     assert stopped.stopped_for == "it used more than 450 MB of memory in all", stopped.output
 
 
+@pytest.mark.sandbox
 def test_what_a_job_writes_to_its_in_memory_tmp_counts_as_its_memory(tmp_path):
     _needs_bubblewrap()
     writes = ("import time\nfor name in ('/tmp/a', '/dev/shm/b'):\n"
@@ -197,6 +203,7 @@ def test_what_a_job_writes_to_its_in_memory_tmp_counts_as_its_memory(tmp_path):
     assert stopped.stopped_for == "it used more than 250 MB of memory in all"
 
 
+@pytest.mark.sandbox
 def test_the_sandbox_runs_the_kit_here(corpora):
     sandbox.self_test(corpora)
 
@@ -229,6 +236,7 @@ def test_a_kit_or_python_inside_the_jobs_folder_is_refused(tmp_path, monkeypatch
         bubblewrap.bwrap_command(["true"], {}, tmp_path, 64, None)
 
 
+@pytest.mark.sandbox
 def test_the_kits_code_under_tmp_is_what_a_job_imports(tmp_path, monkeypatch):
     _needs_bubblewrap()
     code = _kit_copy(tmp_path / "clone")

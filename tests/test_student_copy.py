@@ -261,6 +261,7 @@ def _kit(copy: Path, work: Path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=CHECK_SECONDS)
 
 
+@pytest.mark.kernel
 def test_the_copy_runs_on_its_own(copy, tmp_path):
     work = tmp_path / "work"
     where = _kit(copy, work, "info")  # any command: the copy's own kit answers, rooted in the copy
@@ -279,6 +280,8 @@ def test_the_copy_runs_on_its_own(copy, tmp_path):
         assert "instructors run it in the course repository" in refused.stderr
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 def test_a_solved_exercise_passes_its_check_in_the_copy(copy, tmp_path):
     work = tmp_path / "work"
     assert _kit(copy, work, "work").returncode == 0

@@ -25,6 +25,7 @@ def test_feature_scale_is_one_over_the_mean_squared_length():
     assert systems.feature_scale(BowSystem("svm", tfidf=True), reviews) == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 def test_every_grid_follows_the_declared_rule(corpora):
     for name, setting in systems.SVM_FEATURES.items():
         centre = round(np.log10(systems.feature_scale(setting)))

@@ -12,12 +12,15 @@ import os
 import time
 
 import nbformat
+import pytest
 from lab_kernel import KERNEL_START_SECONDS, lab_kernel, send_as_the_lab
 from test_check import _all_pass_in, _seeded
 
 from helpers.cli import main
 from helpers.course.notebook import cells
 from helpers.course.student import unsaved
+
+pytestmark = pytest.mark.kernel
 
 NOTEBOOK = "01_naive_bayes.ipynb"
 
@@ -38,6 +41,7 @@ def _exercise_cell(copy, exercise: str) -> nbformat.NotebookNode:
     return next(cell for cell in found if cells.exercise_id(cell) == exercise)
 
 
+@pytest.mark.slow
 def test_kit_check_names_an_exercise_the_lab_ran_but_the_file_does_not_hold(tmp_path, monkeypatch, capsys):
     work = _seeded(tmp_path, monkeypatch)
     copy = work / NOTEBOOK
