@@ -319,8 +319,7 @@ def permutation_test(a, b, n_resamples: int = 5000,
     if seed is not None:
         check_int(seed, "seed", minimum=0)
     check_choice(exact, "exact", ("auto", True, False))
-    if not (isinstance(exact, bool) or exact == "auto"):  # 1 or numpy's True: equal to True, not True
-        raise InputError(f"exact must be one of 'auto', True, False, not {exact!r}.")
+    exact = exact if isinstance(exact, str) else bool(exact)  # 1 and numpy's True are True here
     if statistic is not None and not callable(statistic):
         raise InputError(f"statistic must be a function statistic(a, b) -> float, not {statistic!r}.")
     whole = _whole_differences(a, b) if statistic is None and exact is not True else None

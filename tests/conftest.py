@@ -1,4 +1,5 @@
-"""Shared fixtures: the offline data source and a data folder with every corpus verified."""
+"""Shared fixtures (the offline data source, a data folder with every corpus verified), the rule
+that a skip in CI is a failure, and the markers every test gets by rule (``add_markers``)."""
 
 from __future__ import annotations
 

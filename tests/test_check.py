@@ -365,11 +365,15 @@ def test_a_real_stop_ends_kit_check_at_once_with_the_partial_table_and_nothing_l
     exercises decided before the stop, and no process or temporary folder left behind."""
     env = slow_kit["env"]
     # as from a terminal, even when pytest itself was started in the background, where the
-    # shell leaves SIGINT ignored for everything it starts (Python then never sees a Ctrl-C)
-    kit = subprocess.Popen([sys.executable, "-m", "helpers.cli", "check", "00"], cwd=slow_kit["root"],
-                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           start_new_session=True,
-                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # shell leaves SIGINT ignored for everything it starts (Python then never sees a Ctrl-C):
+    # a signal this process catches is back to its default in the program it starts
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        kit = subprocess.Popen([sys.executable, "-m", "helpers.cli", "check", "00"], cwd=slow_kit["root"],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    finally:
+        signal.signal(signal.SIGINT, before)
     try:
         running = _wait_for_workers(kit)
         signalled = time.monotonic()

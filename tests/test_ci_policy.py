@@ -3,6 +3,7 @@ test did not run for want of data, a sandbox or a browser."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -37,14 +38,19 @@ def test_outside_ci_a_skip_stays_a_skip_and_an_expected_failure_is_left_alone(mo
 
 # --- Markers: the quick run leaves out what is slow, and nothing else --------------------------
 
-#: Modules whose tests share the cold practical or start many kernels: all slow.
-SLOW_MODULES = ("test_mistakes.py", "test_run_all.py", "test_portability.py", "test_lab_browser.py",
-                "test_grading.py", "test_hostile_class.py")
+#: Modules whose every test is slow (the cold practical, a browser, mypy): none in the quick run.
+SLOW_MODULES = ("test_run_all.py", "test_portability.py", "test_lab_browser.py", "test_plots.py",
+                "test_cheats.py", "test_types.py")
+#: Seconds a collection of the whole suite may take (it reads every notebook).
+COLLECT_SECONDS = 600
 
 
 def _collected(*args: str) -> list[str]:
+    # the outer run's options (PYTEST_ADDOPTS, the xdist worker's) are not this collection's
+    env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
     found = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                            *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
+                            *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=COLLECT_SECONDS,
+                           env=env)
     assert found.returncode == 0, found.stdout[-2000:] + found.stderr[-2000:]
     return [line for line in found.stdout.splitlines() if "::" in line]
 
@@ -57,11 +63,12 @@ def everything() -> list[str]:
 @pytest.mark.slow
 def test_the_quick_run_leaves_out_the_notebooks_and_the_slow_modules_and_keeps_the_rest(everything):
     quick = _collected("-m", "not slow")
-    assert set(quick) < set(everything)
+    notebooks = {item for item in everything if ".ipynb::" in item}
+    assert notebooks and set(quick) < set(everything)
     left_out = set(everything) - set(quick)
     assert not [item for item in quick if item.endswith(".ipynb") or ".ipynb::" in item]
     assert not [item for item in quick if item.split("::")[0].endswith(SLOW_MODULES)]
-    assert {item for item in everything if ".ipynb::" in item} <= left_out
+    assert notebooks <= left_out
     assert len(quick) > len(everything) / 2, "most tests should run in the quick run"
 
 
@@ -69,6 +76,7 @@ def test_the_quick_run_leaves_out_the_notebooks_and_the_slow_modules_and_keeps_t
 def test_the_tests_that_use_the_data_sets_and_the_notebooks_are_marked_data(everything):
     with_data = set(_collected("-m", "data"))
     assert "tests/test_data.py" in {item.split("::")[0] for item in with_data}
-    assert {item for item in everything if ".ipynb::" in item} <= with_data
+    notebooks = {item for item in everything if ".ipynb::" in item}
+    assert notebooks and notebooks <= with_data
     # a module that never uses the data sets' fixtures is not marked
     assert not [item for item in with_data if item.startswith("tests/test_validation.py")]

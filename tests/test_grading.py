@@ -27,8 +27,6 @@ from helpers.course.engine.verdict import DIFFERS, HIDDEN_CODE, Problem, Status
 from helpers.course.notebook import cells, merge, release
 from helpers.errors import KitError
 
-pytestmark = [pytest.mark.kernel, pytest.mark.sandbox, pytest.mark.slow]
-
 FIXTURES = Path(__file__).parent / "fixtures" / "solutions"
 NAME = "00_fixture.ipynb"
 # A cell may run this long: the endless loop costs that much, and the fixture's other cells
@@ -347,6 +345,9 @@ def _result(grades: pd.DataFrame, student: str) -> list[tuple[str, bool]]:
     return list(zip(rows.exercise, rows.passed, strict=True))
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_correct_submission_passes(graded):
     _, grades = graded
     assert _result(grades, "correct") == [("0.1", True), ("0.2", True)]
@@ -355,6 +356,9 @@ def test_correct_submission_passes(graded):
     assert (grades[grades.student == "old"]["flags"] == "").all()
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_stub_submission_fails_with_not_implemented(graded):
     _, grades = graded
     stub = grades[grades.student == "stub"]
@@ -364,6 +368,9 @@ def test_stub_submission_fails_with_not_implemented(graded):
                                    "NotImplementedError: exercise 0.2 not done yet"]
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_a_wrong_answer_is_told_what_differs(graded):
     _, grades = graded
     row = grades[(grades.student == "wrong") & (grades.exercise == "0.1")].iloc[0]
@@ -372,6 +379,9 @@ def test_a_wrong_answer_is_told_what_differs(graded):
     assert "was expected" in row.error
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_hidden_checks_run_in_grading_and_catch_a_hard_coded_answer(graded):
     subs, grades = graded
     assert _result(grades, "hardcoded") == [("0.1", False), ("0.2", True)]
@@ -385,6 +395,9 @@ def test_hidden_checks_run_in_grading_and_catch_a_hard_coded_answer(graded):
     assert verdict.hidden and verdict.got == "" and verdict.expected == ""
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_cheats_are_failed_or_flagged(graded):
     _, grades = graded
     rows = grades.set_index(["student", "exercise"])
@@ -413,6 +426,9 @@ def test_cheats_are_failed_or_flagged(graded):
         "kitcopy", "shadow", "replayer", "patcher", "importer", "framewalker", "finalizer", "printer"}
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 @pytest.mark.parametrize("student", ["framewalker", "finalizer"])
 def test_a_hidden_check_never_reaches_the_kernel_so_no_frame_of_it_can_be_read(graded, student):
     subs, grades = graded
@@ -432,11 +448,17 @@ def test_a_hidden_check_never_reaches_the_kernel_so_no_frame_of_it_can_be_read(g
         assert not any(line.strip() in text for line in hidden_source.splitlines() if len(line.strip()) > 20)
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_editing_checks_or_outputs_does_not_pass(graded):
     _, grades = graded
     assert _result(grades, "cheater") == [("0.1", False), ("0.2", False)]
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_corrupt_missing_loop_and_dead_kernel_are_recorded(graded):
     subs, grades = graded
     by = grades.set_index(["student", "exercise"])
@@ -452,6 +474,9 @@ def test_corrupt_missing_loop_and_dead_kernel_are_recorded(graded):
     assert by.loc[("deaf", "0.2"), "error"] == "not run: an earlier cell timed out"
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_a_run_stopped_midway_keeps_the_exercises_that_passed_before(graded):
     subs, grades = graded
     by = grades.set_index(["student", "exercise"])
@@ -463,6 +488,9 @@ def test_a_run_stopped_midway_keeps_the_exercises_that_passed_before(graded):
     assert record.exercises[1].stopped and not record.problem.regrade
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_grades_csv_and_summary(graded):
     subs, grades = graded
     written = pd.read_csv(subs / "grades.csv", keep_default_na=False, dtype={"exercise": str})
@@ -473,6 +501,9 @@ def test_grades_csv_and_summary(graded):
     assert table.loc["stub", "00_fixture"] == 0.0
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_student_code_cannot_touch_classmates_grades_code_or_caches(graded):
     subs, grades = graded
     solution = nbformat.read(FIXTURES / NAME, as_version=4)
@@ -485,6 +516,9 @@ def test_student_code_cannot_touch_classmates_grades_code_or_caches(graded):
     assert (subs / "grades.csv").is_file()
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_no_process_outlives_its_run(graded):
     subs, grades = graded
     assert _result(grades, "lingerer")[0] == ("0.1", True)
@@ -493,6 +527,9 @@ def test_no_process_outlives_its_run(graded):
     assert left == []
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_memory_output_processes_and_network_are_capped(graded):
     _, grades = graded
     by = grades.set_index(["student", "exercise"])
@@ -523,12 +560,18 @@ def test_memory_output_processes_and_network_are_capped(graded):
     assert by.loc[("filler", "0.1"), "error"].startswith("OSError: [Errno 28] No space left on device")
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_the_report_cannot_be_forged(graded):
     _, grades = graded
     by = grades.set_index(["student", "exercise"])
     assert by.loc[("forger", "0.1"), "error"].startswith("output differs from the reference")
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_odd_submissions_get_a_precise_reason(graded):
     subs, grades = graded
     by = grades.set_index(["student", "exercise"])
@@ -544,6 +587,9 @@ def test_odd_submissions_get_a_precise_reason(graded):
     assert _result(grades, "old") == _result(grades, "helper")
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_feedback_for_every_student_shows_expected_and_got(graded):
     subs, grades = graded
     for student in set(grades.student):
@@ -557,6 +603,9 @@ def test_feedback_for_every_student_shows_expected_and_got(graded):
     assert "0.25 / 1 (the checks that passed)" in hidden  # its visible check's points
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_grading_again_skips_what_is_graded_and_merges_a_regrade(graded, capsys):
     subs, grades = graded
     before = {r.student: r.graded_at for r in gradebook.read_records(subs)}
@@ -587,6 +636,9 @@ def test_graded_notebook_restores_reference_cells():
     assert merged.cells[2].outputs == reference.cells[2].outputs
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_a_correct_notebook_reads_the_prepared_caches_and_rebuilds_nothing(corpora, tmp_path, monkeypatch):
     # Notebook 03 cross-validates NB and SVM-BOW: prepared once, a student's run only reads
     # them. With the strict setting, a cache the sandboxed run had to store would fail a cell.
@@ -650,6 +702,9 @@ def test_strict_caches_hold_until_the_last_prepare_running_at_once_ends(monkeypa
     assert storage.STRICT_CACHE_ENV not in os.environ
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_a_local_dask_cluster_grades_a_class_end_to_end(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("KIT_DATA_DIR", str(tmp_path / "data"))
     solution = nbformat.read(FIXTURES / NAME, as_version=4)
@@ -695,6 +750,9 @@ def test_a_folder_where_no_subfolder_holds_a_notebook_is_not_a_class(tmp_path, c
     assert not (tmp_path / layout.GRADES_FILE).exists()
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_a_declared_tolerance_allows_that_many_last_digit_units_and_no_more(graded):
     _, grades = graded
     assert _result(grades, "near") == [("0.1", True), ("0.2", True)]
@@ -732,6 +790,8 @@ def test_a_notebook_without_ids_whose_cells_were_edited_runs_each_cell_once():
     assert [c.id for c in merged.cells] == [*(c.id for c in reference.cells), added]
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 def test_each_variant_starts_from_the_state_before_its_exercise(tmp_path):
     # Cells between 0.1 and its check compute what the check prints (and a name 0.2's check
     # uses): a broken answer must not pass on the value the previous answer left in the
@@ -758,6 +818,8 @@ def test_each_variant_starts_from_the_state_before_its_exercise(tmp_path):
     assert second[1]["0.2"][0] is Status.FAILED and second[1]["0.2"][2] == 1
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 def test_no_cell_may_outlast_the_whole_run_and_what_ended_before_a_stop_is_kept(tmp_path):
     solution = nbformat.read(FIXTURES / NAME, as_version=4)
     looping = release.release_notebook(solution)

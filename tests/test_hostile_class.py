@@ -34,8 +34,6 @@ from helpers.course.notebook import release
 from helpers.course.notebook.cells import HIDDEN_BEGIN, HIDDEN_END, exercise_id
 from helpers.course.safe_text import REPLACEMENT, printable
 
-pytestmark = [pytest.mark.kernel, pytest.mark.sandbox, pytest.mark.slow]
-
 FIXTURES = Path(__file__).parent / "fixtures" / "solutions"
 NAME = "00_fixture.ipynb"
 NOTEBOOK = "00_fixture"
@@ -279,6 +277,9 @@ def _statuses(record: Record) -> list[Status]:
     return [verdict.status for verdict in record.exercises]
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_every_student_but_the_odd_folder_is_graded(hostile):
     subs, graded, told, _ = hostile
     students = {"correct", "surrogate", "badname", "escaper", "marker", "killer", "names", "blocked",
@@ -290,6 +291,9 @@ def test_every_student_but_the_odd_folder_is_graded(hostile):
     assert _statuses(_record(subs, "correct")) == [Status.PASSED, Status.PASSED]
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_a_lone_surrogate_answer_is_written_replaced(hostile):
     subs, graded, _, _ = hostile
     assert _statuses(_record(subs, "surrogate")) == [Status.PASSED, Status.PASSED]
@@ -299,12 +303,18 @@ def test_a_lone_surrogate_answer_is_written_replaced(hostile):
     assert f"a lone {REPLACEMENT} half" in sheet and f"a lone {REPLACEMENT} half" in page
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_a_file_name_that_is_not_utf8_is_graded_and_named_printable(hostile):
     record = _record(hostile[0], "badname")
     assert record.file == f"{NOTEBOOK}{REPLACEMENT}.ipynb" and REPLACEMENT in record.note
     assert _statuses(record) == [Status.PASSED, Status.PASSED]
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_typed_hidden_check_markers_fail_only_their_own_exercise(hostile):
     record = _record(hostile[0], "marker")
     assert record.problem is Problem.NONE
@@ -312,12 +322,18 @@ def test_typed_hidden_check_markers_fail_only_their_own_exercise(hostile):
     assert "NameError" in record.exercises[0].reason
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_a_killed_run_keeps_what_passed_before_it_and_is_final(hostile):
     record = _record(hostile[0], "killer")
     assert record.problem is not Problem.NONE and not record.problem.regrade
     assert _statuses(record) == [Status.PASSED, Status.FAILED] and record.exercises[1].stopped
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_a_stub_s_error_naming_an_exercise_that_passed_fails_instead_of_blocking(hostile):
     subs = hostile[0]
     names = _record(subs, "names")
@@ -326,6 +342,9 @@ def test_a_stub_s_error_naming_an_exercise_that_passed_fails_instead_of_blocking
     assert _statuses(_record(subs, "blocked")) == [Status.BLOCKED, Status.NOT_DONE]
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 @pytest.mark.parametrize(("student", "error"), [
     ("unwritable", "UnicodeEncodeError"),  # code no UTF-8 file (nor kernel) can take
     ("crasher", "RuntimeError: the kit's own bug"),  # the kit raised while grading it
@@ -339,6 +358,9 @@ def test_a_notebook_the_kit_raised_on_gets_a_record_that_says_so(hostile, studen
     assert all(path.is_file() for path in layout.feedback_paths(hostile[0], student, NOTEBOOK))
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_an_escape_coded_cell_id_is_flagged_printable(hostile):
     record = _record(hostile[0], "escaper")
     flags = "; ".join(flag for verdict in record.exercises for flag in verdict.flags)
@@ -355,6 +377,9 @@ def _texts(value) -> list[str]:
     return []
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_no_file_the_kit_writes_holds_anything_unprintable(hostile):
     subs = hostile[0]
     assert main(["grade", str(subs), "--summary"]) == 0
@@ -371,6 +396,9 @@ def test_no_file_the_kit_writes_holds_anything_unprintable(hostile):
         assert not [text for text in texts if HOSTILE.search(text)], path
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_nothing_kit_grade_prints_carries_an_escape_code(hostile, capsys):
     assert main(["grade", str(hostile[0]), "--summary"]) == 0
     printed = capsys.readouterr()
@@ -378,6 +406,9 @@ def test_nothing_kit_grade_prints_carries_an_escape_code(hostile, capsys):
     assert not HOSTILE.search(printed.out + printed.err)
 
 
+@pytest.mark.kernel
+@pytest.mark.sandbox
+@pytest.mark.slow
 def test_a_second_kit_grade_with_nothing_new_runs_nothing(hostile):
     subs, first, _, solutions = hostile
     before = {record.student: record.graded_at for record in gradebook.read_records(subs)}

@@ -154,7 +154,6 @@ def test_the_copy_s_library_is_as_released(tmp_path):
     assert f"library       as released ({len(manifest)} files, helpers/RELEASED.sha256)" in shown.stdout
 
 
-@pytest.mark.kernel
 def test_kit_check_refuses_a_changed_library_and_names_its_syntax_error(broken_copy, tmp_path):
     work = tmp_path / "work"
     assert _kit(broken_copy, work, "work").returncode == 0
@@ -178,7 +177,6 @@ def test_check_in_the_notebook_refuses_a_changed_library_too(broken_copy):
     assert said.stdout.startswith("KitError ") and "helpers/text.py changed since the release" in said.stdout
 
 
-@pytest.mark.kernel
 @pytest.mark.slow
 def test_kit_info_and_kit_lab_say_what_changed_and_go_on(broken_copy, tmp_path):
     work = tmp_path / "work"

@@ -14,8 +14,6 @@ from helpers.cli import lab_environment
 from helpers.course.student import kernel
 from helpers.settings import REPO_ROOT
 
-pytestmark = pytest.mark.kernel
-
 
 def test_shadowing_names_the_student_s_files_and_never_the_kit(tmp_path):
     assert kernel.shadowing(tmp_path) == []
@@ -46,6 +44,7 @@ def _run(client, code: str) -> dict[str, str]:
     return printed
 
 
+@pytest.mark.kernel
 def test_the_lab_s_kernel_imports_the_kit_before_a_student_s_helpers_py(tmp_path, monkeypatch):
     (tmp_path / "helpers.py").write_text("print('the student s file')\n")
     (tmp_path / "mine.py").write_text("ANSWER = 42\n")
@@ -57,6 +56,7 @@ def test_the_lab_s_kernel_imports_the_kit_before_a_student_s_helpers_py(tmp_path
     assert second == {"stdout": "again\n", "stderr": ""}, "the notice comes once"
 
 
+@pytest.mark.kernel
 def test_in_the_lab_s_kernel_an_unfinished_exercise_is_one_line(tmp_path, monkeypatch):
     with lab_kernel(tmp_path, monkeypatch) as client:
         stub = _run(client, "def nb_fit():\n    raise NotImplementedError('exercise 1.1')\n"
@@ -69,6 +69,7 @@ def test_in_the_lab_s_kernel_an_unfinished_exercise_is_one_line(tmp_path, monkey
     assert "Traceback" in typo["stderr"] or "---" in typo["stderr"]  # any other error as usual
 
 
+@pytest.mark.kernel
 def test_without_the_kit_s_kernel_the_student_s_file_would_win(tmp_path):
     """What the kit's kernel prevents (so the test above can fail)."""
     (tmp_path / "helpers.py").write_text("WHO = 'student'\n")
@@ -77,6 +78,7 @@ def test_without_the_kit_s_kernel_the_student_s_file_would_win(tmp_path):
     assert shown["stdout"].strip() == "student"
 
 
+@pytest.mark.kernel
 def test_a_name_a_cell_above_defines_says_to_run_the_cells_above(tmp_path, monkeypatch):
     """After a restart, a cell that uses X_train says which cell defines it, in one line; a name
     no cell defines keeps Python's own traceback."""

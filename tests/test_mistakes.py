@@ -27,8 +27,6 @@ from helpers.course.engine.verdict import Status
 from helpers.course.notebook.cells import exercise_id, exercises
 from helpers.course.notebook.release import stub_source
 
-pytestmark = [pytest.mark.kernel, pytest.mark.slow]
-
 CATALOGUE = Path(__file__).parent / "mistakes"
 MIN_MISTAKES = 3
 SOLUTIONS = ("solution", "solution again")
@@ -131,11 +129,15 @@ def _later(graded: pd.DataFrame) -> pd.DataFrame:
     return graded[graded.graded != graded.exercise]
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 def test_the_solution_passes_before_and_after_the_mistakes(graded):
     solutions = graded[graded.answer.isin(SOLUTIONS)]
     assert solutions.passed.all(), solutions[~solutions.passed].to_string()
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 def test_the_stub_fails_its_exercise_and_blocks_no_other(graded):
     stubs = graded[graded.answer == "stub"]
     own = _own(stubs)
@@ -148,6 +150,8 @@ def test_the_stub_fails_its_exercise_and_blocks_no_other(graded):
     assert unexplained.empty, unexplained[["exercise", "graded", "error"]].to_string()
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 def test_every_mistake_fails_its_exercise_and_no_other(graded, capsys):
     answers = graded[~graded.answer.isin([*SOLUTIONS, "stub"])]
     mistakes = _own(answers)

@@ -35,7 +35,7 @@ from helpers.course.classroom import classgrade
 from helpers.course.config import GRADE_JOBS, SOLUTIONS_DIR, notebooks_in
 from helpers.course.notebook.tolerances import Setting
 
-pytestmark = [pytest.mark.kernel, pytest.mark.sandbox, pytest.mark.slow]
+pytestmark = [pytest.mark.data, pytest.mark.kernel, pytest.mark.slow]  # its own data folder, from the source
 
 #: Imports what a student's commands import, with the POSIX-only modules hidden (as on
 #: native Windows), and asks for ``kit --help``.

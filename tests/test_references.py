@@ -11,8 +11,6 @@ import pytest
 from helpers.course.notebook import environment, references, runner
 from helpers.errors import KitError
 
-pytestmark = pytest.mark.kernel
-
 FIXTURE = Path(__file__).parent / "fixtures" / "solutions" / "00_fixture.ipynb"
 
 
@@ -24,6 +22,7 @@ def solutions(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.kernel
 def test_references_come_from_a_run_and_name_its_environment(solutions):
     path = solutions / FIXTURE.name
     before = nbformat.read(path, as_version=4)
@@ -39,6 +38,7 @@ def test_references_come_from_a_run_and_name_its_environment(solutions):
     assert after.metadata.kit.reference_env == environment.current()
 
 
+@pytest.mark.kernel
 def test_a_notebook_edited_while_it_ran_is_left_alone(solutions, monkeypatch):
     path = solutions / FIXTURE.name
     real_run = runner.run_notebook
@@ -62,6 +62,7 @@ def test_outputs_are_only_taken_from_the_same_cells():
         references.with_outputs(solution, executed, {})
 
 
+@pytest.mark.kernel
 def test_a_failing_notebook_keeps_its_references(solutions):
     path = solutions / FIXTURE.name
     nb = nbformat.read(path, as_version=4)
@@ -73,6 +74,7 @@ def test_a_failing_notebook_keeps_its_references(solutions):
     assert path.read_bytes() == before
 
 
+@pytest.mark.kernel
 def test_hidden_checks_stay_out_of_the_kernel_and_keep_their_outputs(solutions):
     path = solutions / FIXTURE.name
     nb = nbformat.read(path, as_version=4)

@@ -20,8 +20,6 @@ from helpers.course.config import SOLUTIONS_DIR, notebooks_in
 from helpers.course.notebook import cells, release
 from helpers.course.student import reveal
 
-pytestmark = pytest.mark.kernel
-
 #: A figure as a question might quote one: digits with a decimal point (0.781, 81.0).
 DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
 PRINTS_AND_PLOTS = ("import sys\nimport matplotlib.pyplot as plt\nprint('accuracy 0.517')\n"
@@ -119,6 +117,7 @@ def _outputs(client, code: str, metadata: dict) -> list[dict]:
             found.append({"type": kind, **reply["content"]})
 
 
+@pytest.mark.kernel
 def test_the_lab_s_kernel_folds_a_marked_cell_and_leaves_every_other_request_as_it_was(tmp_path, monkeypatch):
     with lab_kernel(tmp_path, monkeypatch) as client:
         folded = _outputs(client, PRINTS_AND_PLOTS, {"cellId": "a", "kit": {"reveal": "1.a"}})

@@ -95,7 +95,6 @@ def test_limits_refuse_anything_but_positive_whole_numbers(field, value):
         sandbox.Limits(**{field: value})
 
 
-@pytest.mark.sandbox
 def test_the_job_sees_only_what_it_is_shown_with_open_parent_folders(tmp_path):
     shown = tmp_path.resolve() / "x" / "y"
     shown.mkdir(parents=True)
@@ -260,6 +259,7 @@ def elsewhere(request, tmp_path) -> Path:
     shutil.rmtree(folder)
 
 
+@pytest.mark.sandbox
 def test_a_grader_with_its_venv_and_kit_in_tmp_var_tmp_or_home_runs_the_kit(elsewhere):
     _needs_bubblewrap()
     code, venv = _kit_copy(elsewhere / "clone"), elsewhere / "clone" / ".venv"

@@ -336,8 +336,6 @@ GOOD = [True, False, True, True]
     (lambda: compare([GOOD, GOOD], [("nb", "svm")], progress=False), "non-empty dict"),
     (lambda: compare({"nb": GOOD, "svm": GOOD}, [("nb", "svm")], n_resamples=-5, progress=False),
      "n_resamples"),
-    (lambda: permutation_test(GOOD, GOOD, exact=1, progress=False), "exact must be one of"),
-    (lambda: permutation_test(GOOD, GOOD, exact=np.True_, progress=False), "exact must be one of"),
     (lambda: holm([]), "at least 1"),
     (lambda: holm([0.5, 1.5]), r"p_values must lie in \[0, 1\]; item 1 is 1.5"),
     (lambda: holm([0.5, np.nan]), "NaN"),
@@ -388,3 +386,14 @@ def test_reviews_needed_is_the_first_n_narrow_enough(accuracy, half_width, z):
 def test_reviews_needed_refuses_what_has_no_answer(call, message):
     with pytest.raises(InputError, match=message):
         call()
+
+
+@pytest.mark.parametrize("true, false", [(1, 0), (np.True_, np.False_), (1.0, 0.0)])
+def test_exact_given_as_a_number_or_numpy_s_bool_is_that_bool(true, false):
+    """check_choice admits what equals True or False: the test then runs as with True or False
+    (it once failed on 0/1 scores with an AttributeError for 1 and numpy's True)."""
+    a, b = np.array([1, 0, 1, 1, 0, 1, 1, 1]), np.array([0, 0, 1, 0, 0, 1, 0, 1])
+    exact = permutation_test(a, b, exact=True, progress=False)
+    assert permutation_test(a, b, exact=true, progress=False).p_value == exact.p_value == 0.25
+    monte_carlo = permutation_test(a, b, exact=False, seed=3, progress=False)
+    assert permutation_test(a, b, exact=false, seed=3, progress=False).p_value == monte_carlo.p_value

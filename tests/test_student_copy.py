@@ -261,7 +261,6 @@ def _kit(copy: Path, work: Path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=CHECK_SECONDS)
 
 
-@pytest.mark.kernel
 def test_the_copy_runs_on_its_own(copy, tmp_path):
     work = tmp_path / "work"
     where = _kit(copy, work, "info")  # any command: the copy's own kit answers, rooted in the copy
@@ -280,6 +279,7 @@ def test_the_copy_runs_on_its_own(copy, tmp_path):
         assert "instructors run it in the course repository" in refused.stderr
 
 
+@pytest.mark.data
 @pytest.mark.kernel
 @pytest.mark.slow
 def test_a_solved_exercise_passes_its_check_in_the_copy(copy, tmp_path):
@@ -323,7 +323,7 @@ def test_kit_release_student_repo(tmp_path, capsys):
 def test_the_copy_s_set_up_files_hold_no_instructors_comments_or_settings(copy):
     pyproject = (copy / "pyproject.toml").read_text(encoding="utf-8")
     settings = tomllib.loads(pyproject)
-    assert "pytest" not in settings.get("tool", {}) and "ruff" not in settings.get("tool", {})
+    assert not {"pytest", "ruff", "mypy"} & set(settings.get("tool", {}))
     assert "optional-dependencies" not in settings["project"]
     ours = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert settings["project"]["dependencies"] == ours["project"]["dependencies"]

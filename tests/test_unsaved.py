@@ -20,8 +20,6 @@ from helpers.cli import main
 from helpers.course.notebook import cells
 from helpers.course.student import unsaved
 
-pytestmark = pytest.mark.kernel
-
 NOTEBOOK = "01_naive_bayes.ipynb"
 
 
@@ -41,6 +39,7 @@ def _exercise_cell(copy, exercise: str) -> nbformat.NotebookNode:
     return next(cell for cell in found if cells.exercise_id(cell) == exercise)
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_kit_check_names_an_exercise_the_lab_ran_but_the_file_does_not_hold(tmp_path, monkeypatch, capsys):
     work = _seeded(tmp_path, monkeypatch)
@@ -84,6 +83,7 @@ def test_a_cell_run_after_the_save_and_never_saved_counts_and_a_garbled_record_i
     assert unsaved.unsaved_note(copy) == ""
 
 
+@pytest.mark.kernel
 def test_a_kernel_for_a_notebook_outside_the_workspace_records_nothing(tmp_path, monkeypatch):
     work = _seeded(tmp_path, monkeypatch)
     elsewhere = tmp_path / "elsewhere"

@@ -147,7 +147,6 @@ def _get(url: str, token: str) -> tuple[int, bytes]:
         return response.status, response.read()
 
 
-@pytest.mark.kernel
 def test_kit_lab_runs_headless_with_jupyter_options_and_serves_the_workspace(tmp_path):
     port, token = _free_port(), "kit-test-token"
     env = {**os.environ, "KIT_WORK_DIR": str(tmp_path / "work"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
