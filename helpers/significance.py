@@ -122,6 +122,8 @@ def sign_test(correct_a, correct_b) -> SignTestResult:
 
 # --------------------------------------------------------------------------- permutation test
 
+#: What ``permutation_test``'s ``exact`` may be.
+EXACT_CHOICES: tuple[str | bool, ...] = ("auto", True, False)
 MAX_EXACT_ITEMS = 24  # 2^24 patterns (16.7 M) is the most the exact test enumerates
 CHUNK_CELLS = 1 << 22  # swap-pattern matrix entries per chunk (about 32 MB as float64)
 MAX_BINOMIAL_GROUPS = 64  # distinct score differences up to which swaps are drawn per group
@@ -318,8 +320,7 @@ def permutation_test(a, b, n_resamples: int = 5000,
     check_int(n_resamples, "n_resamples", maximum=MAX_DRAWS)
     if seed is not None:
         check_int(seed, "seed", minimum=0)
-    check_choice(exact, "exact", ("auto", True, False))
-    exact = exact if isinstance(exact, str) else bool(exact)  # 1 and numpy's True are True here
+    exact = check_choice(exact, "exact", EXACT_CHOICES)
     if statistic is not None and not callable(statistic):
         raise InputError(f"statistic must be a function statistic(a, b) -> float, not {statistic!r}.")
     whole = _whole_differences(a, b) if statistic is None and exact is not True else None

@@ -11,11 +11,14 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Hashable, Iterable, Mapping
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
 
 from helpers.errors import InputError
+
+Choice = TypeVar("Choice")
 
 NUMERIC_KINDS = "biuf"  # numpy dtype kinds of bool, signed, unsigned and float numbers
 #: float32 sums put a cosine of 1 slightly above it (2.4e-6 seen on notebook 08's texts).
@@ -164,12 +167,13 @@ def _hashable(value) -> bool:
     return True
 
 
-def check_choice(value, name: str, choices: Iterable) -> object:
-    """``value`` if it is one of ``choices``, else an InputError listing them."""
-    choices = tuple(choices)
-    if not _hashable(value) or value not in choices:
-        raise InputError(f"{name} must be one of {', '.join(map(repr, choices))}, not {value!r}.")
-    return value
+def check_choice(value, name: str, choices: Iterable[Choice]) -> Choice:
+    """The one of ``choices`` that ``value`` equals (``True`` for ``1`` or numpy's ``True``),
+    else an InputError listing them."""
+    allowed = tuple(choices)
+    if not _hashable(value) or value not in allowed:
+        raise InputError(f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}.")
+    return allowed[allowed.index(value)]
 
 
 def _ordered(values, name: str, what: str) -> list:

@@ -41,6 +41,12 @@ def corpora(source: Path) -> Path:
     return settings.data_dir()
 
 
+def without_pytest_options() -> dict[str, str]:
+    """This process's environment without the PYTEST_ variables: for a pytest started by a
+    test, which the outer run's options (PYTEST_ADDOPTS, the current test's name) are not for."""
+    return {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
+
+
 @pytest.fixture
 def empty_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point KIT_DATA_DIR at a new empty folder for one test."""

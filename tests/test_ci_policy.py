@@ -3,12 +3,11 @@ test did not run for want of data, a sandbox or a browser."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
 import pytest
-from conftest import failed_if_skipped_in_ci
+from conftest import failed_if_skipped_in_ci, without_pytest_options
 
 from helpers.settings import REPO_ROOT
 
@@ -46,11 +45,9 @@ COLLECT_SECONDS = 600
 
 
 def _collected(*args: str) -> list[str]:
-    # the outer run's options (PYTEST_ADDOPTS, the xdist worker's) are not this collection's
-    env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
     found = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
                             *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=COLLECT_SECONDS,
-                           env=env)
+                           env=without_pytest_options())
     assert found.returncode == 0, found.stdout[-2000:] + found.stderr[-2000:]
     return [line for line in found.stdout.splitlines() if "::" in line]
 
@@ -60,11 +57,19 @@ def everything() -> list[str]:
     return _collected()
 
 
+@pytest.fixture(scope="module")
+def notebooks(everything) -> set[str]:
+    """The solution notebooks' items (there must be some, or the tests below prove nothing)."""
+    found = {item for item in everything if ".ipynb::" in item}
+    assert found
+    return found
+
+
 @pytest.mark.slow
-def test_the_quick_run_leaves_out_the_notebooks_and_the_slow_modules_and_keeps_the_rest(everything):
+def test_the_quick_run_leaves_out_the_notebooks_and_the_slow_modules_and_keeps_the_rest(everything,
+                                                                                        notebooks):
     quick = _collected("-m", "not slow")
-    notebooks = {item for item in everything if ".ipynb::" in item}
-    assert notebooks and set(quick) < set(everything)
+    assert set(quick) < set(everything)
     left_out = set(everything) - set(quick)
     assert not [item for item in quick if item.endswith(".ipynb") or ".ipynb::" in item]
     assert not [item for item in quick if item.split("::")[0].endswith(SLOW_MODULES)]
@@ -73,10 +78,9 @@ def test_the_quick_run_leaves_out_the_notebooks_and_the_slow_modules_and_keeps_t
 
 
 @pytest.mark.slow
-def test_the_tests_that_use_the_data_sets_and_the_notebooks_are_marked_data(everything):
+def test_the_tests_that_use_the_data_sets_and_the_notebooks_are_marked_data(notebooks):
     with_data = set(_collected("-m", "data"))
     assert "tests/test_data.py" in {item.split("::")[0] for item in with_data}
-    notebooks = {item for item in everything if ".ipynb::" in item}
-    assert notebooks and notebooks <= with_data
+    assert notebooks <= with_data
     # a module that never uses the data sets' fixtures is not marked
     assert not [item for item in with_data if item.startswith("tests/test_validation.py")]

@@ -12,6 +12,7 @@ from pathlib import Path
 import markdown_docs
 import nbformat
 import pytest
+from conftest import without_pytest_options
 
 from helpers import owned, settings
 from helpers.cli import INSTRUCTOR_COMMANDS
@@ -341,9 +342,9 @@ def test_the_copy_s_set_up_files_hold_no_instructors_comments_or_settings(copy):
 
 
 def test_pytest_in_the_copy_collects_nothing_of_the_instructors(copy):
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}
     command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
-    collected = subprocess.run(command, cwd=copy, env={**env, "PYTHONPATH": str(copy)}, capture_output=True,
+    collected = subprocess.run(command, cwd=copy, env={**without_pytest_options(), "PYTHONPATH": str(copy)},
+                               capture_output=True,
                                text=True, timeout=CHECK_SECONDS)
     assert collected.returncode == pytest.ExitCode.NO_TESTS_COLLECTED, collected.stdout + collected.stderr
     assert "no tests collected" in collected.stdout and ".ipynb" not in collected.stdout

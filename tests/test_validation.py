@@ -72,6 +72,8 @@ def test_check_same_length_choice_and_range():
     for value in ("deciles", ["equal"], None):
         with pytest.raises(InputError, match="bins must be one of 'equal', 'quartiles'"):
             validation.check_choice(value, "bins", ("equal", "quartiles"))
+    for equal in (1, 1.0, np.True_):  # what equals a choice is given back as that choice
+        assert validation.check_choice(equal, "exact", ("auto", True, False)) is True
     rounded = 1.000002384185791  # a float32 cosine of identical texts (notebook 08)
     assert validation.check_similarities([0, rounded]).tolist() == [0, rounded]
     with pytest.raises(InputError, match=r"item 1 is -0.1"):
