@@ -21,7 +21,8 @@ The course library, which the notebooks import, holds one topic per module:
   vectors), ``embedding_space`` (what the vector space encodes: similarities, probes);
 - the labs: ``analysis`` (error analysis), ``annotation`` (the error-annotation sheet),
   ``projector`` (Embedding Projector export), ``transport`` (transportability),
-  ``leakage`` (notebook 08's analysis of overlap), ``adversarial`` (Zelligs and Claudes);
+  ``leakage`` (notebook 08's analysis of overlap), ``adversarial`` (Zelligs and Claudes),
+  ``bakeoff`` (the class bake-off's rules and a dry run of an entry);
 - in a notebook: ``exercises`` (an unfinished exercise's error is one line, not a traceback).
 
 On top of it sit the ``kit`` command (``cli``) and the course tooling, ``helpers.course``

@@ -34,7 +34,9 @@ if TYPE_CHECKING:
 DISTRIBUTION = "sentiment-practical-kit"
 #: The commands only instructors run, in the course repository: a student copy's ``kit --help``
 #: does not list them, and each says it is for instructors.
-INSTRUCTOR_COMMANDS = ("release", "grade", "references")
+INSTRUCTOR_COMMANDS = ("release", "grade", "references", "bakeoff")
+#: How ``kit bakeoff`` names its default test set on the leaderboard's page.
+DEFAULT_TEST_SET = "the kit's held-out IMDB test reviews"
 #: What ``kit --help`` says the command is, in a student copy.
 STUDENT_DESCRIPTION = "The `kit` command: fetch the data, open the practical in JupyterLab, check your work."
 #: The exit status after Ctrl-C (128 + SIGINT), as shells report it.
@@ -138,7 +140,6 @@ corrections."""
 def cmd_grade(args: argparse.Namespace) -> None:
     from helpers import owned
     from helpers.course.classroom import answers, classgrade, exports, feedback, gradebook, layout
-    from helpers.course.engine import sandbox
     from helpers.course.student import student_copy
 
     student_copy.require_course_repository("grade")
@@ -151,11 +152,8 @@ def cmd_grade(args: argparse.Namespace) -> None:
         return
     result = None
     if not args.feedback_only and not args.summary:
-        limits = sandbox.Limits(memory_mb=args.memory_mb, cpu_seconds=args.cpu_seconds,
-                                processes=args.processes, output_mb=args.output_mb,
-                                disk_mb=args.disk_mb)
         result = classgrade.grade(submissions, notebook=args.notebook, jobs=args.jobs, timeout=args.timeout,
-                                  student=args.student, force=args.force, limits=limits,
+                                  student=args.student, force=args.force, limits=limits_of(args),
                                   scheduler=args.scheduler, on_graded=_graded_line())
         _say(owned.where_written("grades", layout.grades_path(submissions), result.grades))
         for notebook, sheet in result.sheets:
@@ -277,6 +275,32 @@ def cmd_leaderboard(args: argparse.Namespace) -> None:
         intended = Path(args.figure)
         written = owned.write_owned(intended, lambda tmp: figure.savefig(tmp, format="png", dpi=120))
         print(owned.where_written("the leaderboard's figure", intended, written), file=sys.stderr)
+
+
+def cmd_bakeoff(args: argparse.Namespace) -> None:
+    from helpers import leaderboard, owned, systems
+    from helpers.course.classroom import bakeoff
+    from helpers.course.student import student_copy
+
+    student_copy.require_course_repository("bakeoff")
+    require_linux("bakeoff")
+    submissions = Path(args.submissions)
+    if not submissions.is_dir():
+        raise KitError(f"{submissions} is not a folder of student folders.")
+    test = bakeoff.read_test_set(Path(args.test)) if args.test else bakeoff.default_test_set()
+    described = f"{Path(args.test).name if args.test else DEFAULT_TEST_SET} ({len(test):,} reviews)"
+    names = [] if args.no_baselines else (args.baselines or list(systems.NAMES))
+
+    def said(entry: bakeoff.Entry) -> None:
+        _say(f"{entry.student}: " + (entry.problem or f"answered ({entry.seconds} s)"))
+
+    result = bakeoff.bakeoff(submissions, test, names, timeout=args.timeout, limits=limits_of(args),
+                             jobs=args.jobs, budget=args.budget, on_entry=said)
+    print(leaderboard.describe(result.board))
+    for row in result.unranked.itertuples():
+        _say(f"no rank: {row.student}: {row.problem}")
+    for intended, written in bakeoff.write(result, submissions, described):
+        _say(owned.where_written(f"the bake-off's {intended.suffix[1:]} file", intended, written))
 
 
 def cmd_annotate(args: argparse.Namespace) -> None:
@@ -534,6 +558,25 @@ def cluster_arg(text: str) -> cluster.Scheduler:
     return cluster.scheduler_arg(text)
 
 
+def limits_of(args: argparse.Namespace) -> sandbox.Limits:
+    """The sandbox limits given on the command line (``add_limit_options``)."""
+    from helpers.course.engine import sandbox
+    return sandbox.Limits(memory_mb=args.memory_mb, cpu_seconds=args.cpu_seconds, processes=args.processes,
+                          output_mb=args.output_mb, disk_mb=args.disk_mb)
+
+
+def add_limit_options(parser: argparse.ArgumentParser) -> None:
+    """The sandbox's limits as options of a command that runs student code (grade, bakeoff)."""
+    defaults = sandbox_defaults()
+    for flag, name, unit in (("--memory-mb", "memory_mb", "MB of address space per process"),
+                             ("--cpu-seconds", "cpu_seconds", "CPU seconds per process"),
+                             ("--processes", "processes", "processes and threads at once"),
+                             ("--output-mb", "output_mb", "MB of output per notebook"),
+                             ("--disk-mb", "disk_mb", "MB the notebook may write")):
+        parser.add_argument(flag, type=positive_int, default=getattr(defaults, name), metavar="N",
+                            help=f"sandbox limit: {unit} (default %(default)s)")
+
+
 def sandbox_defaults() -> sandbox.Limits:
     """The grading sandbox's default limits (``sandbox.Limits()``)."""
     from helpers.course.engine import sandbox
@@ -627,14 +670,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="grade on a Dask cluster: a scheduler address, or local:N for N workers here")
     grade.add_argument("--timeout", type=positive_float, default=config.CELL_TIMEOUT, metavar="S",
                        help="seconds allowed per cell (default %(default)s)")
-    defaults = sandbox_defaults()
-    for flag, name, unit in (("--memory-mb", "memory_mb", "MB of address space per process"),
-                             ("--cpu-seconds", "cpu_seconds", "CPU seconds per process"),
-                             ("--processes", "processes", "processes and threads at once"),
-                             ("--output-mb", "output_mb", "MB of output per notebook"),
-                             ("--disk-mb", "disk_mb", "MB the notebook may write")):
-        grade.add_argument(flag, type=positive_int, default=getattr(defaults, name), metavar="N",
-                           help=f"sandbox limit: {unit} (default %(default)s)")
+    add_limit_options(grade)
     what = grade.add_mutually_exclusive_group()
     what.add_argument("--prepare", action="store_true",
                       help="only grade the solutions once to build the shared caches (done "
@@ -645,6 +681,29 @@ def build_parser() -> argparse.ArgumentParser:
                       help="print the class table (with the points marked in the answer sheets) and "
                       "pass rates; write gradebook.csv; run nothing")
     grade.set_defaults(func=cmd_grade)
+
+    bake = sub.add_parser("bakeoff", help="score each student's bake-off entry (10_bakeoff.ipynb) once, in "
+                          "the sandbox, on test reviews no notebook shows, beside the kit's systems; writes "
+                          "the class leaderboard (bakeoff.csv, bakeoff_pairs.csv, bakeoff.html, bakeoff.png)")
+    bake.add_argument("submissions", metavar="SUBMISSIONS_DIR",
+                      help="one folder per student; an entry is a 10_bakeoff.ipynb that defines "
+                      "predict_sentiment(texts)")
+    bake.add_argument("--test", metavar="CSV", help="your own test set: a CSV with columns text and label "
+                      "(pos/neg) (default: the kit's 2,000 held-out IMDB test reviews)")
+    entered = bake.add_mutually_exclusive_group()
+    entered.add_argument("--baselines", metavar="NAME,…", type=system_names, default=None,
+                         help="the kit's systems to enter, trained on the 2,000 reviews: comma-separated, "
+                         "from nb, nb-presence, svm-bow, nbsvm, svm-doc2vec (default all)")
+    entered.add_argument("--no-baselines", action="store_true", help="enter none of the kit's systems")
+    bake.add_argument("--jobs", type=positive_int, default=config.GRADE_JOBS,
+                      help="entries run at once (default %(default)s)")
+    bake.add_argument("--timeout", type=positive_float, default=config.CELL_TIMEOUT, metavar="S",
+                      help="seconds allowed per cell, and for predict_sentiment's answer "
+                      "(default %(default)s)")
+    bake.add_argument("--budget", type=positive_float, default=config.BAKEOFF_BUDGET, metavar="S",
+                      help="seconds one entry's whole run may take (default %(default)s)")
+    add_limit_options(bake)
+    bake.set_defaults(func=cmd_bakeoff)
 
     run = sub.add_parser("run", help="execute notebooks headless; time and memory per notebook")
     group = run.add_mutually_exclusive_group()

@@ -11,7 +11,7 @@ One sub-package per phase, each importing only the ones listed after it (the lay
 - ``student``: the student's side — ``kit check``, the workspace, the lab's kernel and
   contents manager, the student copy of the kit.
 - ``classroom``: the instructor's side — ``kit grade`` on a class, its records, gradebook,
-  exports, feedback and answer sheets.
+  exports, feedback and answer sheets; ``kit bakeoff``, the class bake-off.
 
 Shared by all of them:
 

@@ -36,6 +36,8 @@ CELL_TIMEOUT = 1200
 
 #: Notebooks ``kit grade`` runs at once (each kernel may use every core itself).
 GRADE_JOBS = 2
+#: Seconds one bake-off entry's whole run may take, by default (``kit bakeoff --budget``).
+BAKEOFF_BUDGET = 3600
 
 #: The kit's nbval plugin: ``pyproject.toml`` names it for pytest, ``kit grade`` passes it.
 PLUGIN = "helpers.course.engine.nbval_plugin"

@@ -5,5 +5,6 @@
   student's notebook graded (typed, stored as JSON); ``gradebook``: the grading records, the
   instructor's corrections and the tables from them; ``exports``: the class table for Canvas
   and Moodle, through a roster; ``feedback``: one feedback file per student and notebook;
-  ``answers``: the written answers' sheets and marks.
+  ``answers``: the written answers' sheets and marks; ``bakeoff``: ``kit bakeoff``, every
+  student's entry scored once in the sandbox on held-out reviews, and the class leaderboard.
 """

@@ -226,9 +226,23 @@ def _shown() -> set[Path]:
     return shown
 
 
+def _covered(data_dir: Path, paths: Sequence[Path]) -> list[str]:
+    """Arguments that cover each of ``paths`` (inside the data folder's entries) in the job's
+    data folder: a folder with an empty one, a file with an empty file."""
+    args = []
+    for path in paths:
+        inside = str(JOB_DIR / "data" / path)
+        if (data_dir / path).is_dir():
+            args += ["--perms", "0555", "--tmpfs", inside]
+        elif (data_dir / path).exists():
+            args += ["--ro-bind", "/dev/null", inside]
+    return args
+
+
 def bwrap_command(argv: Sequence[str], files: Mapping[str, int], data_dir: Path, disk_mb: int,
-                  uid: int | None) -> list[str]:
-    """``argv`` wrapped in bubblewrap, run in ``JOB_DIR`` holding ``files`` (name -> fd)."""
+                  uid: int | None, hidden_data: Sequence[str] = ()) -> list[str]:
+    """``argv`` wrapped in bubblewrap, run in ``JOB_DIR`` holding ``files`` (name -> fd), the
+    data folder shown without ``hidden_data`` (paths relative to it)."""
     size = str(disk_mb * 2**20)
     # the job's own mounts first: what is shown under /tmp (a clone, a venv) lands on its tmpfs;
     # sandbox.run builds the command only when bwrap() found the executable
@@ -240,10 +254,13 @@ def bwrap_command(argv: Sequence[str], files: Mapping[str, int], data_dir: Path,
         args += ["--perms", "0777" if uid is not None else "0755", "--dir", str(JOB_DIR / folder)]
     for name, fd in files.items():
         args += ["--perms", "0644", "--file", str(fd), str(JOB_DIR / name)]
+    hidden = {Path(path) for path in hidden_data}
     if data_dir.is_dir():
         for entry in sorted(data_dir.iterdir()):
-            if entry.name not in WRITABLE_DATA and not entry.name.startswith("."):
+            if entry.name not in WRITABLE_DATA and not entry.name.startswith(".") \
+                    and Path(entry.name) not in hidden:
                 args += ["--ro-bind", str(entry), str(JOB_DIR / "data" / entry.name)]
+    args += _covered(data_dir, sorted(path for path in hidden if len(path.parts) > 1))
     args += ["--remount-ro", "/", *_namespaces(), "--die-with-parent", "--new-session",
              "--chdir", str(JOB_DIR)]
     if uid is None:

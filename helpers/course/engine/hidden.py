@@ -175,9 +175,29 @@ def no_answer(name: str) -> str:
                                  f"{name} was called (was the kit's way of calling it replaced?)"}})
 
 
-def run(source: str, channel: Channel | None = None) -> str:
+_recorded: ContextVar[list[str] | None] = ContextVar("recorded", default=None)
+
+
+def record(value: Any) -> None:
+    """Hand ``value`` (JSON data: lists, strings, numbers) to the grader that runs this check,
+    beside what it prints: ``kit bakeoff`` reads the predictions it collected this way. The
+    last value recorded by a check is the one kept.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``value`` is not JSON data.
+    """
+    text = json.dumps(value)
+    recorded = _recorded.get()
+    if recorded is not None:
+        recorded.append(text)
+
+
+def run(source: str, channel: Channel | None = None, recorded: list[str] | None = None) -> str:
     """Execute a hidden check's code here, calls to ``student`` going through ``channel``
-    (default: this process's notebook), and return what it printed.
+    (default: this process's notebook), and return what it printed; what it ``record``-s is
+    appended to ``recorded`` as JSON text (dropped when None).
 
     Raises
     ------
@@ -187,6 +207,10 @@ def run(source: str, channel: Channel | None = None) -> str:
         Whatever else the check's own code raised (an answer it could not use).
     """
     printed = io.StringIO()
-    with calling(channel or local_call), contextlib.redirect_stdout(printed):
-        exec(compile(source, "<hidden check>", "exec"), {"__name__": "__hidden_check__"})  # noqa: S102
+    token = _recorded.set(recorded)
+    try:
+        with calling(channel or local_call), contextlib.redirect_stdout(printed):
+            exec(compile(source, "<hidden check>", "exec"), {"__name__": "__hidden_check__"})  # noqa: S102
+    finally:
+        _recorded.reset(token)
     return printed.getvalue()

@@ -101,11 +101,16 @@ class Job:
         Its job slot and cores (``Slots.take``); the default pins nothing.
     budget : float or None
         Seconds the whole run may take; None: every cell its timeout.
+    hidden_data : tuple of str
+        Paths in the data folder, relative to it, that the job must not see (bubblewrap only:
+        a sandbox that cannot hide them refuses to run). ``kit bakeoff`` hides the test
+        reviews' labels so.
     """
 
     limits: Limits | None = None
     slot: tuple[int, frozenset[int]] = (0, frozenset())
     budget: float | None = None
+    hidden_data: tuple[str, ...] = ()
 
 
 #: A run without a sandbox, pinned to nothing, each cell its timeout.

@@ -27,7 +27,8 @@ students' self-check; ``kit grade`` passes it too), so all three check outputs t
   (``hidden.run``), and the check's calls of the student's functions go to the kernel one
   request at a time (``KernelChannel``), whose answers come back as plain data. Its printed
   lines are compared with the reference like any checked cell's; what the student's code
-  raised fails the cell as the error it is.
+  raised fails the cell as the error it is. What it hands the grader (``hidden.record``)
+  goes into the cell's report (``CellResult.recorded``) when the cell passes.
 - ``--kit-progress-fd N`` writes one byte to file descriptor N as each cell finishes, for
   ``kit check NN``'s progress bar.
 - ``--kit-report PATH`` writes how each cell ended, as data (``verdict.CellResult``: the
@@ -172,7 +173,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
 
 def _ending(cell: KitCell, report: pytest.TestReport, call: pytest.CallInfo) -> CellResult:
     if report.passed:
-        return CellResult(cell.cell_num, Ending.PASSED)
+        return CellResult(cell.cell_num, Ending.PASSED, recorded=getattr(cell, "kit_recorded", ""))
     if report.skipped:  # nbval marks the cells after a timeout as expected to fail
         why = "an earlier cell timed out" if hasattr(report, "wasxfail") else "the cell is marked NBVAL_SKIP"
         return CellResult(cell.cell_num, Ending.STOPPED, f"not run: {why}")
@@ -221,6 +222,7 @@ class KitCell(IPyNbCell):
     test_outputs: list[dict[str, Any]] | None  # None (nbval) until the cell ran
     kit_difference: compare.Difference | None
     kit_environments: tuple[str, ...]
+    kit_recorded: str
 
     def runtest(self) -> None:
         try:
@@ -283,8 +285,9 @@ class KitCell(IPyNbCell):
             raise RuntimeError("Kernel dead on test start")
         channel = KernelChannel(self, self.config.option.nbval_cell_timeout)
         self.test_outputs = []
+        recorded: list[str] = []
         try:
-            printed = hidden.run(self.cell.source, channel)
+            printed = hidden.run(self.cell.source, channel, recorded)
         except hidden.StudentError as err:
             self._raise_error(err.name, err.value, err.where)
         except NbCellError:
@@ -292,6 +295,7 @@ class KitCell(IPyNbCell):
         except Exception as err:  # the check could not use the answer (a wrong shape, a missing key)
             self._raise_error(type(err).__name__, f"the check could not use the answer: {err}"[:2000], "")
         self.test_outputs = [{"output_type": "stream", "name": "stdout", "text": printed}] if printed else []
+        self.kit_recorded = recorded[-1] if recorded else ""
         if self.options["check"] and not self.compare_outputs(self.test_outputs,
                                                              coalesce_streams(self.cell.outputs)):
             raise NbCellError(self.cell_num, _DIFFERS, self.cell.source)

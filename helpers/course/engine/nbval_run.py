@@ -34,6 +34,7 @@ from helpers.course import config, stops
 from helpers.course.engine import sandbox
 from helpers.course.engine.limits import UNSANDBOXED, Job
 from helpers.course.engine.verdict import CellResult, Ending, Problem
+from helpers.errors import KitError
 
 #: pytest's exit statuses when it ran every test (0: all passed, 1: some failed).
 PYTEST_FINISHED = (0, 1)
@@ -91,6 +92,8 @@ def run_notebook(path: Path, timeout: float, job: Job = UNSANDBOXED, progress: s
     progress : str
         Without a sandbox, show a bar on stderr, labelled so, counting the cells as they finish.
     """
+    if job.limits is None and job.hidden_data:
+        raise KitError("A run that must not see some of the data folder needs the sandbox (Job.limits).")
     notebook = nbformat.read(path, as_version=4)
     n_code = sum(c.cell_type == "code" for c in notebook.cells)
     total = min(job.budget or float("inf"), timeout * (n_code + 2) + RUN_OVERHEAD)
@@ -105,7 +108,8 @@ def run_notebook(path: Path, timeout: float, job: Job = UNSANDBOXED, progress: s
                    f"--kit-report={sandbox.REPORT}", f"--kit-output-mb={limits.output_mb}", "--kit-grading"]
         files = {NOTEBOOK_FILE: Path(path).read_bytes(), "pytest.ini": b"[pytest]\n"}
         outcome = sandbox.run(command, files, limits, total, settings.data_dir(), job.slot,
-                              env={**config.REFERENCE_ENV, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+                              env={**config.REFERENCE_ENV, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+                              hidden_data=job.hidden_data)
         return _run(read_report(outcome.report), outcome, total)
     report = Path(tempfile.mkdtemp(prefix="kit-report-")) / "report.json"  # not in the kernel's folder
     scratch = Path(tempfile.mkdtemp(prefix="kit-report-tmp-"))  # its TMPDIR: what a killed kernel leaves

@@ -75,7 +75,7 @@ def kind() -> str:
 
 def run(argv: Sequence[str], files: Mapping[str, bytes], limits: Limits, timeout: float,
         data_dir: Path, slot: tuple[int, frozenset[int]] = (0, frozenset()),
-        env: Mapping[str, str] | None = None) -> Outcome:
+        env: Mapping[str, str] | None = None, hidden_data: Sequence[str] = ()) -> Outcome:
     """Run ``argv`` in a sandbox, in a folder holding ``files``; kill it all after ``timeout`` s.
 
     Parameters
@@ -95,10 +95,17 @@ def run(argv: Sequence[str], files: Mapping[str, bytes], limits: Limits, timeout
         From ``Slots.take``: a slot number and the cores to pin the job to (empty: all).
     env : mapping, optional
         Extra environment variables.
+    hidden_data : sequence of str
+        Paths in ``data_dir``, relative to it, that the job must not see.
 
     Returns
     -------
     Outcome
+
+    Raises
+    ------
+    KitError
+        If ``hidden_data`` names paths and bubblewrap, which alone can hide them, is not here.
     """
     number, cores = slot
     cores = cores or frozenset(os.sched_getaffinity(0))
@@ -115,9 +122,13 @@ def run(argv: Sequence[str], files: Mapping[str, bytes], limits: Limits, timeout
                 uid = stack.enter_context(limits_.job_user(number)) if os.geteuid() == 0 else None
                 fds = {name: bubblewrap.memory_file(name, data) for name, data in files.items()}
                 passed += fds.values()
-                command = bubblewrap.bwrap_command(argv, fds, data_dir, limits.disk_mb, uid)
+                command = bubblewrap.bwrap_command(argv, fds, data_dir, limits.disk_mb, uid, hidden_data)
                 job, code = bubblewrap.JOB_DIR, bubblewrap.code_root()
                 inside_data = job / "data"
+            elif hidden_data:
+                raise KitError("This job must not see some of the data folder "
+                               f"({', '.join(hidden_data)}), and only bubblewrap can hide it: "
+                               "apt-get install bubblewrap.")
             else:
                 uid = None
                 job = scratch = Path(tempfile.mkdtemp(prefix="kit-grade-"))

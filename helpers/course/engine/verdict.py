@@ -133,6 +133,9 @@ class CellResult:
         With a difference: the reference's and this run's libraries, when they differ.
     traceback : str
         The exception's traceback, as the notebook showed it.
+    recorded : str
+        For a hidden check that passed, the last value it handed the grader
+        (``hidden.record``), as JSON text; "" when it recorded none.
     """
 
     number: int
@@ -144,6 +147,7 @@ class CellResult:
     difference: Difference | None = None
     environments: tuple[str, ...] = ()
     traceback: str = ""
+    recorded: str = ""
 
     @property
     def exception(self) -> str:
@@ -179,7 +183,7 @@ class CellResult:
                    stub=str(data.get("stub", "")), waits_for=str(data.get("waits_for", "")),
                    difference=Difference(**difference) if difference else None,
                    environments=tuple(str(line) for line in data.get("environments", ())),
-                   traceback=str(data.get("traceback", "")))
+                   traceback=str(data.get("traceback", "")), recorded=str(data.get("recorded", "")))
 
 
 def differs_line(difference: Difference | None, environments: Sequence[str] = ()) -> str:

@@ -1,0 +1,509 @@
+"""``kit bakeoff``: each student's best system scored once, in the sandbox, on reviews no notebook shows.
+
+A student enters by handing in notebook 10 (``helpers.bakeoff.BAKEOFF_NOTEBOOK``) beside their
+other notebooks: it builds their best system and defines ``ENTRY(texts)``, one label (``"pos"``
+or ``"neg"``) per text; the rules (``helpers.bakeoff.RULES``) say what a system may train on.
+For each student the notebook runs in the grading sandbox (same limits and isolation as
+``kit grade``), with every file of the data folder that holds the test reviews' labels hidden
+(``hidden_data``); the grader then calls ``ENTRY`` once on the test texts and reads its answer
+as plain data. The labels never enter the sandbox: each answer is scored here.
+
+The test set is ``default_test_set`` (a fixed sample of IMDB test reviews that no notebook,
+corpus or Doc2Vec model holds), or any labelled CSV the instructor names (``read_test_set``).
+The kit's own systems (``systems.NAMES``), trained on the 2,000 reviews, enter as baselines.
+Every scored system goes into one ``leaderboard.leaderboard``: Wilson intervals, a paired
+permutation test for every pair, Holm-corrected, ranks that separate only what a test
+separates. An entry that crashes, runs out of time or memory, or answers with the wrong
+number of labels or other labels gets one line saying so and no rank; nothing of it stops
+the other entries.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import re
+import secrets
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pandas as pd
+from nbformat import NotebookNode
+
+from helpers import data, embeddings, evaluation, leaderboard, overlap, owned, settings, storage, systems
+from helpers.bakeoff import BAKEOFF_NOTEBOOK, ENTRY, LABELS, checked_labels
+from helpers.course import config
+from helpers.course.classroom import layout
+from helpers.course.classroom.classgrade import MAX_NOTEBOOK_MB
+from helpers.course.classroom.gradebook import spreadsheet_csv
+from helpers.course.engine import sandbox
+from helpers.course.engine.limits import Job, Limits
+from helpers.course.engine.nbval_run import run_notebook
+from helpers.course.engine.verdict import Ending
+from helpers.course.notebook.cells import CHECK_MARKER, HIDDEN_BEGIN, HIDDEN_END
+from helpers.errors import KitError
+from helpers.log import LOGGER
+
+#: The default test set: this many IMDB test reviews, half of each label, drawn with this seed.
+TEST_SIZE = 2000
+TEST_SEED = 0
+#: How the default test set is drawn (part of its cache key).
+TEST_RULE = ("IMDB test reviews of the deployment sample's films (every Doc2Vec corpus leaves those "
+             "films out), not in the deployment sample, no near copy (overlap.NEAR_DUPLICATE) of another "
+             "IMDB review or of the 2,000 reviews, one of each group of near copies among them; "
+             "TEST_SIZE // 2 per label, seeded")
+#: Entries of the data folder an entry's sandbox sees: the data a system may train on, the
+#: caches and the Doc2Vec models. Every other entry (the archive, the training corpora, whose
+#: id files name every IMDB review with its label, the tables of notebooks) is hidden.
+SHOWN_DATA = ("nltk_data", "aclImdb", "cache", "models", "results")
+#: Of the IMDB folder, only these are shown: the train split (unsup inside), the vocabulary
+#: and the fetch stamp; the test split, the manifest (which names every test file with its
+#: checksum), the words' expected ratings and the README (which names the test folders) are not.
+SHOWN_IMDB = ("train", "imdb.vocab", ".kit-verified")
+#: Of the other shown entries, every file that names an IMDB test review (its doc id, or its
+#: file in the archive) is hidden: the cached test table, predictions on test reviews.
+TEST_REVIEW = re.compile(rb"test_(?:neg|pos)_[0-9]|test/(?:neg|pos)/")
+#: Bytes read at a time when looking for ``TEST_REVIEW`` in a file.
+SCAN_CHUNK = 1 << 24
+#: How the kit's baselines are named on the leaderboard (``KIT_PREFIX + systems.NAMES``).
+KIT_PREFIX = "kit "
+#: What an entry that handed in nothing is told (kept out of the leaderboard's page).
+ABSENT = f"no {BAKEOFF_NOTEBOOK}"
+#: What the grader's cell prints once the predictions are collected.
+COLLECTED = "predictions collected"
+#: The kernel's function the grader calls: the student's entry, its answer made plain data.
+WRAPPER = "_kit_bakeoff_entry"
+#: The files written into the submissions folder.
+TABLE_FILE, PAIRS_FILE = "bakeoff.csv", "bakeoff_pairs.csv"
+PAGE_FILE, FIGURE_FILE = "bakeoff.html", "bakeoff.png"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One student's entry, scored or not.
+
+    ``predictions`` holds one label per test review when the entry answered with valid
+    labels; otherwise it is None and ``problem`` says, in one line, why it got no rank.
+    """
+
+    student: str
+    predictions: tuple[str, ...] | None
+    problem: str = ""
+    seconds: float | None = None
+
+
+# --------------------------------------------------------------------------- the test set
+
+
+def default_test_set(progress: bool = True) -> pd.DataFrame:
+    """The default bake-off test set (``TEST_RULE``): ``TEST_SIZE`` IMDB test reviews.
+
+    Drawn from the reviews of the deployment sample's films that the sample does not hold: every
+    Doc2Vec corpus leaves those films out (``embeddings.held_out_reviews``), IMDB's train and
+    unsup splits hold none of them, and no notebook shows these reviews. A review that is a near
+    copy of any other IMDB review or of one of the 2,000 reviews is left out, except of another
+    such candidate: of each group of near copies among them, the first stays.
+    Computed once (about 30 s on 2 cores) and cached under ``data/bakeoff/``, which no entry sees.
+
+    Returns
+    -------
+    DataFrame
+        ``doc_id``, ``movie_id``, ``label``, ``text``; ``TEST_SIZE // 2`` per label, in doc_id order.
+    """
+    params = {"artefact": "bakeoff test set", "size": TEST_SIZE, "seed": TEST_SEED, "rule": TEST_RULE,
+              "threshold": overlap.NEAR_DUPLICATE, "held_out": embeddings.HOLD_OUT_RULE}
+    key = storage.key(params, datasets=embeddings.SOURCES, libraries=("numpy", "pandas", "scikit-learn"))
+    path = settings.data_dir() / "bakeoff" / f"test_{key}.csv"
+    return storage.cached(path, lambda: _drawn(progress), lambda table, tmp: table.to_csv(tmp, index=False),
+                          _read_drawn)
+
+
+def _drawn(progress: bool) -> pd.DataFrame:
+    test = data.load_imdb("test")
+    deployment = data.imdb_sample()
+    of_films = test.movie_id.isin(set(deployment.movie_id))
+    candidates = test[of_films & ~test.doc_id.isin(set(deployment.doc_id))]
+    seen = _texts_seen(set(candidates.doc_id))
+    copied = overlap.near_copies(candidates.text.tolist(), seen, progress=progress)
+    candidates = candidates[~copied]
+    groups = overlap.similarity_groups(candidates.text.tolist())
+    candidates = candidates[~pd.Series(groups).duplicated().to_numpy()]  # the first of each group stays
+    drawn = candidates.groupby("label", group_keys=False).sample(TEST_SIZE // 2, random_state=TEST_SEED)
+    return drawn.sort_index()[["doc_id", "movie_id", "label", "text"]].reset_index(drop=True)
+
+
+def _shuffled(n: int) -> np.ndarray:
+    """A permutation of ``n`` items that nobody can predict (a new one for every entry), so the
+    order of the test texts tells an entry nothing about their labels."""
+    return np.random.default_rng(secrets.randbits(128)).permutation(n)
+
+
+def _texts_seen(candidates: set[str]) -> list[str]:
+    """Every text a notebook shows or a corpus holds, but the candidates: IMDB's 100,000 reviews
+    and the 2,000 reviews."""
+    imdb = pd.concat([data.load_imdb(split)[["doc_id", "text"]] for split in data.IMDB_SPLITS])
+    return imdb.text[~imdb.doc_id.isin(candidates)].tolist() + data.load_movie_reviews().text.tolist()
+
+
+def _read_drawn(path: Path) -> pd.DataFrame | None:
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    balanced = table.label.value_counts().to_dict() == dict.fromkeys(LABELS, TEST_SIZE // 2)
+    fits = list(table.columns) == ["doc_id", "movie_id", "label", "text"] and len(table) == TEST_SIZE \
+        and table.doc_id.is_unique and balanced
+    return table if fits else None
+
+
+def read_test_set(path: Path) -> pd.DataFrame:
+    """An instructor's own test set: a CSV with columns ``text`` and ``label`` (``pos``/``neg``).
+
+    Returns
+    -------
+    DataFrame
+        ``doc_id`` (the CSV's, else ``row_<n>``), ``label``, ``text``.
+
+    Raises
+    ------
+    KitError
+        If the file cannot be read, lacks a column, holds an empty text, a label other than
+        ``pos`` or ``neg``, repeated doc ids, or fewer than two reviews.
+    """
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError, UnicodeDecodeError) as err:
+        raise KitError(f"Could not read the test set {path}: {err}") from None
+    missing = {"text", "label"} - set(table.columns)
+    if missing:
+        raise KitError(f"The test set {path} needs the columns text and label; it lacks "
+                       f"{', '.join(sorted(missing))}.")
+    if len(table) < 2:
+        raise KitError(f"The test set {path} holds {len(table)} review(s): a bake-off needs at least two.")
+    wrong = table[~table.label.isin(LABELS)]
+    if len(wrong):
+        raise KitError(f"The test set {path}: row {wrong.index[0] + 2} has the label "
+                       f"{wrong.label.iloc[0]!r}; each label must be pos or neg.")
+    empty = table[table.text.str.strip() == ""]
+    if len(empty):
+        raise KitError(f"The test set {path}: row {empty.index[0] + 2} has an empty text.")
+    ids = table.doc_id if "doc_id" in table else pd.Series([f"row_{i}" for i in range(len(table))])
+    if not ids.is_unique or (ids.str.strip() == "").any():
+        raise KitError(f"The test set {path} needs a distinct, non-empty doc_id in every row.")
+    labels_per_text = table.groupby("text").label.nunique()
+    if (labels_per_text > 1).any():
+        raise KitError(f"The test set {path} gives one text two labels: {labels_per_text.idxmax()[:60]!r}.")
+    return pd.DataFrame({"doc_id": ids.to_numpy(), "label": table.label.to_numpy(),
+                         "text": table.text.to_numpy()})
+
+
+def hidden_data(data_dir: Path) -> tuple[str, ...]:
+    """What of ``data_dir`` an entry must not see (paths relative to it): every entry but
+    ``SHOWN_DATA``, every part of the IMDB folder but ``SHOWN_IMDB``, and every file of the
+    others that names an IMDB test review (``TEST_REVIEW``)."""
+    if not data_dir.is_dir():
+        return ()
+    hidden = [entry.name for entry in data_dir.iterdir() if entry.name not in SHOWN_DATA]
+    imdb = data_dir / "aclImdb"
+    if imdb.is_dir():
+        hidden += [f"aclImdb/{entry.name}" for entry in imdb.iterdir() if entry.name not in SHOWN_IMDB]
+    for name in SHOWN_DATA:
+        if name != "aclImdb" and (data_dir / name).is_dir():
+            hidden += [path.relative_to(data_dir).as_posix() for path in sorted((data_dir / name).rglob("*"))
+                       if path.is_file() and _names_a_test_review(path)]
+    return tuple(sorted(hidden))
+
+
+def _names_a_test_review(path: Path) -> bool:
+    """Whether the file at ``path`` holds an IMDB test review's doc id or archive path."""
+    overlap_bytes = 32  # a match cut by a chunk's end is found in the next chunk
+    with open(path, "rb") as file:
+        tail = b""
+        while chunk := file.read(SCAN_CHUNK):
+            window = tail + chunk
+            if TEST_REVIEW.search(window):
+                return True
+            tail = window[-overlap_bytes:]
+    return False
+
+
+# --------------------------------------------------------------------------- one entry
+
+
+def entry_notebook(submission: NotebookNode, texts: Sequence[str]) -> NotebookNode:
+    """The notebook an entry's run executes: the student's code cells, unchecked and without
+    outputs, then the grader's cell, which calls ``ENTRY`` on ``texts`` and records its answer.
+
+    The grader's cell is a hidden check: it runs in the grading process, not the kernel (which
+    never sees it), and ``hidden.record``-s what the student's function answered (plain data,
+    made a list of strings by ``as_labels``)."""
+    cells = [nbformat.v4.new_code_cell(_unchecked(cell.source)) for cell in submission.cells
+             if cell.cell_type == "code"]
+    # in the kernel, the answer made plain data as the dry run makes it (a generator, a
+    # Categorical or a pandas string array would not cross to the grader as they are)
+    cells.append(nbformat.v4.new_code_cell(f"def {WRAPPER}(texts):\n"
+                                           f"    from helpers.bakeoff import as_labels\n"
+                                           f"    return as_labels({ENTRY}(texts))"))
+    body = (f"from helpers.bakeoff import as_labels\n"
+            f"from helpers.course.engine.hidden import record, student\n\n"
+            f"record(as_labels(student.{WRAPPER}({list(texts)!r})))\nprint({COLLECTED!r})")
+    grader = nbformat.v4.new_code_cell(f"{CHECK_MARKER}\n{HIDDEN_BEGIN}\n{body}\n{HIDDEN_END}",
+                                       metadata={"kit": {"checks": "bakeoff"}})
+    grader.outputs = [nbformat.v4.new_output("stream", name="stdout", text=COLLECTED + "\n")]
+    return nbformat.v4.new_notebook(cells=[*cells, grader])
+
+
+def _unchecked(source: str) -> str:
+    """A student's cell with no line that would make nbval compare its outputs: every cell
+    of theirs runs in the kernel and is judged by nothing but the grader's call."""
+    return "".join(line for line in source.splitlines(keepends=True) if not _is_check_marker(line))
+
+
+def _is_check_marker(line: str) -> bool:
+    """Whether nbval reads ``line`` as its check-output marker (any number of ``#``)."""
+    stripped = line.strip()
+    return stripped.startswith("#") and stripped.lstrip("#").strip() == CHECK_MARKER.lstrip("#").strip()
+
+
+def score_entry(folder: Path, texts: Sequence[str], timeout: float, job: Job) -> Entry:
+    """Run one student's entry in ``job``'s sandbox and collect its labels for ``texts``.
+
+    Never raises for anything the entry does: a missing, unreadable or too large notebook, a
+    crash, a timeout or a wrong answer is an ``Entry`` with its ``problem``.
+    """
+    path = folder / BAKEOFF_NOTEBOOK
+    if not path.is_file():
+        return Entry(folder.name, None, ABSENT)
+    if path.stat().st_size > MAX_NOTEBOOK_MB * 2**20:
+        return Entry(folder.name, None, f"{BAKEOFF_NOTEBOOK} is over {MAX_NOTEBOOK_MB} MB")
+    order = _shuffled(len(texts))
+    scratch = Path(tempfile.mkdtemp(prefix="kit-bakeoff-"))
+    try:
+        try:
+            graded = entry_notebook(nbformat.read(path, as_version=4), [texts[i] for i in order])
+            nbformat.write(graded, scratch / "entry.ipynb")
+        except Exception as err:  # any notebook the kit cannot read or write is a line, not a crash
+            return Entry(folder.name, None,
+                         f"{BAKEOFF_NOTEBOOK} is not a notebook the kit can run ({type(err).__name__})")
+        run = run_notebook(scratch / "entry.ipynb", timeout, job)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    seconds = round(run.outcome.seconds, 1) if run.outcome else None
+    last = sum(cell.cell_type == "code" for cell in graded.cells) - 1
+    result = run.results.get(last)
+    if result is not None and result.ending is Ending.PASSED and result.recorded:
+        labels, problem = checked_labels(json.loads(result.recorded), len(texts))
+        if labels is not None:  # back in the test set's order
+            labels = tuple(np.asarray(labels)[np.argsort(order)])
+        return Entry(folder.name, labels, problem, seconds)
+    why = result.error() if result is not None else run.problem_line
+    why = why or f"the notebook ended before {ENTRY} was called"
+    failed = sorted(number for number, cell in run.results.items()
+                    if number < last and cell.ending is not Ending.PASSED)
+    if failed:
+        why = f"code cell {failed[0] + 1} failed ({run.results[failed[0]].error()}); then {why}"
+    return Entry(folder.name, None, why, seconds)
+
+
+# --------------------------------------------------------------------------- the class
+
+
+def student_folders(submissions: Path) -> list[Path]:
+    """The folders of ``submissions`` that may be students' (``layout.is_student_folder``)."""
+    return sorted(path for path in submissions.iterdir()
+                  if layout.is_student_folder(path) and layout.is_plain_name(path.name))
+
+
+def entries(submissions: Path, test: pd.DataFrame, *, timeout: float = config.CELL_TIMEOUT,
+            limits: Limits | None = None, jobs: int = config.GRADE_JOBS,
+            budget: float = config.BAKEOFF_BUDGET,
+            on_entry: Callable[[Entry], None] | None = None) -> list[Entry]:
+    """Score every student folder's entry on ``test``'s texts, ``jobs`` at a time.
+
+    Each entry gets the texts in an order of its own that nobody can predict. Ctrl-C stops
+    every running entry (their sandboxes included) and the ones not started.
+
+    Raises
+    ------
+    KitError
+        If bubblewrap, which alone can hide the test labels from an entry, is not installed,
+        or its sandbox cannot run the kit here.
+    """
+    if sandbox.kind() != sandbox.BUBBLEWRAP:
+        raise KitError("kit bakeoff runs each entry in bubblewrap, which hides the test reviews' labels "
+                       "from it; it is not installed here (apt-get install bubblewrap).")
+    sandbox.self_test(settings.data_dir())
+    _prepare_shown_caches()
+    texts = test.text.tolist()
+    hidden = hidden_data(settings.data_dir())
+    slots = sandbox.Slots(jobs)
+
+    def one(folder: Path) -> Entry:
+        with slots.take() as slot:
+            try:
+                entry = score_entry(folder, texts, timeout, Job(limits or Limits(), slot, budget, hidden))
+            except Exception as err:  # the kit's failure on one entry is that entry's line
+                entry = Entry(folder.name, None, f"the kit could not run this entry ({type(err).__name__}: "
+                              f"{str(err)[:200]})")
+        if on_entry is not None:
+            on_entry(entry)
+        return entry
+
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
+        found = list(pool.map(one, student_folders(submissions)))
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        sandbox.kill_all()  # the jobs run in sessions of their own, which Ctrl-C does not reach
+        raise
+    pool.shutdown()
+    return found
+
+
+def _prepare_shown_caches() -> None:
+    """Cache the IMDB splits an entry may load: in its sandbox the archive is hidden, so the
+    cached tables are how it reads them."""
+    for split in ("train", "unsup"):
+        data.load_imdb(split)
+
+
+def baselines(names: Sequence[str], test: pd.DataFrame, progress: bool = True) -> dict[str, np.ndarray]:
+    """The kit's systems, each trained on the 2,000 reviews, labelling ``test``'s texts:
+    ``KIT_PREFIX + name`` -> its labels."""
+    found = {}
+    for name in names:
+        if progress:
+            LOGGER.info("kit bakeoff: training the baseline %s on the 2,000 reviews", name)
+        predicted = evaluation.fit_predict(systems.system(name), test=test[["doc_id", "text"]], name=name,
+                                           use_cache=False)
+        found[KIT_PREFIX + name] = predicted.prediction.to_numpy()
+    return found
+
+
+@dataclass(frozen=True)
+class Bakeoff:
+    """A scored class: the leaderboard of every scored system, which of them are the kit's,
+    and the entries without a rank (student, problem)."""
+
+    board: leaderboard.Leaderboard
+    unranked: pd.DataFrame
+    baselines: frozenset[str] = frozenset()
+
+
+def rank(scored: dict[str, np.ndarray], labels: np.ndarray, failed: Sequence[Entry],
+         alpha: float | None = None, baseline_names: frozenset[str] = frozenset()) -> Bakeoff:
+    """Rank every scored system (name -> its labels) against ``labels`` (``leaderboard``);
+    ``baseline_names`` are the kit's.
+
+    Raises
+    ------
+    KitError
+        If fewer than two systems were scored (nothing to compare).
+    """
+    if len(scored) < 2:
+        raise KitError(f"A bake-off leaderboard needs at least two scored systems; {len(scored)} "
+                       "answered. Add the kit's baselines (--baselines) or wait for more entries.")
+    correct = {name: np.asarray(predicted) == labels for name, predicted in scored.items()}
+    board = leaderboard.leaderboard(correct, alpha=alpha)
+    unranked = pd.DataFrame([(entry.student, entry.problem) for entry in failed],
+                            columns=["student", "problem"])
+    return Bakeoff(board, unranked, baseline_names)
+
+
+def bakeoff(submissions: Path, test: pd.DataFrame, baseline_names: Sequence[str] = systems.NAMES,
+            progress: bool = True, **options) -> Bakeoff:
+    """Score the kit's baselines and a class on ``test`` and rank them (``baselines``,
+    ``entries``, ``rank``). The baselines come first, so a failure there costs no entry's run.
+
+    ``options`` go to ``entries`` (timeout, limits, jobs, budget, on_entry).
+
+    Raises
+    ------
+    KitError
+        If a student folder is named like one of the kit's systems, or the class and the
+        baselines cannot make two systems to compare.
+    """
+    folders = student_folders(submissions)
+    clashes = sorted({folder.name for folder in folders} & {KIT_PREFIX + name for name in systems.NAMES})
+    if clashes:
+        raise KitError(f"A student folder is named like one of the kit's systems ({', '.join(clashes)}): "
+                       "rename it.")
+    if len(folders) + len(baseline_names) < 2:
+        raise KitError(f"A bake-off needs at least two systems: {submissions} holds {len(folders)} student "
+                       f"folder(s) and {len(baseline_names)} baseline(s) were asked for.")
+    scored = baselines(baseline_names, test, progress)
+    found = entries(submissions, test, **options)
+    scored.update({entry.student: np.asarray(entry.predictions) for entry in found
+                   if entry.predictions is not None})
+    return rank(scored, test.label.to_numpy(), [entry for entry in found if entry.predictions is None],
+                baseline_names=frozenset(KIT_PREFIX + name for name in baseline_names))
+
+
+# --------------------------------------------------------------------------- what is written
+
+
+def table(result: Bakeoff) -> pd.DataFrame:
+    """One row per system: the ranked ones (rank, system, kind, accuracy, low, high, n, beats),
+    then the entries without a rank, with their problem."""
+    ranked = result.board.table.assign(
+        kind=lambda t: np.where(t.system.isin(result.baselines), "kit baseline", "student"), problem="")
+    unranked = pd.DataFrame({"system": result.unranked.student, "kind": "student",
+                             "problem": result.unranked.problem})
+    columns = ["rank", "system", "kind", "accuracy", "low", "high", "n", "beats", "problem"]
+    both = pd.concat([ranked, unranked], ignore_index=True).reindex(columns=columns)
+    return both.astype({"rank": "Int64", "n": "Int64"})
+
+
+def page(result: Bakeoff, figure_png: bytes, test_name: str) -> str:
+    """The leaderboard as one HTML page: the figure, the ranked table, every pair, and the
+    entries that could not be scored (those who handed in nothing are only counted)."""
+    def as_html(frame: pd.DataFrame) -> str:
+        return frame.to_html(index=False, na_rep="", float_format=lambda x: f"{x:.4f}", escape=True)
+
+    figure = base64.b64encode(figure_png).decode("ascii")
+    shown = result.unranked[result.unranked.problem != ABSENT]
+    unranked = "".join(f"<li>{html.escape(row.student)}: {html.escape(row.problem)}</li>"
+                       for row in shown.itertuples())
+    absent = len(result.unranked) - len(shown)
+    ranked = table(result).dropna(subset=["rank"]).drop(columns="problem")
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Bake-off</title></head><body>"
+            f"<h1>Bake-off</h1><p>Test set: {html.escape(test_name)}. Ranks separate only systems whose "
+            f"difference a paired permutation test finds significant after Holm's correction "
+            f"(α = {result.board.alpha:g}); systems that share a rank were not told apart.</p>"
+            f"<img alt='accuracy with 95 % intervals' src='data:image/png;base64,{figure}'>"
+            f"<h2>Systems</h2>{as_html(ranked)}"
+            f"<h2>Every pair</h2>{as_html(result.board.pairs)}"
+            f"<h2>Entries without a rank</h2><ul>{unranked or '<li>none</li>'}</ul>"
+            f"<p>{absent} student folder(s) held no entry.</p></body></html>")
+
+
+def figure_png(result: Bakeoff) -> bytes:
+    """The leaderboard's figure (``leaderboard.plot``) as PNG bytes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ax = leaderboard.plot(result.board)
+    ax.figure.tight_layout()
+    buffer = io.BytesIO()
+    ax.figure.savefig(buffer, format="png", dpi=120)
+    plt.close(ax.figure)
+    return buffer.getvalue()
+
+
+def write(result: Bakeoff, submissions: Path, test_name: str) -> list[tuple[Path, Path]]:
+    """Write the leaderboard's files into the submissions folder, never over a file the
+    instructor changed (``owned``); returns (intended, written) per file. The CSV files are
+    safe to open in a spreadsheet (``gradebook.spreadsheet_csv``)."""
+    png = figure_png(result)
+    contents: dict[str, str | bytes] = {
+        TABLE_FILE: spreadsheet_csv(table(result)), PAIRS_FILE: spreadsheet_csv(result.board.pairs),
+        FIGURE_FILE: png, PAGE_FILE: page(result, png, test_name)}
+    return [(submissions / name, owned.write_owned(submissions / name, content))
+            for name, content in contents.items()]
