@@ -315,11 +315,11 @@ def test_a_changed_weight_fails():
 
 def test_a_missing_notebook_brief_or_date_fails():
     config = _config()
-    config["reports"]["main"]["optional_notebooks"].append("10")
+    config["reports"]["main"]["optional_notebooks"].append("99")
     config["reports"]["baseline"]["brief"] = "briefs/no_such_brief.md"
     config["reports"]["main"]["deadline"] = "5 February"
     problems = " | ".join(config_problems(config))
-    assert "notebook '10'" in problems and "no_such_brief.md does not exist" in problems
+    assert "notebook '99'" in problems and "no_such_brief.md does not exist" in problems
     assert "not an ISO date" in problems
 
 
@@ -327,10 +327,10 @@ def test_a_brief_naming_what_does_not_exist_fails():
     exercises, headings = _notebook_facts()
     report = _config()["reports"]["baseline"]
     text = (COURSE / report["brief"]).read_text(encoding="utf-8")
-    broken = (text.replace("notebook 00", "notebook 10").replace("Exercise 2.1", "Exercise 2.7")
+    broken = (text.replace("notebook 00", "notebook 99").replace("Exercise 2.1", "Exercise 2.7")
               .replace("*Round-robin folds*", "*Round robin folds*") + "\nDue 2027-02-05.\n")
     problems = " | ".join(brief_problems("baseline", report, broken, exercises, headings))
-    for expected in ("names notebook 10", "does not name notebook(s) ['00']", "Exercise 2.7",
+    for expected in ("names notebook 99", "does not name notebook(s) ['00']", "Exercise 2.7",
                      "*Round robin folds*", "writes a date (2027-02-05)"):
         assert expected in problems
 
