@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from helpers import data
 from helpers.errors import InputError
@@ -33,26 +34,36 @@ texts in and a list of the same length out, each label "pos" or "neg".
   IMDB's test split, which holds the bake-off's films, nor on the deployment sample.
 - Choose everything (features, C, epochs) by cross-validation on what you train on: the test
   reviews are scored once, by the instructor, and nobody sees them before.
-- The notebook runs from top to bottom in the grading sandbox, with the same limits as
-  kit grade (no internet, no file of yours beside it), and then {ENTRY} is called once."""
+- The notebook runs from top to bottom in the grading sandbox (no internet, no file of yours
+  beside it, at most an hour in all and 20 minutes a cell by default), and then {ENTRY} is
+  called once. The sandbox holds only the data above (and the kit's other NLTK corpora):
+  code that reads IMDB's test split, the training corpora (embeddings.imdb_vectors) or the
+  notebooks' tables stops there with an error."""
 
 
 def as_labels(answer: object) -> object:
     """An entry's answer made JSON: a list of strings when it is a sequence (a list, tuple,
     array or Series), else a description of what it is (``{"returned": "dict"}``)."""
+    if _described(answer):  # made so already (in the kernel, before it crossed to the grader)
+        return answer
     if isinstance(answer, (str, bytes, dict)) or not hasattr(answer, "__iter__"):
         return {"returned": type(answer).__name__}
     items = answer.tolist() if hasattr(answer, "tolist") else list(answer)
     if not isinstance(items, list):  # a 0-d array: one value, not a sequence
         return {"returned": type(answer).__name__}
-    return [item if isinstance(item, str) else repr(item)[:40] for item in items]
+    return [str(item) if isinstance(item, str) else repr(item)[:40] for item in items]
+
+
+def _described(answer: object) -> TypeGuard[dict[str, str]]:
+    """Whether ``answer`` is ``as_labels``' description of an answer that is not a sequence."""
+    return type(answer) is dict and set(answer) == {"returned"} and type(answer["returned"]) is str
 
 
 def checked_labels(answer: object, n: int) -> tuple[tuple[str, ...] | None, str]:
     """``(labels, "")`` when ``answer`` (``as_labels``' output) holds ``n`` labels, each
     ``pos`` or ``neg``; else ``(None, why it cannot be scored)``."""
     if not isinstance(answer, list):
-        kind = answer.get("returned", "something else") if isinstance(answer, dict) else type(answer).__name__
+        kind = answer["returned"] if _described(answer) else type(answer).__name__
         return None, f"{ENTRY} returned a {kind}, not a list of labels"
     if len(answer) != n:
         return None, f"{ENTRY} returned {len(answer)} label{'s' * (len(answer) != 1)} for {n} reviews"

@@ -137,11 +137,12 @@ def plot(board: Leaderboard, ax=None):
     y = np.arange(len(table))
     below, above = 100 * (table.accuracy - table.low), 100 * (table.high - table.accuracy)
     ax.errorbar(100 * table.accuracy, y, xerr=[below, above], fmt="o", capsize=3, color="tab:blue")
-    ax.set_yticks(y, [f"{row.rank}. {row.system}" for row in table.itertuples()])
+    # names are shown as they are: a "$" in one is not the start of mathematics
+    ax.set_yticks(y, [f"{row.rank}. {row.system}" for row in table.itertuples()], parse_math=False)
     for k, row in zip(y, table.itertuples(), strict=True):
         if row.beats:
             ax.annotate(f"beats {row.beats}", (100 * row.high, k), xytext=(4, 0), textcoords="offset points",
-                        va="center", fontsize=8)
+                        va="center", fontsize=8, parse_math=False)
     ax.set(xlabel="accuracy (%), Wilson 95 % interval",
            title=f"Ranks: 1 + systems significantly better (Holm, α = {board.alpha:g})")
     ax.margins(x=0.25)

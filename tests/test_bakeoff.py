@@ -120,6 +120,15 @@ def test_an_answer_is_made_a_list_of_strings_or_named_for_what_it_is(answer, sho
     assert made == shown and json.loads(json.dumps(made)) == shown
 
 
+@pytest.mark.parametrize(("answer", "kind"), [(None, "NoneType"), ("pos", "str"), (3, "int"),
+                                             ({"a": 1}, "dict")])
+def test_the_bakeoff_names_an_answer_as_the_dry_run_does(answer, kind):
+    """The kernel makes the answer labels, and the grader again: a description stays what it said."""
+    said = f"predict_sentiment returned a {kind}, not a list of labels"
+    assert checked_labels(as_labels(answer), 1) == (None, said)
+    assert checked_labels(as_labels(as_labels(answer)), 1) == (None, said)
+
+
 @pytest.mark.parametrize(("answer", "problem"), [
     (["pos", "neg", "neg"], ""),
     ({"returned": "dict"}, "predict_sentiment returned a dict, not a list of labels"),
@@ -300,7 +309,7 @@ def test_the_page_escapes_every_name_and_line_and_only_counts_who_handed_in_noth
 
 def test_the_files_are_written_beside_one_the_instructor_changed(tmp_path):
     labels = np.array(["pos", "neg"] * 10)
-    result = bakeoff.rank({"a": labels, "=cmd()": labels[::-1]}, labels, [])
+    result = bakeoff.rank({"a$^^$b": labels, "=cmd()": labels[::-1]}, labels, [])  # "$" is no maths
     first = dict(bakeoff.write(result, tmp_path, "test.csv"))
     assert all(intended == written for intended, written in first.items())
     assert "'=cmd()" in (tmp_path / bakeoff.TABLE_FILE).read_text()  # a spreadsheet shows it as text
