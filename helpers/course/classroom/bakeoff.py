@@ -313,12 +313,6 @@ def score_entry(folder: Path, texts: Sequence[str], timeout: float, job: Job) ->
 # --------------------------------------------------------------------------- the class
 
 
-def student_folders(submissions: Path) -> list[Path]:
-    """The folders of ``submissions`` that may be students' (``layout.is_student_folder``)."""
-    return sorted(path for path in submissions.iterdir()
-                  if layout.is_student_folder(path) and layout.is_plain_name(path.name))
-
-
 def entries(submissions: Path, test: pd.DataFrame, *, timeout: float = config.CELL_TIMEOUT,
             limits: Limits | None = None, jobs: int = config.GRADE_JOBS,
             budget: float = config.BAKEOFF_BUDGET,
@@ -356,7 +350,7 @@ def entries(submissions: Path, test: pd.DataFrame, *, timeout: float = config.CE
 
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
-        found = list(pool.map(one, student_folders(submissions)))
+        found = list(pool.map(one, layout.student_folders(submissions)))
     except KeyboardInterrupt:
         pool.shutdown(wait=False, cancel_futures=True)
         sandbox.kill_all()  # the jobs run in sessions of their own, which Ctrl-C does not reach
@@ -428,7 +422,7 @@ def bakeoff(submissions: Path, test: pd.DataFrame, baseline_names: Sequence[str]
         If a student folder is named like one of the kit's systems, or the class and the
         baselines cannot make two systems to compare.
     """
-    folders = student_folders(submissions)
+    folders = layout.student_folders(submissions)
     clashes = sorted({folder.name for folder in folders} & {KIT_PREFIX + name for name in systems.NAMES})
     if clashes:
         raise KitError(f"A student folder is named like one of the kit's systems ({', '.join(clashes)}): "

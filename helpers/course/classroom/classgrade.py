@@ -434,8 +434,7 @@ def students_in(submissions_dir: Path, student: str | None = None) -> list[Path]
     submissions_dir = Path(submissions_dir)
     if not submissions_dir.is_dir():
         raise KitError(f"{submissions_dir} is not a folder of student submissions.")
-    found = sorted(p for p in submissions_dir.iterdir()
-                   if layout.is_student_folder(p) and layout.is_plain_name(p.name))
+    found = layout.student_folders(submissions_dir)
     if student is not None:
         found = [p for p in found if p.name == student]
         if not found:

@@ -58,6 +58,13 @@ def is_student_folder(path: Path) -> bool:
     return path.is_dir() and not path.name.startswith(".") and path.name != FEEDBACK_DIR
 
 
+def student_folders(submissions_dir: Path) -> list[Path]:
+    """The student folders of ``submissions_dir`` whose names are plain (``is_plain_name``),
+    sorted: the ones ``kit grade`` grades and ``kit bakeoff`` scores."""
+    return sorted(path for path in Path(submissions_dir).iterdir()
+                  if is_student_folder(path) and is_plain_name(path.name))
+
+
 def records_root(submissions_dir: Path) -> Path:
     """The folder of every grading record (one sub-folder per student)."""
     return Path(submissions_dir) / RECORDS_DIR / RECORDS_SUBDIR
