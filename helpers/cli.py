@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 DISTRIBUTION = "sentiment-practical-kit"
 #: The commands only instructors run, in the course repository: a student copy's ``kit --help``
 #: does not list them, and each says it is for instructors.
-INSTRUCTOR_COMMANDS = ("release", "grade", "references", "bakeoff")
+INSTRUCTOR_COMMANDS = ("release", "grade", "references", "bakeoff", "course")
 #: How ``kit bakeoff`` names its default test set on the leaderboard's page.
 DEFAULT_TEST_SET = "the kit's held-out IMDB test reviews"
 #: What ``kit --help`` says the command is, in a student copy.
@@ -301,6 +301,20 @@ def cmd_bakeoff(args: argparse.Namespace) -> None:
         _say(f"no rank: {row.student}: {row.problem}")
     for intended, written in bakeoff.write(result, submissions, described):
         _say(owned.where_written(f"the bake-off's {intended.suffix[1:]} file", intended, written))
+
+
+def cmd_course_check(args: argparse.Namespace) -> None:
+    from helpers.course import course_file
+
+    folder = Path(args.course)
+    found = course_file.problems(folder)
+    for problem in found:
+        print(printable(problem))
+    if found:
+        raise KitError(f"{len(found)} problem{'s' if len(found) > 1 else ''} in {folder}: mend them and "
+                       "run `kit course check` again.")
+    print(f"{folder}: no problem: the course file, the briefs, the rubric and the session plan agree "
+          "with each other and with solutions/.")
 
 
 def cmd_annotate(args: argparse.Namespace) -> None:
@@ -704,6 +718,15 @@ def build_parser() -> argparse.ArgumentParser:
                       help="seconds one entry's whole run may take (default %(default)s)")
     add_limit_options(bake)
     bake.set_defaults(func=cmd_bakeoff)
+
+    course = sub.add_parser("course", help="the course's files (course/): `kit course check` checks them")
+    course_commands = course.add_subparsers(dest="course_command", required=True)
+    course_check = course_commands.add_parser(
+        "check", help="check course/course.toml, the briefs, the rubric and the session plan against each "
+        "other and the notebooks; exit 1 listing every problem")
+    course_check.add_argument("--course", default=str(config.COURSE_FILE.parent), metavar="DIR",
+                              help="the course folder to check (default: course/ of the kit)")
+    course_check.set_defaults(func=cmd_course_check)
 
     run = sub.add_parser("run", help="execute notebooks headless; time and memory per notebook")
     group = run.add_mutually_exclusive_group()

@@ -16,6 +16,8 @@ One sub-package per phase, each importing only the ones listed after it (the lay
 Shared by all of them:
 
 - ``config``: paths, the notebook pattern, nbval arguments and the reference environment;
+  ``course_file``: the course's assessment files (``course/``) read and checked against each
+  other and the notebooks (``kit course check``);
   ``arguments``: the argument types of the ``kit`` command and the tooling's own commands;
   ``memory``: the one sampler of the memory a group of processes holds (the runner's
   kernels, a sandboxed job, a benchmark); ``safe_text``: the one boundary every text from a

@@ -42,6 +42,7 @@ import nbformat
 from helpers import owned
 from helpers.course.config import NOTEBOOKS_DIR, SOLUTIONS_DIR, notebooks_in
 from helpers.course.config import is_student_copy as is_student_copy  # its old home: kept importable
+from helpers.course.course_file import REPOSITORY_KEY, REPOSITORY_TABLE, UNSET, repository_problem
 from helpers.course.notebook import cells, release
 from helpers.course.student import integrity
 from helpers.errors import KitError
@@ -53,7 +54,7 @@ STUDENT_FOLDERS = ("helpers", "notebooks")
 #: reference outputs (``kit references``) and writing this copy. ``kit check``'s engine
 #: (``helpers/course/engine/``) stays.
 INSTRUCTORS_CODE = ("helpers/course/classroom", "helpers/course/notebook/references.py",
-                    "helpers/course/student/student_copy.py")
+                    "helpers/course/student/student_copy.py", "helpers/course/course_file.py")
 #: The library's manifest in the copy (``integrity``).
 LIBRARY_MANIFEST = Path("helpers") / integrity.MANIFEST
 #: The single files it holds, where the repository has them.
@@ -74,11 +75,6 @@ _README = Path("README.md")
 REPO_PLACEHOLDER = "OWNER/NAME"
 #: ... and where the folder its clone makes goes (``name``).
 FOLDER_PLACEHOLDER = "cd NAME"
-_GITHUB_REPO = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}")
-#: Where ``course/course.toml`` names the students' repository: ``[course] student_repository``.
-REPOSITORY_TABLE, REPOSITORY_KEY = "course", "student_repository"
-#: How a value in ``course/course.toml`` that is still to be chosen begins.
-UNSET = "TO BE SET"
 #: The settings of ``pyproject.toml`` that are the instructors' (tests, lint, types, benchmarks),
 #: left out of the copy's: ``pytest`` there must collect nothing of the instructors'.
 INSTRUCTORS_SETTINGS = (("project", "optional-dependencies"), ("tool", "pytest"), ("tool", "ruff"),
@@ -319,13 +315,6 @@ def scan(contents: Mapping[Path, bytes], hidden: Iterable[str]) -> None:
         if problems:
             raise KitError(f"{relative} would give answers away in the student copy ({'; '.join(problems)}); "
                            "nothing was written.")
-
-
-def repository_problem(value: object) -> str | None:
-    """Why ``value`` is not a GitHub repository's ``owner/name``; None when it is one."""
-    if isinstance(value, str) and _GITHUB_REPO.fullmatch(value) and not value.endswith(".git"):
-        return None
-    return f"{value!r} is not a GitHub repository's owner/name (e.g. my-course/sentiment-practical)"
 
 
 def students_repository(given: str | None = None, course_file: Path | None = None) -> str:
