@@ -292,10 +292,11 @@ def cmd_bakeoff(args: argparse.Namespace) -> None:
     names = [] if args.no_baselines else (args.baselines or list(systems.NAMES))
 
     def said(entry: bakeoff.Entry) -> None:
-        _say(f"{entry.student}: " + (entry.problem or f"answered ({entry.seconds} s)"))
+        kept = ", kept from an earlier run" if entry.kept else ""
+        _say(f"{entry.student}: " + (entry.problem or f"answered ({entry.seconds} s{kept})"))
 
     result = bakeoff.bakeoff(submissions, test, names, timeout=args.timeout, limits=limits_of(args),
-                             jobs=args.jobs, budget=args.budget, on_entry=said)
+                             jobs=args.jobs, budget=args.budget, again=args.again, on_entry=said)
     print(leaderboard.describe(result.board))
     for row in result.unranked.itertuples():
         _say(f"no rank: {row.student}: {row.problem}")
@@ -716,6 +717,10 @@ def build_parser() -> argparse.ArgumentParser:
                       "(default %(default)s)")
     bake.add_argument("--budget", type=positive_float, default=config.BAKEOFF_BUDGET, metavar="S",
                       help="seconds one entry's whole run may take (default %(default)s)")
+    bake.add_argument("--again", action="store_true",
+                      help="run every entry again; by default an entry scored before on the same test set "
+                      "from the same notebook is kept (saved in SUBMISSIONS_DIR/bakeoff_entries.json as "
+                      "it finishes)")
     add_limit_options(bake)
     bake.set_defaults(func=cmd_bakeoff)
 

@@ -4,6 +4,7 @@ that a skip in CI is a failure, and the markers every test gets by rule (``add_m
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -74,7 +75,62 @@ def failed_if_skipped_in_ci(report: pytest.TestReport) -> pytest.TestReport:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     outcome = yield
-    failed_if_skipped_in_ci(outcome.get_result())
+    report = failed_if_skipped_in_ci(outcome.get_result())
+    if call.when == "teardown":
+        failed_if_unmarked(item, report)
+
+
+# --- A test starts only what its marks say --------------------------------------------------------
+#
+# `pytest -m "not kernel"` (or "not sandbox") must leave out every test that starts one: each
+# process this one starts is seen (Python's audit event "subprocess.Popen"), named by what it
+# is, and a test that started a kernel or a sandbox job without the mark fails. Only what this
+# process starts is seen: a `kit` command run as a subprocess starts its kernels out of sight
+# (and may refuse before it starts any), so such tests are marked by reading them.
+
+#: Modules that are a kernel when run with -m.
+KERNEL_MODULES = frozenset({"ipykernel_launcher", "helpers.course.student.kernel"})
+#: The processes the current test has started, by the mark they call for.
+_started: dict[str, list[str]] = {}
+
+
+def started_needs(argv: list[str]) -> str | None:
+    """The mark a test needs to start ``argv``: ``sandbox`` for a grading job (the sandbox's
+    ``taskset`` wrapper), ``kernel`` for a kernel or nbval on a notebook (a pytest given one);
+    None for anything else."""
+    names = [os.path.basename(str(arg)) for arg in argv]
+    if names[:1] == ["taskset"]:
+        return "sandbox"
+    module = names[names.index("-m") + 1] if "-m" in names[:-1] else None
+    if module in KERNEL_MODULES or (module == "pytest" and any(name.endswith(".ipynb") for name in names)):
+        return "kernel"
+    return None
+
+
+def _audit(event: str, args: tuple) -> None:
+    if event == "subprocess.Popen":
+        argv = [args[0]] if isinstance(args[1], str | bytes) else list(args[1] or [args[0]])
+        needed = started_needs([os.fsdecode(arg) if isinstance(arg, bytes) else str(arg) for arg in argv])
+        if needed is not None:
+            _started.setdefault(needed, []).append(" ".join(map(str, argv))[:200])
+
+
+sys.addaudithook(_audit)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _started.clear()
+
+
+def failed_if_unmarked(item: pytest.Item, report: pytest.TestReport) -> None:
+    """Fail ``report`` (a teardown's) if ``item`` started a kernel or a sandbox job, in its
+    setup, call or teardown, without the mark that says so."""
+    missing = {mark: started for mark, started in _started.items() if item.get_closest_marker(mark) is None}
+    if missing and not report.failed:
+        report.outcome = "failed"
+        report.longrepr = "; ".join(f"started without the mark {mark!r}: {started[0]}"
+                                    for mark, started in missing.items())
 
 
 # --- Grading under other kernels, beside the rest of the suite --------------------------------

@@ -7,15 +7,22 @@ bubblewrap, with the data folder's test labels hidden, and its answer read as pl
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
+import queue
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import nbformat
 import numpy as np
 import pandas as pd
+import psutil
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
@@ -340,6 +347,39 @@ def test_without_bubblewrap_no_entry_runs(tmp_path, monkeypatch):
         run_notebook(tmp_path / "x.ipynb", 10, Job(hidden_data=("results",)))
 
 
+TINY = pd.DataFrame({"doc_id": ["a", "b", "c"], "label": ["pos", "neg", "pos"],
+                     "text": ["good", "bad", "fine"]})
+
+
+def test_a_scored_entry_is_saved_and_kept_only_for_its_notebook_and_test_set(tmp_path):
+    saved = bakeoff.Saved(tmp_path, TINY)
+    saved.add(bakeoff.Entry("ana", ("pos", "neg", "neg"), "", 12.5), "sha-1")
+    saved.add(bakeoff.Entry("bo", None, "ValueError: broken"), "sha-2")  # no rank: runs again
+    other_test = TINY.assign(text=["good", "bad", "great"])
+    bakeoff.Saved(tmp_path, other_test).add(bakeoff.Entry("ana", ("neg",) * 3, "", 1.0), "sha-1")
+    again = bakeoff.Saved(tmp_path, TINY)
+    assert again.get("ana", "sha-1") == bakeoff.Entry("ana", ("pos", "neg", "neg"), "", 12.5, kept=True)
+    assert again.get("ana", "sha-changed") is None and again.get("bo", "sha-2") is None
+    assert bakeoff.Saved(tmp_path, other_test).get("ana", "sha-1").predictions == ("neg",) * 3
+    assert bakeoff.test_key(TINY.assign(label=["neg"] * 3)) == bakeoff.test_key(TINY)  # labels are not asked
+    assert not owned.changed_since_written(tmp_path / bakeoff.ENTRIES_FILE)
+
+
+def test_saved_entries_that_cannot_be_read_run_again_and_a_changed_file_is_refused(tmp_path, caplog):
+    path = tmp_path / bakeoff.ENTRIES_FILE
+    good = {"test": bakeoff.test_key(TINY), "student": "ana", "notebook": "sha-1", "seconds": 1.0,
+            "predictions": ["pos", "neg", "pos"]}
+    wrong = [{**good, "student": "bo", "predictions": ["pos"]}, {**good, "student": 3}, "garbage"]
+    owned.write_owned(path, json.dumps({"entries": [good, *wrong]}))
+    saved = bakeoff.Saved(tmp_path, TINY)
+    assert saved.get("ana", "sha-1").predictions == ("pos", "neg", "pos")
+    assert saved.get("bo", "sha-1") is None  # one label for three reviews
+    assert "2 saved entries" in caplog.text
+    path.write_text("{my notes")
+    with pytest.raises(KitError, match="was changed since the kit wrote it"):
+        bakeoff.Saved(tmp_path, TINY)
+
+
 def test_the_baselines_are_chosen_or_left_out_not_both(tmp_path, capsys):
     with pytest.raises(SystemExit) as stopped:
         main(["bakeoff", str(tmp_path), "--baselines", "nb", "--no-baselines"])
@@ -454,6 +494,100 @@ def test_no_entry_changed_a_classmate_s_notebook_and_the_files_are_the_kit_s(sco
     assert (submissions / bakeoff.FIGURE_FILE).read_bytes().startswith(b"\x89PNG")
     assert all(not owned.changed_since_written(submissions / name)
                for name in (bakeoff.TABLE_FILE, bakeoff.PAIRS_FILE, bakeoff.PAGE_FILE, bakeoff.FIGURE_FILE))
+
+
+ALWAYS = "def predict_sentiment(texts):\n    return [{label!r}] * len(texts)\n"
+SLEEPER = "import time\n\ndef predict_sentiment(texts):\n    time.sleep(600)\n"
+#: Seconds an entry may take to start in its sandbox and answer, on a loaded machine.
+START_SECONDS = 300
+#: Seconds ``kit bakeoff`` may take to stop once interrupted.
+STOP_SECONDS = 60
+
+
+def _enter(folder: Path, source: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(new_notebook(cells=[new_code_cell(source)]), folder / BAKEOFF_NOTEBOOK)
+
+
+def _bakeoff(submissions: Path, csv: Path) -> subprocess.Popen:
+    """``kit bakeoff`` started as from a terminal: in a process group of its own, with SIGINT's
+    default action even when pytest runs in the background (where the shell ignores it)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(_bakeoff_command(submissions, csv), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def _bakeoff_command(submissions: Path, csv: Path) -> list[str]:
+    """One entry at a time, no baselines."""
+    return [sys.executable, "-m", "helpers.cli", "bakeoff", str(submissions), "--test", str(csv),
+            "--no-baselines", "--jobs", "1", "--timeout", "300"]
+
+
+def _lines(stream) -> queue.Queue:
+    """The lines of ``stream`` as they come, read in a thread."""
+    found: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [found.put(line) for line in stream], daemon=True).start()
+    return found
+
+
+def _sandboxed(kit: subprocess.Popen) -> list[psutil.Process]:
+    """Every process under ``kit`` once one of its entries runs in bubblewrap."""
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline and kit.poll() is None:
+        tree = psutil.Process(kit.pid).children(recursive=True)
+        if any(process.name() == "bwrap" for process in tree if process.is_running()):
+            return tree
+        time.sleep(0.5)
+    raise AssertionError("no entry started in the sandbox")
+
+
+@pytest.mark.data
+@pytest.mark.sandbox
+@pytest.mark.kernel
+@pytest.mark.slow
+def test_ctrl_c_stops_every_entry_keeps_those_scored_and_the_next_run_goes_on(tmp_path, test_set):
+    """A real Ctrl-C (SIGINT to the command's process group) while an entry runs: every
+    sandbox ends, the status is 130, and the entry scored before it is saved; the next run
+    keeps it and runs the rest."""
+    submissions, csv = tmp_path / "class", tmp_path / "test.csv"
+    test_set[["doc_id", "label", "text"]].to_csv(csv, index=False)
+    _enter(submissions / "a-quick", ALWAYS.format(label="pos"))
+    for student in ("b-sleeper", "c-sleeper"):
+        _enter(submissions / student, SLEEPER)
+    kit = _bakeoff(submissions, csv)
+    said = _lines(kit.stdout)
+    try:
+        assert said.get(timeout=START_SECONDS).startswith("a-quick: answered (")
+        running = _sandboxed(kit)
+        os.killpg(kit.pid, signal.SIGINT)
+        kit.wait(timeout=STOP_SECONDS)
+        err = kit.stderr.read()
+        assert kit.returncode == 130 and err.endswith("kit: interrupted\n") and "Traceback" not in err, err
+        time.sleep(1)  # a process killed a moment ago may take that long to be gone
+        left = [p for p in running if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+        assert not left, [" ".join(p.cmdline()) for p in left]
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(kit.pid, signal.SIGKILL)
+        kit.wait()
+    saved = json.loads((submissions / bakeoff.ENTRIES_FILE).read_text())["entries"]
+    assert [entry["student"] for entry in saved] == ["a-quick"]
+
+    for student in ("b-sleeper", "c-sleeper"):
+        _enter(submissions / student, ALWAYS.format(label="neg"))
+    again = subprocess.run(_bakeoff_command(submissions, csv), capture_output=True, text=True,
+                           timeout=3 * START_SECONDS)
+    assert again.returncode == 0, again.stderr[-3000:]
+    lines = again.stdout.splitlines()
+    assert any(line.startswith("a-quick: answered (") and line.endswith("kept from an earlier run)")
+               for line in lines), again.stdout
+    assert sum(line.startswith(("b-sleeper: answered (", "c-sleeper: answered (")) and "kept" not in line
+               for line in lines) == 2, again.stdout
+    table = pd.read_csv(submissions / bakeoff.TABLE_FILE)
+    assert sorted(table.dropna(subset=["rank"]).system) == ["a-quick", "b-sleeper", "c-sleeper"]
 
 
 # --------------------------------------------------------------------------- the default test set

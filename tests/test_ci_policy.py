@@ -35,6 +35,52 @@ def test_outside_ci_a_skip_stays_a_skip_and_an_expected_failure_is_left_alone(mo
     assert failed_if_skipped_in_ci(_report("passed")).passed
 
 
+# --- A test that starts a kernel or a sandbox job without its mark fails ------------------------
+
+GUARDED = """\
+import subprocess, sys
+import pytest
+
+KERNEL = [sys.executable, "-m", "ipykernel_launcher", "--help"]  # a real kernel's start, which only answers
+
+
+def test_unmarked():
+    subprocess.run(KERNEL, capture_output=True, check=True)
+
+
+@pytest.mark.kernel
+def test_marked():
+    subprocess.run(KERNEL, capture_output=True, check=True)
+
+
+def test_other():
+    subprocess.run(["true"], check=True)
+"""
+#: The suite's own hooks, in a pytest of the test's own.
+HOOKS = """\
+import importlib.util
+
+spec = importlib.util.spec_from_file_location("kit_conftest", {conftest!r})
+kit = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(kit)
+pytest_runtest_setup, pytest_runtest_makereport = kit.pytest_runtest_setup, kit.pytest_runtest_makereport
+"""
+
+
+def test_a_test_that_starts_a_kernel_without_its_mark_fails(tmp_path):
+    (tmp_path / "conftest.py").write_text(HOOKS.format(conftest=str(REPO_ROOT / "tests" / "conftest.py")))
+    (tmp_path / "test_guarded.py").write_text(GUARDED)
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    kernel: starts a kernel\n")
+    env = {name: value for name, value in without_pytest_options().items() if name != "CI"}
+    found = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", str(tmp_path)],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
+    results = {line.split("::")[-1].split()[0]: line.split()[0] for line in found.stdout.splitlines()
+               if "test_guarded.py::" in line and line.split()[0] in ("PASSED", "ERROR", "FAILED")}
+    expected = {"test_unmarked": "ERROR", "test_marked": "PASSED", "test_other": "PASSED"}
+    assert results == expected, found.stdout
+    assert "started without the mark 'kernel': " in found.stdout and "ipykernel_launcher" in found.stdout
+
+
 # --- Markers: the quick run leaves out what is slow, and nothing else --------------------------
 
 #: Modules whose every test is slow (the cold practical, a browser, mypy): none in the quick run.

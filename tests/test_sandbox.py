@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -29,6 +30,12 @@ MOUNTING = {"--tmpfs": 1, "--dir": 1, "--dev": 1, "--proc": 1, "--ro-bind": 2, "
 def _needs_bubblewrap() -> None:
     if bubblewrap.bwrap() is None:
         pytest.skip("bubblewrap is not installed")
+
+
+def _killed(outcome: sandbox.Outcome) -> bool:
+    """Whether the job ended by SIGKILL: bubblewrap's own death, or (when the job's process
+    was killed a moment before bubblewrap was) the status bubblewrap then exits with."""
+    return outcome.returncode in (-signal.SIGKILL, 128 + signal.SIGKILL)
 
 
 def _mounted(command: list[str]) -> list[tuple[str, Path]]:
@@ -154,9 +161,23 @@ def test_a_job_gets_its_files_and_hands_back_its_report_and_output(tmp_path, mon
 def test_a_job_past_its_time_is_killed_with_everything_it_started(tmp_path):
     started = sandbox.run([sys.executable, "-c", "import subprocess, time; subprocess.Popen(['sleep', "
                            "'3600.5']); time.sleep(3600)"], {}, sandbox.Limits(), 3, tmp_path)
-    assert started.timed_out and started.returncode < 0
+    assert started.timed_out and _killed(started)
     left = [line for line in os.popen("ps -eo args").read().splitlines() if line.startswith("sleep 3600.5")]
     assert left == []
+
+
+@pytest.mark.sandbox
+def test_a_job_started_after_a_stop_is_killed_at_once_until_the_next_run(tmp_path):
+    """A worker that was about to start a job when Ctrl-C came starts it after ``kill_all``:
+    it is killed as soon as it has started, and the next run's jobs run again."""
+    sleeper = [sys.executable, "-c", "import time; time.sleep(600)"]
+    with pytest.raises(KeyboardInterrupt), supervise.stopping_together():
+        raise KeyboardInterrupt
+    late = sandbox.run(sleeper, {}, sandbox.Limits(), 30, tmp_path)
+    assert _killed(late) and not late.timed_out
+    with supervise.stopping_together():
+        outcome = sandbox.run(PRINT_REPORT, {"input.txt": b"the input"}, sandbox.Limits(), 60, tmp_path)
+    assert outcome.returncode == 0 and outcome.report == b"the report"
 
 
 #: Holds 300 MB, then forks four children that keep it (shared with the parent) for 2 s.

@@ -21,6 +21,7 @@ the other entries.
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import io
 import json
@@ -28,6 +29,7 @@ import re
 import secrets
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -84,6 +86,11 @@ WRAPPER = "_kit_bakeoff_entry"
 #: The files written into the submissions folder.
 TABLE_FILE, PAIRS_FILE = "bakeoff.csv", "bakeoff_pairs.csv"
 PAGE_FILE, FIGURE_FILE = "bakeoff.html", "bakeoff.png"
+#: Every scored entry, saved in the submissions folder as it finishes (``Saved``): a run that
+#: stops (Ctrl-C, a crash, the machine) loses no entry scored before, and a later run on the
+#: same test set keeps each entry whose notebook is unchanged (``kit bakeoff --again`` runs
+#: every entry). An entry that got no rank runs again: more time or memory may mend it.
+ENTRIES_FILE = "bakeoff_entries.json"
 
 
 @dataclass(frozen=True)
@@ -98,6 +105,7 @@ class Entry:
     predictions: tuple[str, ...] | None
     problem: str = ""
     seconds: float | None = None
+    kept: bool = False
 
 
 # --------------------------------------------------------------------------- the test set
@@ -313,14 +321,97 @@ def score_entry(folder: Path, texts: Sequence[str], timeout: float, job: Job) ->
 # --------------------------------------------------------------------------- the class
 
 
+def test_key(test: pd.DataFrame) -> str:
+    """The test set's identity: its reviews' ids and texts, in order (not their labels, which
+    no entry's answer depends on)."""
+    identity = json.dumps([test.doc_id.astype(str).tolist(), test.text.tolist()], ensure_ascii=False)
+    return hashlib.sha256(identity.encode("utf-8")).hexdigest()
+
+
+class Saved:
+    """The scored entries kept in ``ENTRIES_FILE`` of a submissions folder, for one test set.
+
+    Each is saved (the whole file written anew, atomically) as soon as it is scored, with the
+    sha256 of the notebook it came from; ``get`` gives it back only for that very notebook.
+    Entries saved for other test sets are kept as they are.
+
+    Raises
+    ------
+    KitError
+        If the file was changed since the kit wrote it (it is the instructor's now), before
+        any entry runs.
+    """
+
+    def __init__(self, submissions: Path, test: pd.DataFrame) -> None:
+        self.path = Path(submissions) / ENTRIES_FILE
+        owned.refuse_changed([self.path], f"Move it away to keep it; {ENTRIES_FILE} is where kit bakeoff "
+                             "saves each scored entry.")
+        self.test, self.size = test_key(test), len(test)
+        self.records, unreadable = _saved_records(self.path)
+        if unreadable:
+            LOGGER.warning("kit bakeoff: %d saved entr%s in %s could not be read; %s run again.", unreadable,
+                           "y" if unreadable == 1 else "ies", self.path, "it" if unreadable == 1 else "they")
+        self._lock = threading.Lock()
+
+    def get(self, student: str, notebook: str) -> Entry | None:
+        """The entry saved for ``student``'s notebook of sha256 ``notebook`` on this test set."""
+        record = self.records.get((self.test, student))
+        if record is None or record["notebook"] != notebook:
+            return None
+        labels, problem = checked_labels(record["predictions"], self.size)
+        return Entry(student, labels, problem, record["seconds"], kept=True) if labels is not None else None
+
+    def add(self, entry: Entry, notebook: str) -> None:
+        """Save a scored ``entry`` made from the notebook of sha256 ``notebook``."""
+        if entry.predictions is None:
+            return
+        record = {"test": self.test, "student": entry.student, "notebook": notebook,
+                  "seconds": entry.seconds, "predictions": list(entry.predictions)}
+        with self._lock:
+            self.records[(self.test, entry.student)] = record
+            text = json.dumps({"entries": list(self.records.values())}, ensure_ascii=False) + "\n"
+            owned.write_owned(self.path, text, refuse="It was changed during the run; the entries scored "
+                              "since are in the leaderboard's files.")
+
+
+def _saved_records(path: Path) -> tuple[dict[tuple[str, str], dict], int]:
+    """The readable records of ``path`` by (test, student), and how many were not readable."""
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))["entries"]
+    except FileNotFoundError:
+        return {}, 0
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}, 1
+    if not isinstance(records, list):
+        return {}, 1
+    good = [r for r in records if _readable(r)]
+    return {(r["test"], r["student"]): r for r in good}, len(records) - len(good)
+
+
+def _readable(record: object) -> bool:
+    return isinstance(record, dict) and all(isinstance(record.get(name), str)
+                                            for name in ("test", "student", "notebook")) \
+        and isinstance(record.get("predictions"), list) \
+        and (record.get("seconds") is None or isinstance(record.get("seconds"), int | float))
+
+
+def _notebook_digest(path: Path) -> str | None:
+    """The sha256 of a student's entry notebook, or None when there is none the kit would run."""
+    if not path.is_file() or path.stat().st_size > MAX_NOTEBOOK_MB * 2**20:
+        return None
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def entries(submissions: Path, test: pd.DataFrame, *, timeout: float = config.CELL_TIMEOUT,
             limits: Limits | None = None, jobs: int = config.GRADE_JOBS,
-            budget: float = config.BAKEOFF_BUDGET,
+            budget: float = config.BAKEOFF_BUDGET, again: bool = False,
             on_entry: Callable[[Entry], None] | None = None) -> list[Entry]:
     """Score every student folder's entry on ``test``'s texts, ``jobs`` at a time.
 
-    Each entry gets the texts in an order of its own that nobody can predict. Ctrl-C stops
-    every running entry (their sandboxes included) and the ones not started.
+    Each entry gets the texts in an order of its own that nobody can predict. Each scored
+    entry is saved as it finishes (``Saved``); an entry saved before for the same notebook and
+    test set is kept, not run again, unless ``again``. Ctrl-C stops every running entry (their
+    sandboxes included) and the ones not started.
 
     Raises
     ------
@@ -331,6 +422,7 @@ def entries(submissions: Path, test: pd.DataFrame, *, timeout: float = config.CE
     if sandbox.kind() != sandbox.BUBBLEWRAP:
         raise KitError("kit bakeoff runs each entry in bubblewrap, which hides the test reviews' labels "
                        "from it; it is not installed here (apt-get install bubblewrap).")
+    saved = Saved(submissions, test)
     sandbox.self_test(settings.data_dir())
     _prepare_shown_caches()
     texts = test.text.tolist()
@@ -338,22 +430,27 @@ def entries(submissions: Path, test: pd.DataFrame, *, timeout: float = config.CE
     slots = sandbox.Slots(jobs)
 
     def one(folder: Path) -> Entry:
-        with slots.take() as slot:
-            try:
-                entry = score_entry(folder, texts, timeout, Job(limits or Limits(), slot, budget, hidden))
-            except Exception as err:  # the kit's failure on one entry is that entry's line
-                entry = Entry(folder.name, None, f"the kit could not run this entry ({type(err).__name__}: "
-                              f"{str(err)[:200]})")
+        notebook = _notebook_digest(folder / BAKEOFF_NOTEBOOK)
+        entry = None if again or notebook is None else saved.get(folder.name, notebook)
+        if entry is None:
+            with slots.take() as slot:
+                try:
+                    entry = score_entry(folder, texts, timeout, Job(limits or Limits(), slot, budget, hidden))
+                except Exception as err:  # the kit's failure on one entry is that entry's line
+                    entry = Entry(folder.name, None, f"the kit could not run this entry "
+                                  f"({type(err).__name__}: {str(err)[:200]})")
+            if notebook is not None:
+                saved.add(entry, notebook)
         if on_entry is not None:
             on_entry(entry)
         return entry
 
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
-        found = list(pool.map(one, layout.student_folders(submissions)))
+        with sandbox.stopping_together():  # the jobs run in sessions of their own
+            found = list(pool.map(one, layout.student_folders(submissions)))
     except KeyboardInterrupt:
         pool.shutdown(wait=False, cancel_futures=True)
-        sandbox.kill_all()  # the jobs run in sessions of their own, which Ctrl-C does not reach
         raise
     pool.shutdown()
     return found
@@ -414,7 +511,7 @@ def bakeoff(submissions: Path, test: pd.DataFrame, baseline_names: Sequence[str]
     """Score the kit's baselines and a class on ``test`` and rank them (``baselines``,
     ``entries``, ``rank``). The baselines come first, so a failure there costs no entry's run.
 
-    ``options`` go to ``entries`` (timeout, limits, jobs, budget, on_entry).
+    ``options`` go to ``entries`` (timeout, limits, jobs, budget, again, on_entry).
 
     Raises
     ------

@@ -535,9 +535,9 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
             on_graded(task, record)
 
     try:
-        cluster.run_tasks(grade_task, tasks, scheduler=scheduler, jobs=jobs, on_result=keep)
+        with sandbox.stopping_together():  # the jobs run in sessions of their own
+            cluster.run_tasks(grade_task, tasks, scheduler=scheduler, jobs=jobs, on_result=keep)
     except KeyboardInterrupt:
-        sandbox.kill_all()  # the jobs run in sessions of their own, which Ctrl-C does not reach
         _grades_after_a_stop(submissions_dir)
         raise
     # once per run (each record and feedback file is written as it comes): linear in the class

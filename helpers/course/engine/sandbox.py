@@ -45,12 +45,12 @@ from pathlib import Path
 from helpers.course.engine import bubblewrap, supervise
 from helpers.course.engine import limits as limits_
 from helpers.course.engine.limits import Job, Limits, Outcome, Slots
-from helpers.course.engine.supervise import kill_all
+from helpers.course.engine.supervise import kill_all, stopping_together
 from helpers.errors import KitError
 from helpers.log import LOGGER
 
 __all__ = ["BUBBLEWRAP", "REPORT", "SUBPROCESS", "Job", "Limits", "Outcome", "Slots", "kill_all", "kind",
-           "run", "self_test"]
+           "run", "self_test", "stopping_together"]
 
 #: In a command, where the job writes its report (replaced by a pipe's path).
 REPORT = "{report}"

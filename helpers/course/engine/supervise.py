@@ -3,18 +3,19 @@
 ``supervised`` starts the command pinned to its cores with per-process limits (``taskset``,
 ``prlimit``), reads its report (a pipe) and its output in threads, waits for it, kills every
 process of it at the wall-time limit, and stops it past its memory or process limits (sampled:
-``helpers.course.memory``). ``kill_all`` ends every job still running (``kit grade``
-interrupted).
+``helpers.course.memory``). ``stopping_together`` ends every job of a run when it is
+interrupted (``kill_all``), those a worker starts after the interrupt included.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import psutil
@@ -30,12 +31,44 @@ REPORT_CAP = 64 * 2**20
 
 _RUNNING: set[int] = set()
 _RUNNING_LOCK = threading.Lock()
+#: Set by ``kill_all``: a job that starts after it (a thread that was about to start one when
+#: Ctrl-C came) is killed as soon as it has started. ``stopping_together`` clears it.
+_stopped = False
 
 
 def kill_all() -> None:
-    """Kill every job still running (``kit grade`` interrupted)."""
+    """Kill every job still running (``kit grade`` interrupted), and every job started after
+    this call, until ``stopping_together`` is entered again."""
+    global _stopped
     with _RUNNING_LOCK:
+        _stopped = True
         for pid in list(_RUNNING):
+            _kill_tree(pid)
+
+
+@contextlib.contextmanager
+def stopping_together() -> Iterator[None]:
+    """Run jobs in this block so that Ctrl-C (or SIGTERM, ``stops``) ends all of them.
+
+    The jobs run in sessions of their own, which a terminal's Ctrl-C does not reach: on a
+    ``KeyboardInterrupt`` in the block every job running is killed, and so is every job a
+    worker thread starts after it (``kill_all``); then the interrupt goes on.
+    """
+    global _stopped
+    with _RUNNING_LOCK:
+        _stopped = False
+    try:
+        yield
+    except KeyboardInterrupt:
+        kill_all()
+        raise
+
+
+def _register(pid: int) -> None:
+    """Count ``pid`` as a running job, or kill it at once if the run was stopped."""
+    with _RUNNING_LOCK:
+        _RUNNING.add(pid)
+        if _stopped:
             _kill_tree(pid)
 
 
@@ -90,8 +123,7 @@ def supervised(command: list[str], limits: Limits, timeout: float, cores: frozen
     process = subprocess.Popen([*limited, *command], cwd=cwd or "/", stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                                pass_fds=passed, start_new_session=True)
-    with _RUNNING_LOCK:
-        _RUNNING.add(process.pid)
+    _register(process.pid)
     for fd in passed:  # the job holds them now: the report pipe ends when the job does
         close_fd(fd)
     passed.clear()
