@@ -300,6 +300,8 @@ def cmd_bakeoff(args: argparse.Namespace) -> None:
     print(leaderboard.describe(result.board))
     for row in result.unranked.itertuples():
         _say(f"no rank: {row.student}: {row.problem}")
+    for student, flags in result.flagged.items():
+        _say(f"to read: {student}: {'; '.join(flags)}")
     for intended, written in bakeoff.write(result, submissions, described):
         _say(owned.where_written(f"the bake-off's {intended.suffix[1:]} file", intended, written))
 

@@ -103,6 +103,8 @@ ENTRIES = {
     "cheat": [CHEAT],
     "killer": ["import os, signal\n\ndef predict_sentiment(texts):\n"
                "    os.kill(os.getppid(), signal.SIGKILL)\n"],
+    "typed-table": [f"ANSWERS = {['pos', 'neg'] * 300!r}\n\ndef predict_sentiment(texts):\n"
+                    "    return ANSWERS[:len(texts)]\n"],
 }
 
 
@@ -351,6 +353,17 @@ TINY = pd.DataFrame({"doc_id": ["a", "b", "c"], "label": ["pos", "neg", "pos"],
                      "text": ["good", "bad", "fine"]})
 
 
+def test_large_literals_are_flagged_and_an_entry_s_ordinary_lists_are_not():
+    cells = [new_code_cell("%time x = 1\nSTOP = " + repr(["the", "a", "an"] * 100)),   # 300 words: fine
+             new_code_cell("LABELS = " + repr({str(i): "pos" for i in range(600)})),
+             new_code_cell("PACKED = " + repr("x" * 25_000) + "\nrows = " + repr(tuple(range(500)))),
+             new_code_cell("def broken(:\n" + repr(["pos"] * 900)),  # no Python: its run says so
+             new_markdown_cell(repr(["pos"] * 900))]
+    assert bakeoff.flags(new_notebook(cells=cells)) == (
+        "code cell 2 holds a literal of 600 items", "code cell 3 holds a literal of 25,000 characters",
+        "code cell 3 holds a literal of 500 items")
+
+
 def test_a_scored_entry_is_saved_and_kept_only_for_its_notebook_and_test_set(tmp_path):
     saved = bakeoff.Saved(tmp_path, TINY)
     saved.add(bakeoff.Entry("ana", ("pos", "neg", "neg"), "", 12.5), "sha-1")
@@ -449,7 +462,7 @@ def test_honest_entries_and_the_baseline_are_ranked_by_what_they_got_right(score
     assert _row(scored, "order")["accuracy"] < 1  # the texts came in an order of their own
     assert _row(scored, "kit nb")["kind"] == "kit baseline"
     ranked = scored["table"].dropna(subset=["rank"])
-    assert sorted(ranked.system) == ["always-pos", "generator", "honest", "kit nb", "order"]
+    assert sorted(ranked.system) == ["always-pos", "generator", "honest", "kit nb", "order", "typed-table"]
     assert (ranked.n == 2 * PER_LABEL).all()
 
 
@@ -490,7 +503,7 @@ def test_no_entry_changed_a_classmate_s_notebook_and_the_files_are_the_kit_s(sco
     page = (submissions / bakeoff.PAGE_FILE).read_text()
     assert "data:image/png;base64," in page and "killer" in page
     pairs = pd.read_csv(submissions / bakeoff.PAIRS_FILE)
-    assert len(pairs) == 10  # five ranked systems: every pair once
+    assert len(pairs) == 15  # six ranked systems: every pair once
     assert (submissions / bakeoff.FIGURE_FILE).read_bytes().startswith(b"\x89PNG")
     assert all(not owned.changed_since_written(submissions / name)
                for name in (bakeoff.TABLE_FILE, bakeoff.PAIRS_FILE, bakeoff.PAGE_FILE, bakeoff.FIGURE_FILE))
@@ -588,6 +601,18 @@ def test_ctrl_c_stops_every_entry_keeps_those_scored_and_the_next_run_goes_on(tm
                for line in lines) == 2, again.stdout
     table = pd.read_csv(submissions / bakeoff.TABLE_FILE)
     assert sorted(table.dropna(subset=["rank"]).system) == ["a-quick", "b-sleeper", "c-sleeper"]
+
+
+@pytest.mark.data
+@pytest.mark.sandbox
+@pytest.mark.kernel
+@pytest.mark.slow
+def test_a_table_of_answers_typed_into_an_entry_is_ranked_and_flagged_for_the_instructor(scored):
+    flagged = _row(scored, "typed-table")
+    assert not pd.isna(flagged["rank"]) and flagged["flags"] == "code cell 1 holds a literal of 600 items"
+    assert "to read: typed-table: code cell 1 holds a literal of 600 items" in scored["run"].stdout
+    assert scored["table"].flags.fillna("").str.len().astype(bool).sum() == 1
+    assert "holds a literal" not in (scored["submissions"] / bakeoff.PAGE_FILE).read_text()
 
 
 # --------------------------------------------------------------------------- the default test set

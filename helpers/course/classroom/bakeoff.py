@@ -20,7 +20,9 @@ the other entries.
 
 from __future__ import annotations
 
+import ast
 import base64
+import dataclasses
 import hashlib
 import html
 import io
@@ -30,9 +32,8 @@ import secrets
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -86,6 +87,11 @@ WRAPPER = "_kit_bakeoff_entry"
 #: The files written into the submissions folder.
 TABLE_FILE, PAIRS_FILE = "bakeoff.csv", "bakeoff_pairs.csv"
 PAGE_FILE, FIGURE_FILE = "bakeoff.html", "bakeoff.png"
+#: A literal this large in an entry's code is flagged for the instructor to read (``flags``):
+#: the IMDB archive is public, so a table of the test reviews' labels typed into a notebook
+#: is the one way round the sandbox. Real entries' word lists and lexicons stay below both.
+LARGE_LITERAL_ITEMS = 500
+LARGE_LITERAL_CHARS = 20_000
 #: Every scored entry, saved in the submissions folder as it finishes (``Saved``): a run that
 #: stops (Ctrl-C, a crash, the machine) loses no entry scored before, and a later run on the
 #: same test set keeps each entry whose notebook is unchanged (``kit bakeoff --again`` runs
@@ -93,7 +99,7 @@ PAGE_FILE, FIGURE_FILE = "bakeoff.html", "bakeoff.png"
 ENTRIES_FILE = "bakeoff_entries.json"
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Entry:
     """One student's entry, scored or not.
 
@@ -106,6 +112,7 @@ class Entry:
     problem: str = ""
     seconds: float | None = None
     kept: bool = False
+    flags: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------- the test set
@@ -264,6 +271,37 @@ def entry_notebook(submission: NotebookNode, texts: Sequence[str]) -> NotebookNo
                                        metadata={"kit": {"checks": "bakeoff"}})
     grader.outputs = [nbformat.v4.new_output("stream", name="stdout", text=COLLECTED + "\n")]
     return nbformat.v4.new_notebook(cells=[*cells, grader])
+
+
+def flags(notebook: NotebookNode) -> tuple[str, ...]:
+    """What an instructor should read in an entry: each code cell's literals of at least
+    ``LARGE_LITERAL_ITEMS`` items or ``LARGE_LITERAL_CHARS`` characters (a table of answers,
+    or one packed into a string), one line each. A flag is not a verdict: the entry is run
+    and ranked all the same."""
+    found = []
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    for number, cell in enumerate(code, start=1):
+        try:  # IPython's magics and shell escapes are not Python: left out
+            tree = ast.parse("".join(line for line in cell.source.splitlines(keepends=True)
+                                     if not line.lstrip().startswith(("%", "!"))))
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.List | ast.Tuple | ast.Set) and len(node.elts) >= LARGE_LITERAL_ITEMS:
+                found.append(f"code cell {number} holds a literal of {len(node.elts):,} items")
+            elif isinstance(node, ast.Dict) and len(node.keys) >= LARGE_LITERAL_ITEMS:
+                found.append(f"code cell {number} holds a literal of {len(node.keys):,} items")
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str | bytes) \
+                    and len(node.value) >= LARGE_LITERAL_CHARS:
+                found.append(f"code cell {number} holds a literal of {len(node.value):,} characters")
+    return tuple(found)
+
+
+def _flags_of(path: Path) -> tuple[str, ...]:
+    try:
+        return flags(nbformat.read(path, as_version=4))
+    except Exception:  # a notebook the kit cannot read: its run says so
+        return ()
 
 
 def _unchecked(source: str) -> str:
@@ -441,6 +479,8 @@ def entries(submissions: Path, test: pd.DataFrame, *, timeout: float = config.CE
                                   f"({type(err).__name__}: {str(err)[:200]})")
             if notebook is not None:
                 saved.add(entry, notebook)
+        if notebook is not None:
+            entry = dataclasses.replace(entry, flags=_flags_of(folder / BAKEOFF_NOTEBOOK))
         if on_entry is not None:
             on_entry(entry)
         return entry
@@ -476,7 +516,7 @@ def baselines(names: Sequence[str], test: pd.DataFrame, progress: bool = True) -
     return found
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Bakeoff:
     """A scored class: the leaderboard of every scored system, which of them are the kit's,
     and the entries without a rank (student, problem)."""
@@ -484,6 +524,8 @@ class Bakeoff:
     board: leaderboard.Leaderboard
     unranked: pd.DataFrame
     baselines: frozenset[str] = frozenset()
+    #: Student -> what to read in their entry (``flags``), for the entries flagged.
+    flagged: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
 
 def rank(scored: dict[str, np.ndarray], labels: np.ndarray, failed: Sequence[Entry],
@@ -531,8 +573,9 @@ def bakeoff(submissions: Path, test: pd.DataFrame, baseline_names: Sequence[str]
     found = entries(submissions, test, **options)
     scored.update({entry.student: np.asarray(entry.predictions) for entry in found
                    if entry.predictions is not None})
-    return rank(scored, test.label.to_numpy(), [entry for entry in found if entry.predictions is None],
-                baseline_names=frozenset(KIT_PREFIX + name for name in baseline_names))
+    ranked = rank(scored, test.label.to_numpy(), [entry for entry in found if entry.predictions is None],
+                  baseline_names=frozenset(KIT_PREFIX + name for name in baseline_names))
+    return dataclasses.replace(ranked, flagged={entry.student: entry.flags for entry in found if entry.flags})
 
 
 # --------------------------------------------------------------------------- what is written
@@ -540,14 +583,16 @@ def bakeoff(submissions: Path, test: pd.DataFrame, baseline_names: Sequence[str]
 
 def table(result: Bakeoff) -> pd.DataFrame:
     """One row per system: the ranked ones (rank, system, kind, accuracy, low, high, n, beats),
-    then the entries without a rank, with their problem."""
+    then the entries without a rank, with their problem; ``flags`` says what to read in an
+    entry (``flags``), for the instructor (the page leaves it out)."""
     ranked = result.board.table.assign(
         kind=lambda t: np.where(t.system.isin(result.baselines), "kit baseline", "student"), problem="")
     unranked = pd.DataFrame({"system": result.unranked.student, "kind": "student",
                              "problem": result.unranked.problem})
-    columns = ["rank", "system", "kind", "accuracy", "low", "high", "n", "beats", "problem"]
-    both = pd.concat([ranked, unranked], ignore_index=True).reindex(columns=columns)
-    return both.astype({"rank": "Int64", "n": "Int64"})
+    columns = ["rank", "system", "kind", "accuracy", "low", "high", "n", "beats", "problem", "flags"]
+    both = pd.concat([ranked, unranked], ignore_index=True)
+    both["flags"] = both.system.map(lambda name: "; ".join(result.flagged.get(name, ())))
+    return both.reindex(columns=columns).astype({"rank": "Int64", "n": "Int64"})
 
 
 def page(result: Bakeoff, figure_png: bytes, test_name: str) -> str:
@@ -561,7 +606,7 @@ def page(result: Bakeoff, figure_png: bytes, test_name: str) -> str:
     unranked = "".join(f"<li>{html.escape(row.student)}: {html.escape(row.problem)}</li>"
                        for row in shown.itertuples())
     absent = len(result.unranked) - len(shown)
-    ranked = table(result).dropna(subset=["rank"]).drop(columns="problem")
+    ranked = table(result).dropna(subset=["rank"]).drop(columns=["problem", "flags"])
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Bake-off</title></head><body>"
             f"<h1>Bake-off</h1><p>Test set: {html.escape(test_name)}. Ranks separate only systems whose "
             f"difference a paired permutation test finds significant after Holm's correction "
