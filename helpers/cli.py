@@ -279,7 +279,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> None:
 
 def cmd_bakeoff(args: argparse.Namespace) -> None:
     from helpers import leaderboard, owned, systems
-    from helpers.course.classroom import bakeoff
+    from helpers.course.classroom import bakeoff, layout
     from helpers.course.student import student_copy
 
     student_copy.require_course_repository("bakeoff")
@@ -290,13 +290,16 @@ def cmd_bakeoff(args: argparse.Namespace) -> None:
     test = bakeoff.read_test_set(Path(args.test)) if args.test else bakeoff.default_test_set()
     described = f"{Path(args.test).name if args.test else DEFAULT_TEST_SET} ({len(test):,} reviews)"
     names = [] if args.no_baselines else (args.baselines or list(systems.NAMES))
+    aliases = bakeoff.read_aliases(Path(args.aliases), [folder.name for folder in layout.student_folders(
+        submissions)]) if args.aliases else None
 
     def said(entry: bakeoff.Entry) -> None:
         kept = ", kept from an earlier run" if entry.kept else ""
         _say(f"{entry.student}: " + (entry.problem or f"answered ({entry.seconds} s{kept})"))
 
     result = bakeoff.bakeoff(submissions, test, names, timeout=args.timeout, limits=limits_of(args),
-                             jobs=args.jobs, budget=args.budget, again=args.again, on_entry=said)
+                             jobs=args.jobs, budget=args.budget, again=args.again, aliases=aliases,
+                             on_entry=said)
     print(leaderboard.describe(result.board))
     for row in result.unranked.itertuples():
         _say(f"no rank: {row.student}: {row.problem}")
@@ -719,6 +722,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "(default %(default)s)")
     bake.add_argument("--budget", type=positive_float, default=config.BAKEOFF_BUDGET, metavar="S",
                       help="seconds one entry's whole run may take (default %(default)s)")
+    bake.add_argument("--aliases", metavar="CSV", help="show each student on the leaderboard and in its "
+                      "files by an alias: a CSV with columns student (the folder's name) and alias, one row "
+                      "per student folder (default: the folders' names)")
     bake.add_argument("--again", action="store_true",
                       help="run every entry again; by default an entry scored before on the same test set "
                       "from the same notebook is kept (saved in SUBMISSIONS_DIR/bakeoff_entries.json as "

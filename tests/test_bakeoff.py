@@ -340,6 +340,47 @@ def test_a_class_that_cannot_be_ranked_is_refused_before_anything_runs(tmp_path,
         bakeoff.bakeoff(tmp_path, test, [])
 
 
+FLAG = "code cell 1 holds a literal of 600 items"
+
+
+def test_the_leaderboard_names_each_student_by_the_alias_given(tmp_path, monkeypatch):
+    for student in ("ana.lopez", "bo.chen", "cy.ng"):
+        (tmp_path / student).mkdir()
+    csv = tmp_path / "aliases.csv"
+    csv.write_text("student,alias\nana.lopez,Red Fox\nbo.chen,Blue Owl\ncy.ng,Green Elk\n")
+    aliases = bakeoff.read_aliases(csv, ["ana.lopez", "bo.chen", "cy.ng"])
+    labels = np.array(["pos", "neg"] * 10)
+    found = [bakeoff.Entry("ana.lopez", tuple(labels)), bakeoff.Entry("bo.chen", tuple(labels[::-1])),
+             bakeoff.Entry("cy.ng", None, "ValueError: broken", flags=(FLAG,))]
+    monkeypatch.setattr(bakeoff, "entries", lambda *args, **kwargs: found)
+    test = pd.DataFrame({"doc_id": [f"d{i}" for i in range(20)], "label": labels, "text": ["t"] * 20})
+    result = bakeoff.bakeoff(tmp_path, test, [], aliases=aliases)
+    shown = bakeoff.table(result)
+    assert sorted(shown.system) == ["Blue Owl", "Green Elk", "Red Fox"]
+    assert shown.set_index("system")["flags"]["Green Elk"] == FLAG
+    page = bakeoff.page(result, b"png", "test.csv")
+    assert not any(name in page for name in ("ana.lopez", "bo.chen", "cy.ng"))
+    assert "Green Elk: ValueError" in page
+
+
+@pytest.mark.parametrize(("rows", "said"), [
+    ("ana,Red Fox\n", "give no alias to bo"),
+    ("ana,Red Fox\nbo,Red Fox\n", "'Red Fox' is given twice"),
+    ("ana,\nbo,Blue Owl\n", "'' is empty"),
+    ("ana,kit nb\nbo,Blue Owl\n", "'kit nb' is named like one of the kit's systems"),
+    ("ana,bo\nbo,Blue Owl\n", "'bo' is another student's folder name"),
+    (f"ana,{'x' * 41}\nbo,Blue Owl\n", "is over 40 characters"),
+])
+def test_aliases_that_would_name_the_wrong_student_or_nobody_are_refused(tmp_path, rows, said):
+    csv = tmp_path / "aliases.csv"
+    csv.write_text("student,alias\n" + rows)
+    with pytest.raises(KitError, match=said):
+        bakeoff.read_aliases(csv, ["ana", "bo"])
+    csv.write_text("name,alias\nana,Red Fox\n")
+    with pytest.raises(KitError, match="need the columns student and alias"):
+        bakeoff.read_aliases(csv, ["ana"])
+
+
 def test_without_bubblewrap_no_entry_runs(tmp_path, monkeypatch):
     monkeypatch.setattr(sandbox, "kind", lambda: sandbox.SUBPROCESS)
     test = pd.DataFrame({"doc_id": ["a"], "label": ["pos"], "text": ["good"]})

@@ -217,6 +217,51 @@ def read_test_set(path: Path) -> pd.DataFrame:
                          "text": table.text.to_numpy()})
 
 
+#: The longest alias a leaderboard shows.
+MAX_ALIAS_CHARS = 40
+
+
+def read_aliases(path: Path, students: Sequence[str]) -> dict[str, str]:
+    """The names the leaderboard shows instead of the students' folder names: a CSV with
+    columns ``student`` (a folder name) and ``alias``.
+
+    Returns
+    -------
+    dict
+        Folder name -> alias, for every one of ``students``.
+
+    Raises
+    ------
+    KitError
+        If the file cannot be read or lacks a column, or a student of the class has no alias,
+        or an alias is empty, longer than ``MAX_ALIAS_CHARS``, given twice, named like one of
+        the kit's systems, or another student's folder name (the page would name the wrong
+        student). Nothing has run then.
+    """
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError, UnicodeDecodeError) as err:
+        raise KitError(f"Could not read the aliases {path}: {err}") from None
+    if not {"student", "alias"} <= set(table.columns):
+        raise KitError(f"The aliases {path} need the columns student and alias.")
+    aliases = dict(zip(table.student.str.strip(), table.alias.str.strip(), strict=True))
+    missing = sorted(set(students) - set(aliases))
+    if missing:
+        raise KitError(f"The aliases {path} give no alias to {', '.join(missing[:5])}"
+                       f"{' …' if len(missing) > 5 else ''}: every student folder needs one.")
+    shown = [aliases[student] for student in students]
+    problems = [f"{alias!r} is {why}" for alias, why in (
+        *((a, "empty") for a in shown if not a),
+        *((a, f"over {MAX_ALIAS_CHARS} characters") for a in shown if len(a) > MAX_ALIAS_CHARS),
+        *((a, "given twice") for a in sorted({a for a in shown if shown.count(a) > 1})),
+        *((a, "named like one of the kit's systems") for a in shown if a.startswith(KIT_PREFIX)),
+        *((a, "another student's folder name") for student in students for a in [aliases[student]]
+          if a in students and a != student))]
+    if problems:
+        raise KitError(f"The aliases {path}: {'; '.join(problems)}.")
+    return {student: aliases[student] for student in students}
+
+
 def hidden_data(data_dir: Path) -> tuple[str, ...]:
     """What of ``data_dir`` an entry must not see (paths relative to it): every entry but
     ``SHOWN_DATA``, every part of the IMDB folder but ``SHOWN_IMDB``, and every file of the
@@ -549,11 +594,13 @@ def rank(scored: dict[str, np.ndarray], labels: np.ndarray, failed: Sequence[Ent
 
 
 def bakeoff(submissions: Path, test: pd.DataFrame, baseline_names: Sequence[str] = systems.NAMES,
-            progress: bool = True, **options) -> Bakeoff:
+            progress: bool = True, aliases: Mapping[str, str] | None = None, **options) -> Bakeoff:
     """Score the kit's baselines and a class on ``test`` and rank them (``baselines``,
     ``entries``, ``rank``). The baselines come first, so a failure there costs no entry's run.
 
-    ``options`` go to ``entries`` (timeout, limits, jobs, budget, again, on_entry).
+    ``aliases`` (folder name -> the name shown, ``read_aliases``) name the students on the
+    leaderboard and in its files; ``options`` go to ``entries`` (timeout, limits, jobs, budget,
+    again, on_entry), which names them by folder.
 
     Raises
     ------
@@ -571,6 +618,8 @@ def bakeoff(submissions: Path, test: pd.DataFrame, baseline_names: Sequence[str]
                        f"folder(s) and {len(baseline_names)} baseline(s) were asked for.")
     scored = baselines(baseline_names, test, progress)
     found = entries(submissions, test, **options)
+    if aliases is not None:
+        found = [dataclasses.replace(entry, student=aliases[entry.student]) for entry in found]
     scored.update({entry.student: np.asarray(entry.predictions) for entry in found
                    if entry.predictions is not None})
     ranked = rank(scored, test.label.to_numpy(), [entry for entry in found if entry.predictions is None],
