@@ -90,8 +90,7 @@ def cmd_info(args: argparse.Namespace) -> None:
 
 
 def cmd_release(args: argparse.Namespace) -> None:
-    from helpers.course.notebook import release
-    from helpers.course.student import student_copy
+    from helpers.course.notebook import release, student_copy
 
     student_copy.require_course_repository("release")
     if args.binder_repo and not args.student_repo:
@@ -140,7 +139,7 @@ corrections."""
 def cmd_grade(args: argparse.Namespace) -> None:
     from helpers import owned
     from helpers.course.classroom import answers, classgrade, exports, feedback, gradebook, layout
-    from helpers.course.student import student_copy
+    from helpers.course.notebook import student_copy
 
     student_copy.require_course_repository("grade")
     submissions = Path(args.submissions)
@@ -280,7 +279,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> None:
 def cmd_bakeoff(args: argparse.Namespace) -> None:
     from helpers import leaderboard, owned, systems
     from helpers.course.classroom import bakeoff, layout
-    from helpers.course.student import student_copy
+    from helpers.course.notebook import student_copy
 
     student_copy.require_course_repository("bakeoff")
     require_linux("bakeoff")

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers.course.student import integrity, student_copy
+from helpers.course.notebook import release, student_copy
+from helpers.course.student import integrity
 from helpers.course.student.kernel import KIT_PACKAGE
 from helpers.errors import KitError
 from helpers.settings import data_dir
@@ -46,7 +47,7 @@ def _library(folder: Path, files: dict[str, str]) -> Path:
         (package / name).parent.mkdir(parents=True, exist_ok=True)
         (package / name).write_text(text)
     data = {name: text.encode() for name, text in files.items()}
-    (package / integrity.MANIFEST).write_text(integrity.manifest(data))
+    (package / integrity.MANIFEST).write_text(release.manifest(data))
     return package
 
 

@@ -163,7 +163,7 @@ def test_the_student_readme_installs_and_runs_as_the_readme_does():
     assert [block.strip() for block in students] == [_readme_commands()[0].strip()]
     text = (REPO_ROOT / "STUDENT_README.md").read_text()
     assert "pytest" not in text and "For instructors" not in text
-    from helpers.course.student.student_copy import FOLDER_PLACEHOLDER, REPO_PLACEHOLDER
+    from helpers.course.notebook.student_copy import FOLDER_PLACEHOLDER, REPO_PLACEHOLDER
 
     assert f"mybinder.org/v2/gh/{REPO_PLACEHOLDER}/" in text
     assert f"git clone https://github.com/{REPO_PLACEHOLDER}.git && {FOLDER_PLACEHOLDER}" in text

@@ -17,8 +17,7 @@ from conftest import without_pytest_options
 from helpers import owned, settings
 from helpers.cli import INSTRUCTOR_COMMANDS
 from helpers.course.config import COURSE_FILE, NOTEBOOKS_DIR, SOLUTIONS_DIR, notebooks_in
-from helpers.course.notebook import cells
-from helpers.course.student import student_copy
+from helpers.course.notebook import cells, student_copy
 from helpers.errors import KitError
 from helpers.settings import REPO_ROOT, data_dir
 
@@ -29,7 +28,7 @@ BINDER_REPO = "my-course/sentiment-2027"
 REFUSED_IN_A_COPY = set(INSTRUCTOR_COMMANDS)
 #: The instructors' code, which a copy does not hold (the engine `kit check` runs on stays).
 INSTRUCTORS_CODE = ("helpers/course/classroom/", "helpers/course/notebook/references.py",
-                    "helpers/course/student/student_copy.py")
+                    "helpers/course/notebook/student_copy.py")
 #: Words of the instructors' comments that no set-up file of the copy may hold.
 INSTRUCTORS_WORDS = ("tests/", "test_project", "kit references", "test command", "pip freeze", "solutions")
 #: The programs the student README's commands may call.

@@ -4,12 +4,13 @@ One sub-package per phase, each importing only the ones listed after it (the lay
 ``tests/test_project.py``): ``kit`` (``helpers.cli``) → ``student`` | ``classroom`` → ``engine``
 → ``notebook`` → this package's own modules → the course library.
 
-- ``notebook``: the notebook format and what is done to notebooks — release, merge, the one
-  comparison, reference outputs, tolerances, running them.
+- ``notebook``: the notebook format and what is done to notebooks — release (and the student
+  copy of the kit, released without solutions), merge, the one comparison, reference outputs,
+  tolerances, running them.
 - ``engine``: the grading engine — a graded notebook run under nbval, in a sandbox for a
   class, and one verdict per exercise.
 - ``student``: the student's side — ``kit check``, the workspace, the lab's kernel and
-  contents manager, the student copy of the kit.
+  contents manager, the integrity of a student copy's library.
 - ``classroom``: the instructor's side — ``kit grade`` on a class, its records, gradebook,
   exports, feedback and answer sheets; ``kit bakeoff``, the class bake-off.
 

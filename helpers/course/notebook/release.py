@@ -18,6 +18,7 @@ import hashlib
 import re
 import shutil
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import nbformat
@@ -296,6 +297,24 @@ def edited_notice(path: Path) -> str:
     return (f"{path} was edited since the release (it differs from its line in {MANIFEST}), so it is "
             f"no longer the reference your work is compared with: `git checkout {path.parent.name}/"
             f"{path.name}` restores it; your own work belongs in your workspace's copy.")
+
+
+def content_digest(data: bytes) -> str:
+    """The sha256 of a file's bytes, line endings aside: git on Windows may check a file out
+    with CRLF line endings, and it is the same file."""
+    return hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
+
+
+def manifest(files: Mapping[str, bytes]) -> str:
+    """The manifest of a library: one ``sha256  name`` line per file (``sha256sum``'s format).
+
+    Parameters
+    ----------
+    files : mapping of str to bytes
+        Each file's path in the library (``/``-separated, e.g. ``course/config.py``) and its
+        content.
+    """
+    return "".join(f"{content_digest(data)}  {name}\n" for name, data in sorted(files.items()))
 
 
 def _sha256(data: bytes) -> str:

@@ -8,6 +8,5 @@
   folding of what answers a "predict first" question until it is opened; ``unsaved``: what
   the lab ran but the student did not save, which ``kit check`` names; ``lab_contents``: the
   lab's contents manager, which refuses to serve ``solutions/`` and ``notebooks/``;
-  ``student_copy``: ``kit release --student-repo``, a copy of the kit without solutions;
   ``integrity``: the library of a student copy as released (``helpers/RELEASED.sha256``).
 """

@@ -17,12 +17,11 @@ otherwise surface only as a ``NameError`` in the cells after it.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from helpers.course.notebook.release import MANIFEST
+from helpers.course.notebook.release import MANIFEST, content_digest
 from helpers.course.student.kernel import KIT_PACKAGE
 from helpers.errors import KitError
 
@@ -56,24 +55,6 @@ class Change:
     name: str
     state: str
     error: str = ""
-
-
-def content_digest(data: bytes) -> str:
-    """The sha256 of a file's bytes, line endings aside: git on Windows may check a file out
-    with CRLF line endings, and it is the same file."""
-    return hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
-
-
-def manifest(files: Mapping[str, bytes]) -> str:
-    """The manifest of a library: one ``sha256  name`` line per file (``sha256sum``'s format).
-
-    Parameters
-    ----------
-    files : mapping of str to bytes
-        Each file's path in the library (``/``-separated, e.g. ``course/config.py``) and its
-        content.
-    """
-    return "".join(f"{content_digest(data)}  {name}\n" for name, data in sorted(files.items()))
 
 
 def read_manifest(package: Path = KIT_PACKAGE) -> dict[str, str] | None:

@@ -13,7 +13,7 @@ too (jupyter_server's own file handler checks hidden files by name only, never a
 manager).
 
 A kernel the student starts can still read any file it can open: a student copy made by
-``kit release --student-repo`` (``helpers.course.student.student_copy``) holds no solutions at all.
+``kit release --student-repo`` (``helpers.course.notebook.student_copy``) holds no solutions at all.
 """
 
 from __future__ import annotations

@@ -44,7 +44,6 @@ from helpers.course.config import NOTEBOOKS_DIR, SOLUTIONS_DIR, notebooks_in
 from helpers.course.config import is_student_copy as is_student_copy  # its old home: kept importable
 from helpers.course.course_file import REPOSITORY_KEY, REPOSITORY_TABLE, UNSET, repository_problem
 from helpers.course.notebook import cells, release
-from helpers.course.student import integrity
 from helpers.errors import KitError
 from helpers.settings import ALPHA_KEY, COURSE_FILE, EVALUATION_TABLE, REPO_ROOT, alpha
 
@@ -54,9 +53,9 @@ STUDENT_FOLDERS = ("helpers", "notebooks")
 #: reference outputs (``kit references``) and writing this copy. ``kit check``'s engine
 #: (``helpers/course/engine/``) stays.
 INSTRUCTORS_CODE = ("helpers/course/classroom", "helpers/course/notebook/references.py",
-                    "helpers/course/student/student_copy.py", "helpers/course/course_file.py")
+                    "helpers/course/notebook/student_copy.py", "helpers/course/course_file.py")
 #: The library's manifest in the copy (``integrity``).
-LIBRARY_MANIFEST = Path("helpers") / integrity.MANIFEST
+LIBRARY_MANIFEST = Path("helpers") / release.MANIFEST
 #: The single files it holds, where the repository has them.
 STUDENT_FILES = ("LICENSE", "pyproject.toml", "constraints.txt", "environment.yml", "start",
                  "postBuild", "nbval_sanitize.cfg", ".gitignore", "data/README.md",
@@ -492,10 +491,10 @@ def _stale(folder: Path, contents: Mapping[Path, bytes]) -> list[Path]:
 
 
 def library_manifest(contents: Mapping[Path, bytes]) -> str:
-    """The manifest of the library the copy holds (``integrity.manifest``): every file of
+    """The manifest of the library the copy holds (``release.manifest``): every file of
     ``contents`` in ``helpers/``, by its path there."""
     library = LIBRARY_MANIFEST.parent
-    return integrity.manifest({relative.relative_to(library).as_posix(): data
+    return release.manifest({relative.relative_to(library).as_posix(): data
                                for relative, data in contents.items()
                                if relative.is_relative_to(library) and relative != LIBRARY_MANIFEST})
 
