@@ -479,7 +479,7 @@ def _agreed(notice: str) -> bool:
 
 def _say_verdicts(copy: Path, verdicts: list, summary: str, detailed: bool) -> None:
     """One line for a notebook checked; with ``detailed``, one more per exercise."""
-    from helpers.course.engine.verdict import describe
+    from helpers.course.engine.wording import describe
 
     print(f"{copy.name}: {summary}", flush=True)
     for verdict in verdicts if detailed else ():

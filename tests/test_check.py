@@ -21,7 +21,8 @@ from helpers.cli import main
 from helpers.course import config
 from helpers.course.config import LAB_SESSION_ENV
 from helpers.course.engine import nbval_run
-from helpers.course.engine.verdict import Status, Verdict, describe
+from helpers.course.engine.verdict import Status, Verdict
+from helpers.course.engine.wording import describe
 from helpers.course.notebook import release
 from helpers.course.notebook.cells import exercise_id, exercises
 from helpers.course.notebook.compare import Difference

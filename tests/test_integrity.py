@@ -28,7 +28,7 @@ import sys, tempfile
 from pathlib import Path
 import nbformat
 from helpers.course.engine import grading
-from helpers.course.engine.verdict import describe
+from helpers.course.engine.wording import describe
 from helpers.course.notebook.cells import exercises
 from helpers.course.notebook.merge import graded_notebook
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import nbformat
 
 from helpers.course.classroom import record
-from helpers.course.engine.verdict import Status, Verdict, describe
+from helpers.course.engine.verdict import Status, Verdict
+from helpers.course.engine.wording import describe
 from helpers.course.notebook import merge, release
 
 FIXTURE = Path(__file__).parent / "fixtures" / "solutions" / "00_fixture.ipynb"

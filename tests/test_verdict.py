@@ -20,9 +20,9 @@ from helpers.course.engine.verdict import (
     Status,
     Verdict,
     decide,
-    describe,
     differs_line,
 )
+from helpers.course.engine.wording import describe
 from helpers.course.notebook.cells import Exercise, is_hidden
 from helpers.course.notebook.compare import Difference
 

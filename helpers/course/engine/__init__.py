@@ -7,7 +7,8 @@
   environment it sees) and ``supervise`` (starting, watching and killing it).
 - ``hidden``: hidden checks, run by the grader, which asks the kernel (``callee``) to call
   the student's functions and reads the answers as plain data only (``plain``).
-- ``verdict``: the one decision per exercise (``Verdict``), which every reader renders.
+- ``verdict``: the one decision per exercise (``Verdict``), which every reader renders;
+  ``wording``: a verdict in words, as ``kit check`` and ``check()`` show it.
 - ``flags``: what an instructor should look at in a student's code.
 - ``grading``: ``grade``, the engine's one entry, for ``kit check``, ``kit grade`` and the tests.
 """

@@ -40,7 +40,8 @@ from helpers import fetch, settings
 from helpers.course import config, stops
 from helpers.course.engine import grading
 from helpers.course.engine.nbval_run import RunInterrupted
-from helpers.course.engine.verdict import CellResult, Ending, Status, Verdict, decide, describe
+from helpers.course.engine.verdict import CellResult, Ending, Status, Verdict, decide
+from helpers.course.engine.wording import describe
 from helpers.course.notebook import compare, environment
 from helpers.course.notebook.cells import Exercise, exercises
 from helpers.course.notebook.merge import code_numbers, graded_notebook
