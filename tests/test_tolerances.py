@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import nbformat
 import pandas as pd
 import pytest
@@ -80,6 +82,20 @@ def test_every_checked_cell_is_measured_under_every_setting():
     labels = sorted(tolerances.Setting(core, threads).label for core, threads in tolerances.SETTINGS)
     for row in measured.itertuples():
         assert row.settings.split() == labels, (row.notebook, row.cell)
+
+
+def test_every_spread_was_measured_against_the_reference_output_the_notebook_holds_now(tmp_path):
+    """A reference output written again (``kit references``) since its spread was measured under
+    other kernels needs measuring again: the spread, and so the tolerance, may no longer hold."""
+    assert tolerances.stale() == [], "measure them again: python -m helpers.course.notebook.tolerances OUT NN"
+    solutions = tmp_path / "solutions"
+    shutil.copytree(SOLUTIONS_DIR, solutions)
+    path = notebooks_in(solutions, ["05"])[0]
+    nb = nbformat.read(path, as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "code" and is_checked(c) and c.outputs)
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="another output\n")]
+    nbformat.write(nb, path)
+    assert tolerances.stale(tolerances.TABLE, solutions) == [path.stem]
 
 
 def test_the_table_records_the_tolerances_the_notebooks_declare():

@@ -18,6 +18,7 @@ rows.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -42,7 +43,9 @@ SETTINGS = ((None, 1), (None, 2), ("Prescott", 1), ("Prescott", 2), ("Sandybridg
 #: A declared tolerance must be at least this many times the spread measured.
 SAFETY = 3
 TABLE = SOLUTIONS_DIR / "tolerances.csv"
-COLUMNS = ["notebook", "cell_id", "cell", "check", "numbers", "spread", "tolerance", "settings"]
+#: Hex digits kept of a reference output's sha256 (``reference_digest``).
+REFERENCE_DIGITS = 16
+COLUMNS = ["notebook", "cell_id", "cell", "check", "numbers", "spread", "tolerance", "settings", "reference"]
 
 
 @dataclass(frozen=True)
@@ -180,8 +183,29 @@ def table(runs: dict[str, Path], solutions_dir: Path = SOLUTIONS_DIR) -> pd.Data
             rows.append({"notebook": path.stem, "cell_id": cell_id, "cell": position, "check": title,
                          "numbers": decimals, "spread": -1 if moved is None else moved,
                          "tolerance": tolerance_of(cells[cell_id]),
-                         "settings": " ".join(sorted(executed))})
+                         "settings": " ".join(sorted(executed)), "reference": reference_digest(text)})
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def reference_digest(text: str) -> str:
+    """The digest of a checked cell's reference output (``checked_texts``) that its spread was
+    measured against: a reference written again since (``kit references``) no longer matches,
+    and its spread must be measured again."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:REFERENCE_DIGITS]
+
+
+def stale(table_path: Path = TABLE, solutions_dir: Path = SOLUTIONS_DIR) -> list[str]:
+    """The notebooks with a checked cell whose reference output is not the one its spread was
+    measured against (``reference``), or that has no measured row: measure them again."""
+    measured = pd.read_csv(table_path, dtype={"cell_id": str, "reference": str})
+    keys = zip(measured.notebook, measured.cell_id, strict=True)
+    recorded = dict(zip(keys, measured.reference, strict=True))
+    found: set[str] = set()
+    for path in notebooks_in(solutions_dir):
+        for cell_id, (_, _, text) in checked_texts(nbformat.read(path, as_version=4)).items():
+            if recorded.get((path.stem, cell_id)) != reference_digest(text):
+                found.add(path.stem)
+    return sorted(found)
 
 
 def declare(measured: pd.DataFrame, solutions_dir: Path = SOLUTIONS_DIR) -> list[str]:
