@@ -135,7 +135,7 @@ def failed_if_unmarked(item: pytest.Item, report: pytest.TestReport) -> None:
 
 # --- Grading under other kernels, beside the rest of the suite --------------------------------
 #
-# tests/test_portability.py grades the Doc2Vec notebooks' solutions under another BLAS kernel
+# tests/test_portability.py grades two Doc2Vec notebooks' solutions (04, 05) under another BLAS kernel
 # setting with a fresh data folder: every model is trained again, about 20 minutes on one core.
 # Doc2Vec trains with one worker, so the rest of the suite leaves a core idle for much of the
 # run: the grading starts in the background when the session starts, at the lowest priority
