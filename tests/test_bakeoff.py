@@ -340,7 +340,7 @@ def test_a_class_that_cannot_be_ranked_is_refused_before_anything_runs(tmp_path,
         bakeoff.bakeoff(tmp_path, test, [])
 
 
-FLAG = "code cell 1 holds a literal of 600 items"
+FLAG = "code cell 1 holds literals of 600 items"
 
 
 def test_the_leaderboard_names_each_student_by_the_alias_given(tmp_path, monkeypatch):
@@ -370,6 +370,8 @@ def test_the_leaderboard_names_each_student_by_the_alias_given(tmp_path, monkeyp
     ("ana,kit nb\nbo,Blue Owl\n", "'kit nb' is named like one of the kit's systems"),
     ("ana,bo\nbo,Blue Owl\n", "'bo' is another student's folder name"),
     (f"ana,{'x' * 41}\nbo,Blue Owl\n", "is over 40 characters"),
+    ("ana,Red\x1b[2J Fox\nbo,Blue Owl\n", "is not printable as it is"),
+    ("ana,Red Fox\nana,Green Elk\nbo,Blue Owl\n", "name 'ana' twice"),
 ])
 def test_aliases_that_would_name_the_wrong_student_or_nobody_are_refused(tmp_path, rows, said):
     csv = tmp_path / "aliases.csv"
@@ -397,41 +399,55 @@ TINY = pd.DataFrame({"doc_id": ["a", "b", "c"], "label": ["pos", "neg", "pos"],
 def test_large_literals_are_flagged_and_an_entry_s_ordinary_lists_are_not():
     cells = [new_code_cell("%time x = 1\nSTOP = " + repr(["the", "a", "an"] * 100)),   # 300 words: fine
              new_code_cell("LABELS = " + repr({str(i): "pos" for i in range(600)})),
-             new_code_cell("PACKED = " + repr("x" * 25_000) + "\nrows = " + repr(tuple(range(500)))),
+             new_code_cell("PACKED = " + repr("x" * 6_000) + "\nrows = " + repr(tuple(range(500)))),
+             new_code_cell("x = !true\n" + "\n".join(f"PART_{i} = {['pos'] * 100!r}" for i in range(6))),
              new_code_cell("def broken(:\n" + repr(["pos"] * 900)),  # no Python: its run says so
              new_markdown_cell(repr(["pos"] * 900))]
     assert bakeoff.flags(new_notebook(cells=cells)) == (
-        "code cell 2 holds a literal of 600 items", "code cell 3 holds a literal of 25,000 characters",
-        "code cell 3 holds a literal of 500 items")
+        "code cell 2 holds literals of 600 items", "code cell 3 holds literals of 500 items",
+        "code cell 3 holds a literal of 6,000 characters", "code cell 4 holds literals of 600 items")
 
 
-def test_a_scored_entry_is_saved_and_kept_only_for_its_notebook_and_test_set(tmp_path):
-    saved = bakeoff.Saved(tmp_path, TINY)
+def test_a_scored_entry_is_saved_and_kept_only_for_its_notebook_test_set_and_conditions(tmp_path):
+    saved = bakeoff.Saved(tmp_path, TINY, "limits A")
     saved.add(bakeoff.Entry("ana", ("pos", "neg", "neg"), "", 12.5), "sha-1")
-    saved.add(bakeoff.Entry("bo", None, "ValueError: broken"), "sha-2")  # no rank: runs again
+    saved.add(bakeoff.Entry("bo", ("pos",) * 3), "sha-2")
     other_test = TINY.assign(text=["good", "bad", "great"])
-    bakeoff.Saved(tmp_path, other_test).add(bakeoff.Entry("ana", ("neg",) * 3, "", 1.0), "sha-1")
-    again = bakeoff.Saved(tmp_path, TINY)
+    bakeoff.Saved(tmp_path, other_test, "limits A").add(bakeoff.Entry("ana", ("neg",) * 3, "", 1.0), "sha-1")
+    again = bakeoff.Saved(tmp_path, TINY, "limits A")
     assert again.get("ana", "sha-1") == bakeoff.Entry("ana", ("pos", "neg", "neg"), "", 12.5, kept=True)
-    assert again.get("ana", "sha-changed") is None and again.get("bo", "sha-2") is None
-    assert bakeoff.Saved(tmp_path, other_test).get("ana", "sha-1").predictions == ("neg",) * 3
+    assert again.get("ana", "sha-changed") is None
+    assert bakeoff.Saved(tmp_path, TINY, "limits B").get("ana", "sha-1") is None
+    assert bakeoff.Saved(tmp_path, other_test, "limits A").get("ana", "sha-1").predictions == ("neg",) * 3
     assert bakeoff.test_key(TINY.assign(label=["neg"] * 3)) == bakeoff.test_key(TINY)  # labels are not asked
-    assert not owned.changed_since_written(tmp_path / bakeoff.ENTRIES_FILE)
+    again.add(bakeoff.Entry("bo", None, "ValueError: broken"), "sha-2")  # run again: no rank, no old score
+    assert bakeoff.Saved(tmp_path, TINY, "limits A").get("bo", "sha-2") is None
+    limits = bakeoff.Limits()
+    assert bakeoff.conditions(("a", "b"), limits, 10, 20) == bakeoff.conditions(("b", "a"), limits, 10, 20)
+    assert bakeoff.conditions(("a",), limits, 10, 20) != bakeoff.conditions(("a",), limits, 10, 30)
 
 
 def test_saved_entries_that_cannot_be_read_run_again_and_a_changed_file_is_refused(tmp_path, caplog):
     path = tmp_path / bakeoff.ENTRIES_FILE
-    good = {"test": bakeoff.test_key(TINY), "student": "ana", "notebook": "sha-1", "seconds": 1.0,
-            "predictions": ["pos", "neg", "pos"]}
-    wrong = [{**good, "student": "bo", "predictions": ["pos"]}, {**good, "student": 3}, "garbage"]
-    owned.write_owned(path, json.dumps({"entries": [good, *wrong]}))
+    good = {"test": bakeoff.test_key(TINY), "student": "ana", "notebook": "sha-1", "conditions": "",
+            "seconds": 1.0, "predictions": ["pos", "neg", "pos"]}
+    records = [good, {**good, "student": "bo", "predictions": ["pos"]}, {**good, "student": 3}, "garbage"]
+    bakeoff.Saved(tmp_path, TINY).add(bakeoff.Entry("cy", ("pos",) * 3), "sha-3")  # the kit's own file
+    written = json.loads(path.read_text())
+    written["entries"] = records
+    written["sha256"] = bakeoff._entries_digest(records)
+    path.write_text(json.dumps(written))
     saved = bakeoff.Saved(tmp_path, TINY)
     assert saved.get("ana", "sha-1").predictions == ("pos", "neg", "pos")
     assert saved.get("bo", "sha-1") is None  # one label for three reviews
     assert "2 saved entries" in caplog.text
-    path.write_text("{my notes")
-    with pytest.raises(KitError, match="was changed since the kit wrote it"):
-        bakeoff.Saved(tmp_path, TINY)
+    (tmp_path / "ana").mkdir()
+    for changed in (path.read_text().replace('"ana"', '"al"'), "{my notes", "[]"):
+        path.write_text(changed)
+        with pytest.raises(KitError, match="was changed since the kit wrote it"):
+            bakeoff.Saved(tmp_path, TINY)
+        with pytest.raises(KitError, match="nothing was run"):
+            bakeoff.bakeoff(tmp_path, TINY, ["nb"])  # refused before the baselines are trained
 
 
 def test_the_baselines_are_chosen_or_left_out_not_both(tmp_path, capsys):
@@ -650,10 +666,10 @@ def test_ctrl_c_stops_every_entry_keeps_those_scored_and_the_next_run_goes_on(tm
 @pytest.mark.slow
 def test_a_table_of_answers_typed_into_an_entry_is_ranked_and_flagged_for_the_instructor(scored):
     flagged = _row(scored, "typed-table")
-    assert not pd.isna(flagged["rank"]) and flagged["flags"] == "code cell 1 holds a literal of 600 items"
-    assert "to read: typed-table: code cell 1 holds a literal of 600 items" in scored["run"].stdout
+    assert not pd.isna(flagged["rank"]) and flagged["flags"] == "code cell 1 holds literals of 600 items"
+    assert "to read: typed-table: code cell 1 holds literals of 600 items" in scored["run"].stdout
     assert scored["table"].flags.fillna("").str.len().astype(bool).sum() == 1
-    assert "holds a literal" not in (scored["submissions"] / bakeoff.PAGE_FILE).read_text()
+    assert "holds literals" not in (scored["submissions"] / bakeoff.PAGE_FILE).read_text()
 
 
 # --------------------------------------------------------------------------- the default test set

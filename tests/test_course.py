@@ -202,3 +202,25 @@ def test_a_rubric_or_plan_that_cannot_be_read_as_the_format_says_is_a_problem_no
     shutil.copytree(COURSE, copy)
     (copy / "session_plan.md").unlink()
     assert problems(copy)[-1] == f"{copy / 'session_plan.md'} is missing"
+
+
+def test_a_course_file_or_rubric_of_the_wrong_shape_is_a_list_of_problems_not_a_crash(tmp_path):
+    copy = tmp_path / "course"
+    shutil.copytree(COURSE, copy)
+    toml = (copy / "course.toml").read_text(encoding="utf-8")
+    (copy / "course.toml").write_text(toml.replace('notebooks = ["04", "05", "06"]', 'notebooks = "04"')
+                                      + "\n[reports.extra]\n", encoding="utf-8")
+    config = course_file.read(copy / "course.toml")
+    config["reports"]["extra"] = 3
+    assert config_problems(config) == ["[reports.extra] is not a table",
+                                       "reports.main.notebooks is not a list of notebook numbers"]
+    rubric = (copy / "rubric.md").read_text(encoding="utf-8")
+    row = "| B2 | Evaluation and statistics | 30 |"
+    short = rubric.replace(row, "| B2 | Evaluation |")
+    assert short != rubric
+    assert any("row without ID, criterion and marks" in p for p in rubric_problems(short, ["baseline"]))
+    bracket = rubric.replace(row, row.replace("B2", "B2(x"))
+    assert any(p.startswith("B2(x has levels []") for p in rubric_problems(bracket, ["baseline"]))
+    (copy / "course.toml").write_text(toml, encoding="utf-8")
+    (copy / "rubric.md").write_bytes(rubric.encode("utf-8") + b"\xff\xfe\n")
+    assert problems(copy) == []

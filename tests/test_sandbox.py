@@ -173,7 +173,11 @@ def test_a_job_started_after_a_stop_is_killed_at_once_until_the_next_run(tmp_pat
     sleeper = [sys.executable, "-c", "import time; time.sleep(600)"]
     with pytest.raises(KeyboardInterrupt), supervise.stopping_together():
         raise KeyboardInterrupt
-    late = sandbox.run(sleeper, {}, sandbox.Limits(), 30, tmp_path)
+    try:
+        late = sandbox.run(sleeper, {}, sandbox.Limits(), 30, tmp_path)
+    finally:
+        with supervise.stopping_together():  # no later test's job is killed, whatever happened
+            pass
     assert _killed(late) and not late.timed_out
     with supervise.stopping_together():
         outcome = sandbox.run(PRINT_REPORT, {"input.txt": b"the input"}, sandbox.Limits(), 60, tmp_path)

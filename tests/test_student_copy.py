@@ -28,7 +28,7 @@ BINDER_REPO = "my-course/sentiment-2027"
 REFUSED_IN_A_COPY = set(INSTRUCTOR_COMMANDS)
 #: The instructors' code, which a copy does not hold (the engine `kit check` runs on stays).
 INSTRUCTORS_CODE = ("helpers/course/classroom/", "helpers/course/notebook/references.py",
-                    "helpers/course/notebook/student_copy.py")
+                    "helpers/course/notebook/student_copy.py", "helpers/course/course_file.py")
 #: Words of the instructors' comments that no set-up file of the copy may hold.
 INSTRUCTORS_WORDS = ("tests/", "test_project", "kit references", "test command", "pip freeze", "solutions")
 #: The programs the student README's commands may call.

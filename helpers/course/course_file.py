@@ -76,6 +76,9 @@ def problems(course_dir: Path = COURSE_DIR, solutions: Path = SOLUTIONS_DIR) -> 
     """
     course_dir, solutions = Path(course_dir), Path(solutions)
     config = read(course_dir / COURSE_FILE.name)
+    shape = shape_problems(config)
+    if shape:  # the other checks read these tables
+        return shape
     found = config_problems(config, course_dir, solutions)
     exercises, headings = notebook_facts(solutions)
     read_texts = {name: _text(course_dir / name) for name in (RUBRIC, SESSION_PLAN)}
@@ -97,7 +100,27 @@ def problems(course_dir: Path = COURSE_DIR, solutions: Path = SOLUTIONS_DIR) -> 
 
 
 def _text(path: Path) -> str | None:
-    return path.read_text(encoding="utf-8") if path.is_file() else None
+    # bytes that are not UTF-8 become U+FFFD: the checks still read the rest
+    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+
+
+def shape_problems(config: dict[str, Any]) -> list[str]:
+    """The tables a course file must hold as tables: ``[course]``, ``[evaluation]``,
+    ``[coursework]``, and ``[reports.KEY]`` for each report; and each list of notebooks a list."""
+    found = [f"[{name}] is not a table" for name in ("course", EVALUATION_TABLE, "coursework", "reports")
+             if name in config and not isinstance(config[name], dict)]
+    reports = config.get("reports", {})
+    if isinstance(reports, dict):
+        found += [f"[reports.{key}] is not a table" for key, report in reports.items()
+                  if not isinstance(report, dict)]
+        found += [f"reports.{key}.{field} is not a list of notebook numbers"
+                  for key, report in reports.items() if isinstance(report, dict)
+                  for field in ("notebooks", "optional_notebooks")
+                  if not isinstance(report.get(field, []), list)]
+    coursework = config.get("coursework", {})
+    if isinstance(coursework, dict) and not isinstance(coursework.get("notebooks", []), list):
+        found.append("coursework.notebooks is not a list of notebook numbers")
+    return found
 
 
 def _notebook_file(number: str, solutions: Path) -> Path | None:
@@ -170,7 +193,9 @@ def config_problems(config: dict[str, Any], course_dir: Path = COURSE_DIR,
                     solutions: Path = SOLUTIONS_DIR) -> list[str]:
     """What is wrong with a parsed course file: name, repository, significance level, weights,
     deadlines, word limits, notebooks and briefs."""
-    found = []
+    found = shape_problems(config)
+    if found:
+        return found
     reports, coursework = config.get("reports", {}), config.get("coursework", {})
     if not config.get("course", {}).get("name"):
         found.append("[course] has no name")
@@ -292,7 +317,7 @@ def rubric_problems(text: str, report_keys: list[str]) -> list[str]:
     if shares_at is None or bands_at is None:
         return ["the rubric lacks its table of levels (| level | share ...) "
                 "or of bands (| marks | excellent ...)"]
-    shares = {row[0]: _band(row[1]) for row in _table(lines, shares_at)[1:]}
+    shares = {row[0]: _band(row[1]) if len(row) > 1 else None for row in _table(lines, shares_at)[1:]}
     found = [] if list(shares) == list(LEVELS) else [f"the levels are {list(shares)}, not {list(LEVELS)}"]
     if None in shares.values():
         return [*found, "the table of levels gives a share that is not a range such as 85–100 %"]
@@ -339,6 +364,9 @@ def _criteria_problems(lines: list[str], report_keys: list[str], bands: set[int]
             found.append(f"the {key} section's first table is not '| ID | Criterion | Marks |'")
             continue
         *criteria, total = rows[1:]
+        if any(len(row) < 3 for row in rows[1:]):
+            found.append(f"the {key} marks table has a row without ID, criterion and marks")
+            continue
         if total[1] != "**Total**":
             found.append(f"the {key} marks table does not end in a **Total** row")
         marks = {row[0]: int(row[2]) for row in criteria if row[2].isdigit()}
@@ -349,7 +377,8 @@ def _criteria_problems(lines: list[str], report_keys: list[str], bands: set[int]
         for criterion, value in marks.items():
             if value not in bands:
                 found.append(f"{criterion} is worth {value} marks, a value the table of bands lacks")
-            heading = next((i for i in range(start, end) if re.match(rf"### {criterion}\b", lines[i])), None)
+            pattern = re.compile(rf"### {re.escape(criterion)}\b")
+            heading = next((i for i in range(start, end) if pattern.match(lines[i])), None)
             levels = [row[0] for row in _table(lines[:end], heading)[1:]] if heading is not None else []
             if levels != list(LEVELS):
                 found.append(f"{criterion} has levels {levels}, "

@@ -52,7 +52,9 @@ from helpers.course.engine.limits import Job, Limits
 from helpers.course.engine.nbval_run import run_notebook
 from helpers.course.engine.verdict import Ending
 from helpers.course.notebook.cells import CHECK_MARKER, HIDDEN_BEGIN, HIDDEN_END
+from helpers.course.safe_text import printable
 from helpers.errors import KitError
+from helpers.files import atomic_write
 from helpers.log import LOGGER
 
 #: The default test set: this many IMDB test reviews, half of each label, drawn with this seed.
@@ -87,11 +89,12 @@ WRAPPER = "_kit_bakeoff_entry"
 #: The files written into the submissions folder.
 TABLE_FILE, PAIRS_FILE = "bakeoff.csv", "bakeoff_pairs.csv"
 PAGE_FILE, FIGURE_FILE = "bakeoff.html", "bakeoff.png"
-#: A literal this large in an entry's code is flagged for the instructor to read (``flags``):
+#: Literals this large in an entry's code are flagged for the instructor to read (``flags``):
 #: the IMDB archive is public, so a table of the test reviews' labels typed into a notebook
-#: is the one way round the sandbox. Real entries' word lists and lexicons stay below both.
+#: is the one way round the sandbox. A cell's items are counted together (a table cut into
+#: pieces); a string of a few thousand characters holds a packed table of 2,000 labels.
 LARGE_LITERAL_ITEMS = 500
-LARGE_LITERAL_CHARS = 20_000
+LARGE_LITERAL_CHARS = 5_000
 #: Every scored entry, saved in the submissions folder as it finishes (``Saved``): a run that
 #: stops (Ctrl-C, a crash, the machine) loses no entry scored before, and a later run on the
 #: same test set keeps each entry whose notebook is unchanged (``kit bakeoff --again`` runs
@@ -233,10 +236,11 @@ def read_aliases(path: Path, students: Sequence[str]) -> dict[str, str]:
     Raises
     ------
     KitError
-        If the file cannot be read or lacks a column, or a student of the class has no alias,
-        or an alias is empty, longer than ``MAX_ALIAS_CHARS``, given twice, named like one of
-        the kit's systems, or another student's folder name (the page would name the wrong
-        student). Nothing has run then.
+        If the file cannot be read or lacks a column, names a student twice, or a student of
+        the class has no alias, or an alias is empty, not printable as it is (``printable``:
+        no control or escape characters), longer than ``MAX_ALIAS_CHARS``, given twice, named
+        like one of the kit's systems, or another student's folder name (the page would name
+        the wrong student). Nothing has run then.
     """
     try:
         table = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -244,7 +248,10 @@ def read_aliases(path: Path, students: Sequence[str]) -> dict[str, str]:
         raise KitError(f"Could not read the aliases {path}: {err}") from None
     if not {"student", "alias"} <= set(table.columns):
         raise KitError(f"The aliases {path} need the columns student and alias.")
-    aliases = dict(zip(table.student.str.strip(), table.alias.str.strip(), strict=True))
+    named = table.student.str.strip()
+    if named.duplicated().any():
+        raise KitError(f"The aliases {path} name {named[named.duplicated()].iloc[0]!r} twice.")
+    aliases = dict(zip(named, table.alias.str.strip(), strict=True))
     missing = sorted(set(students) - set(aliases))
     if missing:
         raise KitError(f"The aliases {path} give no alias to {', '.join(missing[:5])}"
@@ -252,6 +259,7 @@ def read_aliases(path: Path, students: Sequence[str]) -> dict[str, str]:
     shown = [aliases[student] for student in students]
     problems = [f"{alias!r} is {why}" for alias, why in (
         *((a, "empty") for a in shown if not a),
+        *((a, "not printable as it is") for a in shown if printable(a) != a),
         *((a, f"over {MAX_ALIAS_CHARS} characters") for a in shown if len(a) > MAX_ALIAS_CHARS),
         *((a, "given twice") for a in sorted({a for a in shown if shown.count(a) > 1})),
         *((a, "named like one of the kit's systems") for a in shown if a.startswith(KIT_PREFIX)),
@@ -319,26 +327,42 @@ def entry_notebook(submission: NotebookNode, texts: Sequence[str]) -> NotebookNo
 
 
 def flags(notebook: NotebookNode) -> tuple[str, ...]:
-    """What an instructor should read in an entry: each code cell's literals of at least
-    ``LARGE_LITERAL_ITEMS`` items or ``LARGE_LITERAL_CHARS`` characters (a table of answers,
-    or one packed into a string), one line each. A flag is not a verdict: the entry is run
-    and ranked all the same."""
+    """What an instructor should read in an entry, one line per code cell: the items of its
+    literal lists, tuples, sets and dicts, counted together, when there are at least
+    ``LARGE_LITERAL_ITEMS`` (a table of answers, or one cut into pieces); a string or bytes
+    literal of at least ``LARGE_LITERAL_CHARS`` characters (one packed into a string). A flag
+    is not a verdict: the entry is run and ranked all the same.
+
+    Parameters
+    ----------
+    notebook : NotebookNode
+        The entry; its cells are read as IPython reads them (magics and ``!`` commands made
+        Python first). A cell that is not Python even so fails its run, which says so.
+
+    Returns
+    -------
+    tuple of str
+        One line per flag, in the order of the cells.
+    """
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    transformer = TransformerManager()
     found = []
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     for number, cell in enumerate(code, start=1):
-        try:  # IPython's magics and shell escapes are not Python: left out
-            tree = ast.parse("".join(line for line in cell.source.splitlines(keepends=True)
-                                     if not line.lstrip().startswith(("%", "!"))))
+        try:
+            tree = ast.parse(transformer.transform_cell(cell.source))
         except (SyntaxError, ValueError):
             continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.List | ast.Tuple | ast.Set) and len(node.elts) >= LARGE_LITERAL_ITEMS:
-                found.append(f"code cell {number} holds a literal of {len(node.elts):,} items")
-            elif isinstance(node, ast.Dict) and len(node.keys) >= LARGE_LITERAL_ITEMS:
-                found.append(f"code cell {number} holds a literal of {len(node.keys):,} items")
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str | bytes) \
-                    and len(node.value) >= LARGE_LITERAL_CHARS:
-                found.append(f"code cell {number} holds a literal of {len(node.value):,} characters")
+        nodes = list(ast.walk(tree))
+        items = sum(len(node.elts) for node in nodes if isinstance(node, ast.List | ast.Tuple | ast.Set))
+        items += sum(len(node.keys) for node in nodes if isinstance(node, ast.Dict))
+        longest = max((len(node.value) for node in nodes
+                       if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes)), default=0)
+        if items >= LARGE_LITERAL_ITEMS:
+            found.append(f"code cell {number} holds literals of {items:,} items")
+        if longest >= LARGE_LITERAL_CHARS:
+            found.append(f"code cell {number} holds a literal of {longest:,} characters")
     return tuple(found)
 
 
@@ -368,6 +392,8 @@ def score_entry(folder: Path, texts: Sequence[str], timeout: float, job: Job) ->
     crash, a timeout or a wrong answer is an ``Entry`` with its ``problem``.
     """
     path = folder / BAKEOFF_NOTEBOOK
+    if path.is_symlink():
+        return Entry(folder.name, None, f"{BAKEOFF_NOTEBOOK} is a symbolic link, not a notebook")
     if not path.is_file():
         return Entry(folder.name, None, ABSENT)
     if path.stat().st_size > MAX_NOTEBOOK_MB * 2**20:
@@ -412,24 +438,35 @@ def test_key(test: pd.DataFrame) -> str:
 
 
 class Saved:
-    """The scored entries kept in ``ENTRIES_FILE`` of a submissions folder, for one test set.
+    """The scored entries kept in ``ENTRIES_FILE`` of a submissions folder, for one test set
+    and one set of run conditions.
 
     Each is saved (the whole file written anew, atomically) as soon as it is scored, with the
-    sha256 of the notebook it came from; ``get`` gives it back only for that very notebook.
-    Entries saved for other test sets are kept as they are.
+    sha256 of the notebook it came from; ``get`` gives it back only for that very notebook,
+    run under the same ``conditions``. An entry run again that gets no rank loses its saved
+    score. Entries saved for other test sets or conditions are kept as they are. The file
+    holds the sha256 of its own entries: one the kit did not write, or that changed since, is
+    refused, and a file the kit wrote survives a crash of the kit between two saves.
+
+    Parameters
+    ----------
+    submissions : Path
+        The submissions folder, where the file is.
+    test : DataFrame
+        The test set (``test_key``).
+    conditions : str
+        What else an answer depends on (``conditions``): the data hidden, the limits.
 
     Raises
     ------
     KitError
-        If the file was changed since the kit wrote it (it is the instructor's now), before
-        any entry runs.
+        If the file is not the kit's, or was changed since the kit wrote it, before any entry
+        runs.
     """
 
-    def __init__(self, submissions: Path, test: pd.DataFrame) -> None:
+    def __init__(self, submissions: Path, test: pd.DataFrame, conditions: str = "") -> None:
         self.path = Path(submissions) / ENTRIES_FILE
-        owned.refuse_changed([self.path], f"Move it away to keep it; {ENTRIES_FILE} is where kit bakeoff "
-                             "saves each scored entry.")
-        self.test, self.size = test_key(test), len(test)
+        self.test, self.size, self.conditions = test_key(test), len(test), conditions
         self.records, unreadable = _saved_records(self.path)
         if unreadable:
             LOGGER.warning("kit bakeoff: %d saved entr%s in %s could not be read; %s run again.", unreadable,
@@ -437,52 +474,81 @@ class Saved:
         self._lock = threading.Lock()
 
     def get(self, student: str, notebook: str) -> Entry | None:
-        """The entry saved for ``student``'s notebook of sha256 ``notebook`` on this test set."""
+        """The entry saved for ``student``'s notebook of sha256 ``notebook`` on this test set,
+        under these conditions; None when there is none."""
         record = self.records.get((self.test, student))
-        if record is None or record["notebook"] != notebook:
+        if record is None or record["notebook"] != notebook or record.get("conditions") != self.conditions:
             return None
         labels, problem = checked_labels(record["predictions"], self.size)
         return Entry(student, labels, problem, record["seconds"], kept=True) if labels is not None else None
 
     def add(self, entry: Entry, notebook: str) -> None:
-        """Save a scored ``entry`` made from the notebook of sha256 ``notebook``."""
-        if entry.predictions is None:
-            return
-        record = {"test": self.test, "student": entry.student, "notebook": notebook,
-                  "seconds": entry.seconds, "predictions": list(entry.predictions)}
+        """Save ``entry``, run from the notebook of sha256 ``notebook``: its labels when it was
+        scored; when it was not, no score of an earlier run stays saved for it."""
+        key = (self.test, entry.student)
         with self._lock:
-            self.records[(self.test, entry.student)] = record
-            text = json.dumps({"entries": list(self.records.values())}, ensure_ascii=False) + "\n"
-            owned.write_owned(self.path, text, refuse="It was changed during the run; the entries scored "
-                              "since are in the leaderboard's files.")
+            if entry.predictions is None:
+                if self.records.pop(key, None) is None:
+                    return
+            else:
+                self.records[key] = {"test": self.test, "student": entry.student, "notebook": notebook,
+                                     "conditions": self.conditions, "seconds": entry.seconds,
+                                     "predictions": list(entry.predictions)}
+            entries = list(self.records.values())
+            text = json.dumps({"entries": entries, "sha256": _entries_digest(entries)}, ensure_ascii=False)
+            atomic_write(self.path, lambda tmp: tmp.write_text(text + "\n", encoding="utf-8"))
+
+
+def conditions(hidden: Sequence[str], limits: Limits, timeout: float, budget: float) -> str:
+    """What an entry's answer depends on besides its notebook and the test set: the data
+    hidden from it and what it may use. A saved entry is kept only under the same."""
+    described = {"hidden": sorted(hidden), "limits": dataclasses.asdict(limits), "timeout": timeout,
+                 "budget": budget}
+    return hashlib.sha256(json.dumps(described, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _entries_digest(entries: list) -> str:
+    return hashlib.sha256(json.dumps(entries, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def _saved_records(path: Path) -> tuple[dict[tuple[str, str], dict], int]:
-    """The readable records of ``path`` by (test, student), and how many were not readable."""
+    """The readable records of ``path`` by (test, student), and how many were not readable.
+
+    Raises
+    ------
+    KitError
+        If ``path`` is not a file the kit wrote as it wrote it (its entries' sha256).
+    """
     try:
-        records = json.loads(path.read_text(encoding="utf-8"))["entries"]
+        saved = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}, 0
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}, 1
-    if not isinstance(records, list):
-        return {}, 1
+    except (OSError, ValueError):
+        saved = None
+    records = saved.get("entries") if isinstance(saved, dict) else None
+    if not isinstance(records, list) or saved.get("sha256") != _entries_digest(records):
+        raise KitError(f"{owned.kept_message(path)}; nothing was run. Move it away to keep it: "
+                       f"{ENTRIES_FILE} is where kit bakeoff saves each scored entry.")
     good = [r for r in records if _readable(r)]
     return {(r["test"], r["student"]): r for r in good}, len(records) - len(good)
 
 
 def _readable(record: object) -> bool:
     return isinstance(record, dict) and all(isinstance(record.get(name), str)
-                                            for name in ("test", "student", "notebook")) \
+                                            for name in ("test", "student", "notebook", "conditions")) \
         and isinstance(record.get("predictions"), list) \
         and (record.get("seconds") is None or isinstance(record.get("seconds"), int | float))
 
 
 def _notebook_digest(path: Path) -> str | None:
-    """The sha256 of a student's entry notebook, or None when there is none the kit would run."""
-    if not path.is_file() or path.stat().st_size > MAX_NOTEBOOK_MB * 2**20:
+    """The sha256 of a student's entry notebook, or None when there is none the kit would run
+    (missing, a symbolic link, too large, unreadable: ``score_entry`` says which)."""
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_NOTEBOOK_MB * 2**20:
+            return None
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
         return None
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def entries(submissions: Path, test: pd.DataFrame, *, timeout: float = config.CELL_TIMEOUT,
@@ -491,41 +557,45 @@ def entries(submissions: Path, test: pd.DataFrame, *, timeout: float = config.CE
             on_entry: Callable[[Entry], None] | None = None) -> list[Entry]:
     """Score every student folder's entry on ``test``'s texts, ``jobs`` at a time.
 
-    Each entry gets the texts in an order of its own that nobody can predict. Each scored
-    entry is saved as it finishes (``Saved``); an entry saved before for the same notebook and
-    test set is kept, not run again, unless ``again``. Ctrl-C stops every running entry (their
+    Each entry gets the texts in an order of its own that nobody can predict. Each entry is
+    saved as it finishes (``Saved``); an entry scored before from the same notebook, on the
+    same test set and under the same conditions (``conditions``), is kept, not run again,
+    unless ``again``. Ctrl-C, or any error of the kit's, stops every running entry (their
     sandboxes included) and the ones not started.
 
     Raises
     ------
     KitError
         If bubblewrap, which alone can hide the test labels from an entry, is not installed,
-        or its sandbox cannot run the kit here.
+        or its sandbox cannot run the kit here, or the saved entries' file is not the kit's.
     """
     if sandbox.kind() != sandbox.BUBBLEWRAP:
         raise KitError("kit bakeoff runs each entry in bubblewrap, which hides the test reviews' labels "
                        "from it; it is not installed here (apt-get install bubblewrap).")
-    saved = Saved(submissions, test)
-    sandbox.self_test(settings.data_dir())
+    check_saved(submissions)
     _prepare_shown_caches()
     texts = test.text.tolist()
     hidden = hidden_data(settings.data_dir())
+    limits = limits or Limits()
+    saved = Saved(submissions, test, conditions(hidden, limits, timeout, budget))
     slots = sandbox.Slots(jobs)
 
     def one(folder: Path) -> Entry:
-        notebook = _notebook_digest(folder / BAKEOFF_NOTEBOOK)
-        entry = None if again or notebook is None else saved.get(folder.name, notebook)
-        if entry is None:
-            with slots.take() as slot:
-                try:
-                    entry = score_entry(folder, texts, timeout, Job(limits or Limits(), slot, budget, hidden))
-                except Exception as err:  # the kit's failure on one entry is that entry's line
-                    entry = Entry(folder.name, None, f"the kit could not run this entry "
-                                  f"({type(err).__name__}: {str(err)[:200]})")
+        path = folder / BAKEOFF_NOTEBOOK
+        try:
+            notebook = _notebook_digest(path)
+            entry = None if again or notebook is None else saved.get(folder.name, notebook)
+            if entry is None:
+                with slots.take() as slot:
+                    entry = score_entry(folder, texts, timeout, Job(limits, slot, budget, hidden))
+                if notebook is not None:
+                    _save(saved, entry, notebook)
             if notebook is not None:
-                saved.add(entry, notebook)
-        if notebook is not None:
-            entry = dataclasses.replace(entry, flags=_flags_of(folder / BAKEOFF_NOTEBOOK))
+                entry = dataclasses.replace(entry, flags=_flags_of(path))
+        except Exception as err:  # the kit's failure on one entry is that entry's line
+            said = str(err).replace(str(folder), "the entry's folder")[:200]
+            entry = Entry(folder.name, None,
+                          f"the kit could not run this entry ({type(err).__name__}: {said})")
         if on_entry is not None:
             on_entry(entry)
         return entry
@@ -533,12 +603,33 @@ def entries(submissions: Path, test: pd.DataFrame, *, timeout: float = config.CE
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
         with sandbox.stopping_together():  # the jobs run in sessions of their own
+            sandbox.self_test(settings.data_dir())
             found = list(pool.map(one, layout.student_folders(submissions)))
-    except KeyboardInterrupt:
+    except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
     return found
+
+
+def check_saved(submissions: Path) -> None:
+    """Refuse, before anything runs, a saved entries' file the kit did not write as it is.
+
+    Raises
+    ------
+    KitError
+        If ``ENTRIES_FILE`` in ``submissions`` is not the kit's, or changed since it wrote it.
+    """
+    _saved_records(Path(submissions) / ENTRIES_FILE)
+
+
+def _save(saved: Saved, entry: Entry, notebook: str) -> None:
+    """Save ``entry``; a file that cannot be written costs the saving, not the run."""
+    try:
+        saved.add(entry, notebook)
+    except OSError as err:
+        LOGGER.warning("kit bakeoff: %s could not be saved in %s (%s); the leaderboard will hold it.",
+                       entry.student, saved.path, err)
 
 
 def _prepare_shown_caches() -> None:
@@ -616,6 +707,11 @@ def bakeoff(submissions: Path, test: pd.DataFrame, baseline_names: Sequence[str]
     if len(folders) + len(baseline_names) < 2:
         raise KitError(f"A bake-off needs at least two systems: {submissions} holds {len(folders)} student "
                        f"folder(s) and {len(baseline_names)} baseline(s) were asked for.")
+    unnamed = sorted({folder.name for folder in folders} - set(aliases or {})) if aliases is not None else []
+    if unnamed:
+        raise KitError(f"No alias for {', '.join(unnamed[:5])}: every student folder needs one "
+                       "(read_aliases).")
+    check_saved(submissions)
     scored = baselines(baseline_names, test, progress)
     found = entries(submissions, test, **options)
     if aliases is not None:

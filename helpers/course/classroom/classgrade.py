@@ -519,8 +519,6 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
                               timeout, limits or sandbox.Limits(), per_machine))
     if tasks:
         prepare(solutions_dir, sorted({t.notebook for t in tasks if _handed_in(t)}))
-        if sandbox.kind() == sandbox.BUBBLEWRAP:  # (kind says once if the sandbox is the weaker one)
-            sandbox.self_test(settings.data_dir())
 
     graded_now: list[Record] = []
 
@@ -536,6 +534,9 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
 
     try:
         with sandbox.stopping_together():  # the jobs run in sessions of their own
+            # (kind says once if the sandbox is the weaker one)
+            if tasks and sandbox.kind() == sandbox.BUBBLEWRAP:
+                sandbox.self_test(settings.data_dir())
             cluster.run_tasks(grade_task, tasks, scheduler=scheduler, jobs=jobs, on_result=keep)
     except KeyboardInterrupt:
         _grades_after_a_stop(submissions_dir)

@@ -12,6 +12,7 @@
         roster.csv                                      folder -> student id, name, email (``exports``)
         gradebook_canvas.csv, gradebook_moodle.csv      the class table for an LMS (``exports``)
         bakeoff.csv, bakeoff_pairs.csv, .html, .png     the bake-off's leaderboard (``bakeoff``)
+        bakeoff_entries.json                            each scored entry, saved (``bakeoff``)
         .kit-grading/records/<student>/<notebook>.json  grading records (``gradebook``)
 
 Every name taken from a student or a notebook must be a plain file name (``is_plain_name``),

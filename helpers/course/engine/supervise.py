@@ -50,16 +50,17 @@ def kill_all() -> None:
 def stopping_together() -> Iterator[None]:
     """Run jobs in this block so that Ctrl-C (or SIGTERM, ``stops``) ends all of them.
 
-    The jobs run in sessions of their own, which a terminal's Ctrl-C does not reach: on a
-    ``KeyboardInterrupt`` in the block every job running is killed, and so is every job a
-    worker thread starts after it (``kill_all``); then the interrupt goes on.
+    The jobs run in sessions of their own, which a terminal's Ctrl-C does not reach: when a
+    ``KeyboardInterrupt`` (or any other error) leaves the block, every job running is killed,
+    and so is every job a worker thread starts after it (``kill_all``), until the next block
+    starts; then the exception goes on.
     """
     global _stopped
     with _RUNNING_LOCK:
         _stopped = False
     try:
         yield
-    except KeyboardInterrupt:
+    except BaseException:
         kill_all()
         raise
 

@@ -196,8 +196,20 @@ def reference_digest(text: str) -> str:
 
 def stale(table_path: Path = TABLE, solutions_dir: Path = SOLUTIONS_DIR) -> list[str]:
     """The notebooks with a checked cell whose reference output is not the one its spread was
-    measured against (``reference``), or that has no measured row: measure them again."""
-    measured = pd.read_csv(table_path, dtype={"cell_id": str, "reference": str})
+    measured against (``reference``), or that has no measured row: measure them again.
+
+    Raises
+    ------
+    KitError
+        If the table is missing or has no ``reference`` column (measured before it was kept).
+    """
+    try:
+        measured = pd.read_csv(table_path, dtype={"cell_id": str, "reference": str})
+    except FileNotFoundError:
+        raise KitError(f"{table_path} is missing: measure the tolerances (python -m "
+                       "helpers.course.notebook.tolerances OUT_DIR).") from None
+    if "reference" not in measured:
+        raise KitError(f"{table_path} has no reference column: measure the tolerances again.")
     keys = zip(measured.notebook, measured.cell_id, strict=True)
     recorded = dict(zip(keys, measured.reference, strict=True))
     found: set[str] = set()
