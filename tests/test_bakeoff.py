@@ -668,7 +668,7 @@ def test_a_table_of_answers_typed_into_an_entry_is_ranked_and_flagged_for_the_in
     flagged = _row(scored, "typed-table")
     assert not pd.isna(flagged["rank"]) and flagged["flags"] == "code cell 1 holds literals of 600 items"
     assert "to read: typed-table: code cell 1 holds literals of 600 items" in scored["run"].stdout
-    assert scored["table"].flags.fillna("").str.len().astype(bool).sum() == 1
+    assert scored["table"]["flags"].fillna("").str.len().astype(bool).sum() == 1
     assert "holds literals" not in (scored["submissions"] / bakeoff.PAGE_FILE).read_text()
 
 
