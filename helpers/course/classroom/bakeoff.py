@@ -572,7 +572,6 @@ def entries(submissions: Path, test: pd.DataFrame, *, timeout: float = config.CE
     if sandbox.kind() != sandbox.BUBBLEWRAP:
         raise KitError("kit bakeoff runs each entry in bubblewrap, which hides the test reviews' labels "
                        "from it; it is not installed here (apt-get install bubblewrap).")
-    check_saved(submissions)
     _prepare_shown_caches()
     texts = test.text.tolist()
     hidden = hidden_data(settings.data_dir())
