@@ -65,3 +65,13 @@ def anchors(text: str) -> set[str]:
     ``the-practicals-own-cost``)."""
     titles = [m["title"] for m in _HEADING.finditer(_FENCE.sub("", text))]
     return {re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-") for title in titles}
+
+
+def shared_runs(first: str, second: str, words: int) -> set[str]:
+    """The runs of ``words`` consecutive words (code blocks left out, spacing ignored) that
+    both texts hold: a passage copied from one into the other."""
+    def runs(text: str) -> set[str]:
+        found = _FENCE.sub("", text).split()
+        return {" ".join(found[i:i + words]) for i in range(len(found) - words + 1)}
+
+    return runs(first) & runs(second)

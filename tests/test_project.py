@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -97,13 +98,31 @@ def test_binder_start_seeds_the_workspace_the_badge_opens(tmp_path):
     assert (tmp_path / "work" / "00_data.ipynb").is_file()
 
 
-def test_readme_maps_every_notebook():
-    readme = (REPO_ROOT / "README.md").read_text()
+def test_the_student_readme_maps_every_notebook_and_the_readme_links_to_its_map():
     students = (REPO_ROOT / "STUDENT_README.md").read_text()
     for notebook in sorted((REPO_ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
-        row = re.search(rf"^\| `{notebook.stem}` \|.*$", readme, re.MULTILINE)
-        assert row, notebook.name
-        assert row.group(0) in students.splitlines(), f"STUDENT_README.md's map differs on {notebook.stem}"
+        assert re.search(rf"^\| `{notebook.stem}` \|.*$", students, re.MULTILINE), notebook.name
+    assert "(STUDENT_README.md#notebook-map)" in (REPO_ROOT / "README.md").read_text()
+
+
+#: The longest run of words two documents may share: a passage longer than a file's name, a
+#: heading or a command's description is a copy, which one day says something the other does not.
+SHARED_WORDS = 10
+
+
+@pytest.mark.parametrize("first, second", list(itertools.combinations(DOCUMENTS, 2)),
+                         ids=lambda name: Path(name).stem)
+def test_each_fact_is_written_in_one_document_and_the_others_link_to_it(first, second):
+    copied = markdown_docs.shared_runs((REPO_ROOT / first).read_text(encoding="utf-8"),
+                                       (REPO_ROOT / second).read_text(encoding="utf-8"), SHARED_WORDS + 1)
+    assert not copied, f"{first} and {second} both say: " + " | ".join(sorted(copied)[:3])
+
+
+def test_a_copied_passage_is_found_and_a_shared_command_is_not():
+    passage = "Each extracted folder keeps a manifest of its files, size, time and sha256."
+    command = "```bash\npython3 -m venv .venv && . .venv/bin/activate && pip install -e . && kit fetch\n```"
+    assert markdown_docs.shared_runs(f"Intro.\n\n{passage}\n", f"Other words; {passage}", 11)
+    assert not markdown_docs.shared_runs(f"A.\n{command}\n", f"B.\n{command}\n", 11)
 
 
 def test_pytest_runs_nbval_as_the_tooling_configures_it(pytestconfig):
@@ -144,9 +163,10 @@ def _bench_seconds(phase: str, row: str) -> float:
     return float(found.group(1))
 
 
-@pytest.mark.parametrize("name", ["README.md", "STUDENT_README.md"])
-def test_start_here_states_what_it_takes_as_measured(name):
-    said = _start_here(name)
+def test_the_student_readme_states_what_it_takes_as_measured_and_the_readme_links_to_it():
+    students = (REPO_ROOT / "STUDENT_README.md").read_text()
+    start = students.index("## What it takes")
+    said = " ".join(students[start:students.index("\n## ", start + 1)].split())
     assert "Linux" in said and "native Windows is not supported" in said and "WSL2" in said
     assert "## The practical's own cost" in BENCHMARKS.read_text()
     cold = _bench_seconds("cold", "kit fetch") + _bench_seconds("cold", "all notebooks")
@@ -155,6 +175,7 @@ def test_start_here_states_what_it_takes_as_measured(name):
     assert f"a second run about {round(warm / 60)} minutes" in said
     official_mb = 84_125_825 / 1e6  # the official archive (../shared/data/README.md)
     assert f"the {official_mb:.0f} MB IMDB archive" in said
+    assert "(STUDENT_README.md#what-it-takes)" in _start_here()
 
 
 def test_the_student_readme_installs_and_runs_as_the_readme_does():
@@ -214,8 +235,8 @@ def test_the_readmes_name_real_kit_commands_and_link_to_what_exists():
 
     real = markdown_docs.parser_commands(build_parser())
     assert {"fetch", "lab", "check", "work", "release", "grade"} <= real
-    readme = (REPO_ROOT / "README.md").read_text()
-    assert {"fetch", "lab", "check", "work"} <= markdown_docs.kit_commands(readme)
+    students = (REPO_ROOT / "STUDENT_README.md").read_text()
+    assert {"fetch", "lab", "check", "work"} <= markdown_docs.kit_commands(students)
     for name in DOCUMENTS:
         document = REPO_ROOT / name
         text = document.read_text(encoding="utf-8")
