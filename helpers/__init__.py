@@ -22,7 +22,7 @@ The course library, which the notebooks import, holds one topic per module:
 - the labs: ``analysis`` (error analysis), ``annotation`` (the error-annotation sheet),
   ``projector`` (Embedding Projector export), ``transport`` (transportability),
   ``leakage`` (notebook 08's analysis of overlap), ``adversarial`` (Zelligs and Claudes),
-  ``bakeoff`` (the class bake-off's rules and a dry run of an entry);
+  ``bakeoff`` (the class bake-off's rules, a dry run of an entry and its cross-validation);
 - in a notebook: ``exercises`` (an unfinished exercise's error is one line, not a traceback).
 
 On top of it sit the ``kit`` command (``cli``) and the course tooling, ``helpers.course``

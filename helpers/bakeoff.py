@@ -5,7 +5,8 @@ student's best system and defines ``ENTRY(texts)``: a list of review texts in, o
 (``"pos"`` or ``"neg"``) per text out. The instructor scores every entry once, on reviews no
 notebook shows (``kit bakeoff``). Before handing in, ``dry_run`` calls the entry the way the
 bake-off will, on reviews the rules let a system train on, and says whether its answer would
-be scored and how accurate it was there.
+be scored and how accurate it was there; ``cross_validate`` estimates a system's accuracy on
+what it trains on, each fold's system built anew and scored as an entry is.
 """
 
 from __future__ import annotations
@@ -14,10 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeGuard
 
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
+
 from helpers import data
 from helpers.errors import InputError
 from helpers.significance import accuracy_interval
-from helpers.validation import check_int
+from helpers.validation import check_int, check_table, check_texts
 
 #: The notebook a student hands in to enter.
 BAKEOFF_NOTEBOOK = "10_bakeoff.ipynb"
@@ -26,6 +31,8 @@ ENTRY = "predict_sentiment"
 LABELS = ("neg", "pos")
 #: Reviews of IMDB's train split a dry run labels by default (half of each label).
 DRY_RUN_SIZE = 1000
+#: Folds ``cross_validate`` makes of a table that has none of its own.
+CV_FOLDS = 5
 RULES = f"""\
 A bake-off entry is notebook {BAKEOFF_NOTEBOOK}: it defines {ENTRY}(texts), a list of review
 texts in and a list of the same length out, each label "pos" or "neg".
@@ -113,3 +120,105 @@ def dry_run(predict: Callable, n: int = DRY_RUN_SIZE, seed: int = 0) -> DryRun:
     accuracy, low, high = accuracy_interval([label == truth for label, truth in zip(labels, reviews.label,
                                                                                       strict=True)])
     return DryRun(accuracy, low, high, n)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A system's cross-validated accuracy: over all ``n`` reviews, with its Wilson 95 %
+    interval, and each fold's."""
+
+    accuracy: float
+    low: float
+    high: float
+    n: int
+    folds: tuple[float, ...]
+
+    def __str__(self) -> str:
+        return (f"cross-validation on {self.n:,} reviews, {len(self.folds)} folds: accuracy "
+                f"{100 * self.accuracy:.2f} % (95 % interval {100 * self.low:.1f} to {100 * self.high:.1f}; "
+                f"folds from {100 * min(self.folds):.1f} to {100 * max(self.folds):.1f})")
+
+
+def cross_validate(build: Callable, reviews: pd.DataFrame, folds: int = CV_FOLDS, seed: int = 0) -> Estimate:
+    """Estimate the accuracy of the system ``build`` makes, by cross-validation on ``reviews``.
+
+    For each fold, ``build(texts, labels)`` trains a system on the other folds' reviews and
+    returns its ``predict_sentiment``; that is called once on the fold's texts and its answer
+    scored as the bake-off scores an entry's. The estimate is for reviews like ``reviews``:
+    the bake-off's are IMDB reviews of films none of these is about.
+
+    Parameters
+    ----------
+    build : callable
+        ``build(texts, labels) -> predict_sentiment``, both lists of str.
+    reviews : DataFrame
+        ``text`` and ``label`` (``pos``/``neg``). Its own ``fold`` column, if it has one, gives
+        the folds (the 2,000 reviews' ten, ``data.load_movie_reviews``); else ``folds``
+        stratified folds, with every film's reviews in one when it has ``movie_id`` (IMDB's
+        tables, ``data.load_imdb``), so that no film is both trained on and tested.
+    folds : int
+        Folds to make (2 to 20) when ``reviews`` has no ``fold`` column.
+    seed : int
+        The shuffle of the reviews into those folds.
+
+    Returns
+    -------
+    Estimate
+        The accuracy over every review, its Wilson interval, and each fold's accuracy.
+
+    Raises
+    ------
+    InputError
+        If ``build`` is not callable, ``reviews`` lacks a column, a text is not a string, a
+        label is not ``pos`` or ``neg``, the folds are fewer than two or one holds a single
+        label, or ``build`` returns no function or an answer the bake-off could not score.
+    """
+    if not callable(build):
+        raise InputError(f"build must be a function that trains a system and returns its {ENTRY}, "
+                         f"not {type(build).__name__}.")
+    check_table(reviews, "reviews", ("text", "label"), min_rows=2)
+    texts = check_texts(reviews.text, "reviews.text")
+    labels = reviews.label.to_numpy(dtype=object)
+    others = sorted({repr(label) for label in labels if not (isinstance(label, str) and label in LABELS)})
+    if others:
+        raise InputError(f"reviews.label must be 'pos' or 'neg', not {', '.join(others[:3])}.")
+    correct = np.zeros(len(texts), dtype=bool)
+    per_fold = []
+    for train, test in _folds(reviews, labels, folds, seed):
+        predict = build([texts[i] for i in train], [str(labels[i]) for i in train])
+        if not callable(predict):
+            raise InputError(f"build must return the system's {ENTRY} function, "
+                             f"not {type(predict).__name__}.")
+        answer, problem = checked_labels(as_labels(predict([texts[i] for i in test])), len(test))
+        if answer is None:
+            raise InputError(f"The bake-off could not score this system: {problem}.")
+        correct[test] = np.asarray(answer, dtype=object) == labels[test]
+        per_fold.append(float(correct[test].mean()))
+    accuracy, low, high = accuracy_interval(correct)
+    return Estimate(accuracy, low, high, len(texts), tuple(per_fold))
+
+
+def _folds(reviews: pd.DataFrame, labels: np.ndarray, folds: int,
+           seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(train, test) positions of each fold: the table's own folds, else stratified ones,
+    grouped by film where the table names them."""
+    if "fold" in reviews.columns:
+        given = reviews.fold.to_numpy()
+        splits = [(np.flatnonzero(given != fold), np.flatnonzero(given == fold)) for fold in pd.unique(given)]
+        if len(splits) < 2:
+            raise InputError("reviews.fold must name at least two folds.")
+    else:
+        check_int(folds, "folds", 2, 20)
+        if min(np.sum(labels == label) for label in LABELS) < folds:
+            raise InputError(f"reviews must hold at least {folds} reviews of each label for {folds} folds.")
+        if "movie_id" in reviews.columns:
+            splitter = StratifiedGroupKFold(folds, shuffle=True, random_state=seed)
+            groups = reviews.movie_id.fillna(reviews.text).to_numpy()
+            splits = list(splitter.split(np.zeros(len(labels)), labels.astype(str), groups))
+        else:
+            splitter = StratifiedKFold(folds, shuffle=True, random_state=seed)
+            splits = list(splitter.split(np.zeros(len(labels)), labels.astype(str)))
+    for train, _ in splits:
+        if len(set(labels[train])) < 2:
+            raise InputError("Each fold's training reviews must hold both labels: give more reviews.")
+    return splits

@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -183,6 +184,97 @@ def test_a_dry_run_calls_the_entry_as_the_bakeoff_will_and_scores_it(corpora):
 def test_a_dry_run_refuses_what_it_cannot_run(predict, n, said):
     with pytest.raises(InputError, match=said):
         dry_run(predict, n=n)
+
+
+def _films(n_films: int = 24, per_film: int = 3) -> pd.DataFrame:
+    """A made-up IMDB-like table: each film's reviews share a label, and its word."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for film in range(n_films):
+        label = "pos" if film % 2 else "neg"
+        for _ in range(per_film):
+            words = rng.choice(["good", "fine", "bad", "dull", "plot", "actor"], size=8).tolist()
+            rows.append({"movie_id": f"tt{film:03d}", "label": label,
+                         "text": " ".join([*words, "great" if label == "pos" else "awful", f"film{film}"])})
+    return pd.DataFrame(rows)
+
+
+def _build_nb(texts, labels):
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.naive_bayes import MultinomialNB
+    from sklearn.pipeline import make_pipeline
+
+    model = make_pipeline(CountVectorizer(), MultinomialNB()).fit(texts, labels)
+    return lambda test: model.predict(test)
+
+
+def test_cross_validate_agrees_with_scikit_learn_on_the_same_folds():
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.model_selection import StratifiedGroupKFold, cross_val_predict
+    from sklearn.naive_bayes import MultinomialNB
+    from sklearn.pipeline import make_pipeline
+
+    from helpers.bakeoff import cross_validate
+    from helpers.significance import accuracy_interval
+
+    reviews = _films().sample(frac=1, random_state=1).reset_index(drop=True)
+    reviews.loc[reviews.index[::4], "text"] = "plot actor"  # some reviews no system can place
+    found = cross_validate(_build_nb, reviews, folds=4, seed=3)
+    splitter = StratifiedGroupKFold(4, shuffle=True, random_state=3)
+    pipeline = make_pipeline(CountVectorizer(), MultinomialNB())
+    predicted = cross_val_predict(pipeline, reviews.text, reviews.label, groups=reviews.movie_id, cv=splitter)
+    correct = predicted == reviews.label.to_numpy()
+    assert (found.accuracy, found.low, found.high) == pytest.approx(accuracy_interval(correct))
+    assert 0.5 < found.accuracy < 1 and found.n == len(reviews) and len(found.folds) == 4
+    folds = splitter.split(reviews.text, reviews.label, reviews.movie_id)
+    assert found.folds == pytest.approx([correct[test].mean() for _, test in folds])
+    assert str(found).startswith(f"cross-validation on {len(reviews)} reviews, 4 folds: accuracy ")
+
+
+def test_cross_validate_tests_no_film_it_trained_on_and_keeps_a_table_s_own_folds():
+    from helpers.bakeoff import cross_validate
+
+    seen: list[tuple[set, int]] = []
+
+    def build(texts, labels):
+        def predict(test):
+            seen.append((set(texts) & set(test), len(test)))
+            return ["pos"] * len(test)
+        return predict
+
+    reviews = _films()
+    cross_validate(build, reviews, folds=6)
+    assert len(seen) == 6 and all(not shared for shared, _ in seen)  # a film's word is in its texts
+    seen.clear()
+    cross_validate(build, reviews.drop(columns="movie_id").assign(fold=np.arange(len(reviews)) % 3))
+    assert [n for _, n in seen] == [len(reviews) // 3] * 3
+
+
+@pytest.mark.parametrize(("build", "change", "said"), [
+    ("nb", {}, "build must be a function that trains a system"),
+    (lambda texts, labels: "nb", {}, "build must return the system's predict_sentiment function, not str"),
+    (lambda texts, labels: lambda test: ["pos"] * 3, {},
+     "could not score this system: predict_sentiment returned 3 labels"),
+    (lambda texts, labels: lambda test: [1] * len(test), {}, "labels other than 'pos' and 'neg' ('1')"),
+    (_build_nb, {"label": "positive"}, "reviews.label must be 'pos' or 'neg', not 'positive'"),
+    (_build_nb, {"text": None}, "every text must be a string"),
+    (_build_nb, {"fold": 0}, "reviews.fold must name at least two folds"),
+])
+def test_cross_validate_refuses_what_it_cannot_score_in_one_line(build, change, said):
+    from helpers.bakeoff import cross_validate
+
+    reviews = _films().assign(**change)
+    with pytest.raises(InputError, match=re.escape(said)):
+        cross_validate(build, reviews)
+
+
+def test_cross_validate_needs_enough_reviews_of_each_label_for_its_folds():
+    from helpers.bakeoff import cross_validate
+
+    with pytest.raises(InputError, match="at least 5 reviews of each label"):
+        cross_validate(_build_nb, _films(n_films=4, per_film=1))
+    with pytest.raises(InputError, match="folds must be"):
+        cross_validate(_build_nb, _films(), folds=1)
 
 
 def _csv(tmp_path: Path, text: str) -> Path:
