@@ -314,8 +314,11 @@ def _grade_class(tmp_path_factory, data: Path, host_socket: Path) -> tuple[Path,
             ("prober", PROBER.format(socket=str(host_socket), solutions=str(REPO / "solutions"),
                                      beside=_beside_the_repository())),
             ("planter", "open('hypothesis.py', 'w').write('import os; os._exit(2)')\n" + SOLVED_ADD),
+            # holds its memory until the cell's time is up: the watch samples it however
+            # loaded the machine is (a short sleep let it end first under load)
             ("memfder", "import os\nfds = [os.memfd_create('x') for _ in range(24)]\nfor fd in fds:\n"
-                        "    os.write(fd, bytes(60 * 2**20))\nimport time\ntime.sleep(3)\n" + SOLVED_ADD),
+                        f"    os.write(fd, bytes(60 * 2**20))\nimport time\ntime.sleep({LOOP_SECONDS})\n"
+                        + SOLVED_ADD),
             ("skipper", "# NBVAL_SKIP\n" + SOLVED_ADD),
             ("filler", "with open('/tmp/fill', 'wb') as f:\n    for _ in range(200):\n"
                        "        f.write(bytes(2**20))\n" + SOLVED_ADD),
