@@ -31,8 +31,11 @@ ENTRY = "predict_sentiment"
 LABELS = ("neg", "pos")
 #: Reviews of IMDB's train split a dry run labels by default (half of each label).
 DRY_RUN_SIZE = 1000
-#: Folds ``cross_validate`` makes of a table that has none of its own.
+#: Folds ``cross_validate`` makes of a table that has none of its own, and the range allowed.
 CV_FOLDS = 5
+MIN_FOLDS, MAX_FOLDS = 2, 20
+#: The largest seed scikit-learn's shuffles take.
+MAX_SEED = 2**32 - 1
 RULES = f"""\
 A bake-off entry is notebook {BAKEOFF_NOTEBOOK}: it defines {ENTRY}(texts), a list of review
 texts in and a list of the same length out, each label "pos" or "neg".
@@ -124,8 +127,22 @@ def dry_run(predict: Callable, n: int = DRY_RUN_SIZE, seed: int = 0) -> DryRun:
 
 @dataclass(frozen=True)
 class Estimate:
-    """A system's cross-validated accuracy: over all ``n`` reviews, with its Wilson 95 %
-    interval, and each fold's."""
+    """A system's cross-validated accuracy.
+
+    Attributes
+    ----------
+    accuracy : float
+        The share of all ``n`` reviews labelled right, each by the fold's system that did not
+        train on it.
+    low, high : float
+        Wilson's 95 % interval around it, which treats the ``n`` reviews as independent tests
+        of one system: they were labelled by one system per fold, and reviews of one film or
+        critic go together, so the true uncertainty is wider (the folds' spread shows some).
+    n : int
+        Reviews labelled.
+    folds : tuple of float
+        Each fold's accuracy, in the order the folds were made.
+    """
 
     accuracy: float
     low: float
@@ -135,17 +152,23 @@ class Estimate:
 
     def __str__(self) -> str:
         return (f"cross-validation on {self.n:,} reviews, {len(self.folds)} folds: accuracy "
-                f"{100 * self.accuracy:.2f} % (95 % interval {100 * self.low:.1f} to {100 * self.high:.1f}; "
-                f"folds from {100 * min(self.folds):.1f} to {100 * max(self.folds):.1f})")
+                f"{100 * self.accuracy:.2f} % (Wilson 95 % interval {100 * self.low:.1f} to "
+                f"{100 * self.high:.1f}, as if the reviews were independent; folds from "
+                f"{100 * min(self.folds):.1f} to {100 * max(self.folds):.1f})")
 
 
-def cross_validate(build: Callable, reviews: pd.DataFrame, folds: int = CV_FOLDS, seed: int = 0) -> Estimate:
+#: ``build(texts, labels)``: trains a system, returns its ``predict_sentiment``.
+Builder = Callable[[list[str], list[str]], Callable[[list[str]], object]]
+
+
+def cross_validate(build: Builder, reviews: pd.DataFrame, folds: int = CV_FOLDS, seed: int = 0) -> Estimate:
     """Estimate the accuracy of the system ``build`` makes, by cross-validation on ``reviews``.
 
     For each fold, ``build(texts, labels)`` trains a system on the other folds' reviews and
     returns its ``predict_sentiment``; that is called once on the fold's texts and its answer
-    scored as the bake-off scores an entry's. The estimate is for reviews like ``reviews``:
-    the bake-off's are IMDB reviews of films none of these is about.
+    checked as the bake-off checks an entry's. The estimate is for reviews like ``reviews``
+    (the 2,000 reviews come tokenised and lower-cased, IMDB's as raw text): the bake-off's
+    are IMDB reviews of films none of these is about.
 
     Parameters
     ----------
@@ -157,9 +180,9 @@ def cross_validate(build: Callable, reviews: pd.DataFrame, folds: int = CV_FOLDS
         stratified folds, with every film's reviews in one when it has ``movie_id`` (IMDB's
         tables, ``data.load_imdb``), so that no film is both trained on and tested.
     folds : int
-        Folds to make (2 to 20) when ``reviews`` has no ``fold`` column.
+        Folds to make (``MIN_FOLDS`` to ``MAX_FOLDS``) when ``reviews`` has no ``fold`` column.
     seed : int
-        The shuffle of the reviews into those folds.
+        The shuffle of the reviews into those folds (0 to 2**32 - 1).
 
     Returns
     -------
@@ -169,33 +192,48 @@ def cross_validate(build: Callable, reviews: pd.DataFrame, folds: int = CV_FOLDS
     Raises
     ------
     InputError
-        If ``build`` is not callable, ``reviews`` lacks a column, a text is not a string, a
-        label is not ``pos`` or ``neg``, the folds are fewer than two or one holds a single
-        label, or ``build`` returns no function or an answer the bake-off could not score.
+        Before anything is trained: if ``build`` is not callable, ``folds`` or ``seed`` is
+        out of range, ``reviews`` lacks a column, a text is not a string, a label is not
+        ``pos`` or ``neg``, a fold is missing or there are fewer than two, there are fewer
+        reviews of a label (or films) than folds, or a fold's training reviews hold one
+        label. While training: if ``build`` returns no function, or its function an answer
+        the bake-off could not score.
     """
     if not callable(build):
         raise InputError(f"build must be a function that trains a system and returns its {ENTRY}, "
                          f"not {type(build).__name__}.")
-    check_table(reviews, "reviews", ("text", "label"), min_rows=2)
+    check_int(folds, "folds", MIN_FOLDS, MAX_FOLDS)
+    check_int(seed, "seed", 0, MAX_SEED)
+    texts, labels = _checked_reviews(reviews)
+    splits = _folds(reviews, labels, folds, seed)
+    correct = np.zeros(len(texts), dtype=bool)
+    for train, test in splits:
+        correct[test] = _scored_fold(build, texts, labels, train, test)
+    accuracy, low, high = accuracy_interval(correct)
+    return Estimate(accuracy, low, high, len(texts), tuple(float(correct[test].mean()) for _, test in splits))
+
+
+def _checked_reviews(reviews: pd.DataFrame) -> tuple[list[str], np.ndarray]:
+    """The texts and labels of ``reviews``, refused in one line if they cannot be scored."""
+    check_table(reviews, "reviews", ("text", "label"), min_rows=MIN_FOLDS)
     texts = check_texts(reviews.text, "reviews.text")
     labels = reviews.label.to_numpy(dtype=object)
     others = sorted({repr(label) for label in labels if not (isinstance(label, str) and label in LABELS)})
     if others:
         raise InputError(f"reviews.label must be 'pos' or 'neg', not {', '.join(others[:3])}.")
-    correct = np.zeros(len(texts), dtype=bool)
-    per_fold = []
-    for train, test in _folds(reviews, labels, folds, seed):
-        predict = build([texts[i] for i in train], [str(labels[i]) for i in train])
-        if not callable(predict):
-            raise InputError(f"build must return the system's {ENTRY} function, "
-                             f"not {type(predict).__name__}.")
-        answer, problem = checked_labels(as_labels(predict([texts[i] for i in test])), len(test))
-        if answer is None:
-            raise InputError(f"The bake-off could not score this system: {problem}.")
-        correct[test] = np.asarray(answer, dtype=object) == labels[test]
-        per_fold.append(float(correct[test].mean()))
-    accuracy, low, high = accuracy_interval(correct)
-    return Estimate(accuracy, low, high, len(texts), tuple(per_fold))
+    return texts, labels.astype(str).astype(object)
+
+
+def _scored_fold(build: Builder, texts: list[str], labels: np.ndarray, train: np.ndarray,
+                 test: np.ndarray) -> np.ndarray:
+    """Whether each of ``test``'s reviews was labelled right by the system built on ``train``'s."""
+    predict = build([texts[i] for i in train], [labels[i] for i in train])
+    if not callable(predict):
+        raise InputError(f"build must return the system's {ENTRY} function, not {type(predict).__name__}.")
+    answer, problem = checked_labels(as_labels(predict([texts[i] for i in test])), len(test))
+    if answer is None:
+        raise InputError(f"The bake-off could not score this system: {problem}.")
+    return np.asarray(answer, dtype=object) == labels[test]
 
 
 def _folds(reviews: pd.DataFrame, labels: np.ndarray, folds: int,
@@ -203,22 +241,39 @@ def _folds(reviews: pd.DataFrame, labels: np.ndarray, folds: int,
     """(train, test) positions of each fold: the table's own folds, else stratified ones,
     grouped by film where the table names them."""
     if "fold" in reviews.columns:
-        given = reviews.fold.to_numpy()
-        splits = [(np.flatnonzero(given != fold), np.flatnonzero(given == fold)) for fold in pd.unique(given)]
-        if len(splits) < 2:
-            raise InputError("reviews.fold must name at least two folds.")
+        splits = _given_folds(reviews.fold)
     else:
-        check_int(folds, "folds", 2, 20)
         if min(np.sum(labels == label) for label in LABELS) < folds:
             raise InputError(f"reviews must hold at least {folds} reviews of each label for {folds} folds.")
+        stratified = labels.astype(str)
         if "movie_id" in reviews.columns:
+            films = _films(reviews)
+            if len(set(films)) < folds:
+                raise InputError(f"reviews name {len(set(films))} films (movie_id): "
+                                 f"{folds} folds need at least {folds}.")
             splitter = StratifiedGroupKFold(folds, shuffle=True, random_state=seed)
-            groups = reviews.movie_id.fillna(reviews.text).to_numpy()
-            splits = list(splitter.split(np.zeros(len(labels)), labels.astype(str), groups))
+            splits = list(splitter.split(np.zeros(len(labels)), stratified, films))
         else:
             splitter = StratifiedKFold(folds, shuffle=True, random_state=seed)
-            splits = list(splitter.split(np.zeros(len(labels)), labels.astype(str)))
-    for train, _ in splits:
-        if len(set(labels[train])) < 2:
-            raise InputError("Each fold's training reviews must hold both labels: give more reviews.")
+            splits = list(splitter.split(np.zeros(len(labels)), stratified))
+    if any(len(set(labels[train])) < 2 for train, _ in splits):
+        raise InputError("A fold's training reviews hold only one label: give more reviews, or fewer folds.")
     return splits
+
+
+def _given_folds(fold: pd.Series) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(train, test) positions of each fold a table names in its ``fold`` column."""
+    if fold.isna().any():
+        missing = int(fold.isna().sum())
+        raise InputError(f"reviews.fold is missing for {missing} review(s): give each review its fold.")
+    given = fold.to_numpy()
+    names = pd.unique(given)
+    if len(names) < MIN_FOLDS:
+        raise InputError(f"reviews.fold must name at least {MIN_FOLDS} folds.")
+    return [(np.flatnonzero(given != name), np.flatnonzero(given == name)) for name in names]
+
+
+def _films(reviews: pd.DataFrame) -> np.ndarray:
+    """Each review's film, as a string; a review without one is a film of its own."""
+    return np.array([f"film {film}" if pd.notna(film) else f"review {i}"
+                     for i, film in enumerate(reviews.movie_id)], dtype=object)

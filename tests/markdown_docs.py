@@ -12,6 +12,7 @@ _KIT = re.compile(r"(?:^|[\s;&|(])kit\s+(?P<command>[a-z][a-z0-9-]*)")
 _LINK = re.compile(r"\]\((?P<target>[^)\s]+)\)")
 _HEADING = re.compile(r"^#{1,6}\s+(?P<title>.+?)\s*#*\s*$", re.MULTILINE)
 _SEPARATORS = re.compile(r"&&|\|\||[;|]")
+_WORD = re.compile(r"[\w.-]*\w")
 
 
 def bash_blocks(text: str) -> list[str]:
@@ -68,10 +69,11 @@ def anchors(text: str) -> set[str]:
 
 
 def shared_runs(first: str, second: str, words: int) -> set[str]:
-    """The runs of ``words`` consecutive words (code blocks left out, spacing ignored) that
-    both texts hold: a passage copied from one into the other."""
+    """The runs of ``words`` consecutive words that both texts hold (code blocks left out;
+    link targets, case, punctuation, Markdown marks and spacing ignored): a passage copied from one into the
+    other, even with a comma or a mark changed."""
     def runs(text: str) -> set[str]:
-        found = _FENCE.sub("", text).split()
+        found = _WORD.findall(_LINK.sub("]", _FENCE.sub("", text)).lower())
         return {" ".join(found[i:i + words]) for i in range(len(found) - words + 1)}
 
     return runs(first) & runs(second)

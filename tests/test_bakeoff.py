@@ -231,23 +231,43 @@ def test_cross_validate_agrees_with_scikit_learn_on_the_same_folds():
     assert str(found).startswith(f"cross-validation on {len(reviews)} reviews, 4 folds: accuracy ")
 
 
-def test_cross_validate_tests_no_film_it_trained_on_and_keeps_a_table_s_own_folds():
+def _film_words(texts) -> set[str]:
+    return {text.split()[-1] for text in texts}  # each of _films' texts ends with its film's word
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+def test_cross_validate_tests_no_film_it_trained_on_when_the_table_names_films(grouped):
     from helpers.bakeoff import cross_validate
 
-    seen: list[tuple[set, int]] = []
+    shared: list[set[str]] = []
 
     def build(texts, labels):
         def predict(test):
-            seen.append((set(texts) & set(test), len(test)))
+            shared.append(_film_words(texts) & _film_words(test))
             return ["pos"] * len(test)
         return predict
 
     reviews = _films()
-    cross_validate(build, reviews, folds=6)
-    assert len(seen) == 6 and all(not shared for shared, _ in seen)  # a film's word is in its texts
-    seen.clear()
+    cross_validate(build, reviews if grouped else reviews.drop(columns="movie_id"), folds=6)
+    assert len(shared) == 6
+    # without the films named, some film is both trained on and tested: the check can fail
+    assert not any(shared) if grouped else any(shared)
+
+
+def test_cross_validate_keeps_a_table_s_own_folds_and_a_review_without_a_film_is_its_own():
+    from helpers.bakeoff import cross_validate
+
+    sizes: list[int] = []
+
+    def build(texts, labels):
+        return lambda test: sizes.append(len(test)) or ["pos"] * len(test)
+
+    reviews = _films()
     cross_validate(build, reviews.drop(columns="movie_id").assign(fold=np.arange(len(reviews)) % 3))
-    assert [n for _, n in seen] == [len(reviews) // 3] * 3
+    assert sizes == [len(reviews) // 3] * 3
+    sizes.clear()
+    cross_validate(build, reviews.assign(movie_id=None), folds=4)
+    assert sorted(sizes) == [len(reviews) // 4] * 4
 
 
 @pytest.mark.parametrize(("build", "change", "said"), [
@@ -258,7 +278,11 @@ def test_cross_validate_tests_no_film_it_trained_on_and_keeps_a_table_s_own_fold
     (lambda texts, labels: lambda test: [1] * len(test), {}, "labels other than 'pos' and 'neg' ('1')"),
     (_build_nb, {"label": "positive"}, "reviews.label must be 'pos' or 'neg', not 'positive'"),
     (_build_nb, {"text": None}, "every text must be a string"),
-    (_build_nb, {"fold": 0}, "reviews.fold must name at least two folds"),
+    (_build_nb, {"fold": 0}, "reviews.fold must name at least 2 folds"),
+    (_build_nb, {"fold": [np.nan] + [0, 1] * 35 + [1]}, "reviews.fold is missing for 1 review(s)"),
+    (_build_nb, {"movie_id": "tt1"}, "reviews name 1 films (movie_id): 5 folds need at least 5"),
+    (_build_nb, {"label": ["neg"] * 70 + ["pos"] * 2, "fold": [0] * 70 + [1] * 2},
+     "A fold's training reviews hold only one label"),
 ])
 def test_cross_validate_refuses_what_it_cannot_score_in_one_line(build, change, said):
     from helpers.bakeoff import cross_validate
@@ -268,13 +292,24 @@ def test_cross_validate_refuses_what_it_cannot_score_in_one_line(build, change, 
         cross_validate(build, reviews)
 
 
+@pytest.mark.parametrize(("arguments", "said"), [
+    ({"folds": 1}, "folds must be"), ({"folds": "5"}, "folds must be"),
+    ({"seed": -1}, "seed must be"), ({"seed": "x"}, "seed must be"),
+])
+def test_cross_validate_checks_its_arguments_before_it_trains_anything(arguments, said):
+    from helpers.bakeoff import cross_validate
+
+    built = []
+    with pytest.raises(InputError, match=said):
+        cross_validate(lambda texts, labels: built.append(1), _films().assign(fold=0), **arguments)
+    assert not built
+
+
 def test_cross_validate_needs_enough_reviews_of_each_label_for_its_folds():
     from helpers.bakeoff import cross_validate
 
     with pytest.raises(InputError, match="at least 5 reviews of each label"):
         cross_validate(_build_nb, _films(n_films=4, per_film=1))
-    with pytest.raises(InputError, match="folds must be"):
-        cross_validate(_build_nb, _films(), folds=1)
 
 
 def _csv(tmp_path: Path, text: str) -> Path:
