@@ -109,6 +109,31 @@ EVALUATION_TABLE, ALPHA_KEY = "evaluation", "alpha"
 ALPHA_LIMITS = (0.0, 0.5)
 
 
+def read_course_file(path: Path | None = None, holds: str = "it holds the course's settings") -> dict:
+    """The course file (default ``COURSE_FILE``), parsed: the kit's one reader of it.
+
+    Parameters
+    ----------
+    path : Path, optional
+        The course file to read.
+    holds : str
+        What the file holds for the caller, said when it cannot be read.
+
+    Raises
+    ------
+    KitError
+        If it is missing or is not TOML; the message names the file and ``holds``.
+    """
+    path = COURSE_FILE if path is None else Path(path)
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise KitError(f"{path} is missing: {holds} (restore it, e.g. "
+                       "`git checkout -- course/course.toml`).") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        raise KitError(f"{path} cannot be read as TOML ({err}); {holds}.") from None
+
+
 def alpha(course_file: Path | None = None) -> float:
     """The course's significance level α, which every notebook's tests use.
 
@@ -135,15 +160,8 @@ def alpha(course_file: Path | None = None) -> float:
     """
     path = COURSE_FILE if course_file is None else Path(course_file)
     where = f"{path}'s [{EVALUATION_TABLE}] {ALPHA_KEY}"
-    try:
-        settings = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise KitError(f"{path} is missing: its [{EVALUATION_TABLE}] {ALPHA_KEY} is the course's "
-                       "significance level, which the notebooks test at (restore the file, e.g. "
-                       "`git checkout -- course/course.toml`).") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
-        raise KitError(f"{path} cannot be read as TOML ({err}); it gives the course's significance "
-                       f"level as [{EVALUATION_TABLE}] {ALPHA_KEY} = 0.05.") from None
+    settings = read_course_file(path, holds=f"its [{EVALUATION_TABLE}] {ALPHA_KEY} is the course's "
+                                            "significance level, which the notebooks test at")
     table = settings.get(EVALUATION_TABLE)
     value = table.get(ALPHA_KEY) if isinstance(table, dict) else None
     if value is None:

@@ -63,6 +63,21 @@ def test_the_significance_level_is_the_course_file_s(tmp_path):
     assert settings.alpha(course) == 0.1
 
 
+def test_the_course_file_has_one_reader_that_says_what_the_file_holds_for_its_caller(tmp_path):
+    from helpers.course import course_file
+    from helpers.course.notebook import student_copy
+
+    course = tmp_path / "course.toml"
+    with pytest.raises(KitError, match=r"course\.toml is missing: the answer \(restore it"):
+        settings.read_course_file(course, holds="the answer")
+    course.write_text("[course\n", encoding="utf-8")
+    with pytest.raises(KitError, match=r"cannot be read as TOML \(.*\); the answer\.$"):
+        settings.read_course_file(course, holds="the answer")
+    course.write_text("[course]\nname = \"x\"\n", encoding="utf-8")
+    assert settings.read_course_file(course) == course_file.read(course) == {"course": {"name": "x"}}
+    assert student_copy.read_course_file is course_file.read  # the tooling reads through it too
+
+
 @pytest.mark.parametrize(("text", "message"), [
     (None, r"course\.toml is missing: its \[evaluation\] alpha is the course's significance level"),
     ("[evaluation\nalpha = 0.05\n", "cannot be read as TOML"),

@@ -14,12 +14,11 @@ from __future__ import annotations
 import datetime
 import json
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
+from helpers import settings
 from helpers.course.config import NOTEBOOK_GLOB, SOLUTIONS_DIR
-from helpers.errors import KitError
 from helpers.settings import ALPHA_KEY, COURSE_FILE, EVALUATION_TABLE, alpha_problem
 
 COURSE_DIR = COURSE_FILE.parent
@@ -44,20 +43,14 @@ _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 
 
 def read(path: Path = COURSE_FILE) -> dict[str, Any]:
-    """The course file, parsed.
+    """The course file, parsed (``settings.read_course_file``).
 
     Raises
     ------
     KitError
         If it is missing or is not TOML (the message names the file).
     """
-    try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise KitError(f"{path} is missing: it holds the course's settings (restore it, e.g. "
-                       "`git checkout -- course/course.toml`).") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
-        raise KitError(f"{path} cannot be read as TOML: {err}") from None
+    return settings.read_course_file(path)
 
 
 def problems(course_dir: Path = COURSE_DIR, solutions: Path = SOLUTIONS_DIR) -> list[str]:
