@@ -681,7 +681,7 @@ def test_an_exercise_is_worth_its_checks_points_when_they_declare_them():
 
 
 def test_prepares_running_at_once_keep_each_other_s_records(empty_data_dir, monkeypatch):
-    # tests/test_portability.py prepares notebooks 05-08 two at a time
+    # kit grade --prepare in two processes at once (an instructor and a CI job) on one data folder
     names = [f"{n:02d}_notebook" for n in range(16)]
     read = classgrade._read_prepared
 
