@@ -471,14 +471,14 @@ def test_kit_check_alone_reuses_the_verdicts_of_an_unchanged_copy(tmp_path, monk
     work.mkdir()
     stub = release.release_notebook(solution)
     nbformat.write(stub, work / FIXTURE.name)
-    first = check.check_workspace(config.notebooks_in(work), timeout=120, notebooks=notebooks, report=True)
+    first = check.check_workspace(config.notebooks_in(work), timeout=120, notebooks=notebooks, say=print)
     capsys.readouterr()
 
     def no_run(*args, **kwargs):
         raise AssertionError("an unchanged copy was run again")
 
     monkeypatch.setattr(check, "check_notebook", no_run)
-    again = check.check_workspace(config.notebooks_in(work), timeout=120, notebooks=notebooks, report=True)
+    again = check.check_workspace(config.notebooks_in(work), timeout=120, notebooks=notebooks, say=print)
     assert [v.status for v in again[FIXTURE.name]] == [v.status for v in first[FIXTURE.name]]
     assert "(unchanged since its last check)" in capsys.readouterr().out
     stub.cells[1].source = "def add(a, b):\n    return a + b"  # the student works on: run again

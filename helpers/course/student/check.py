@@ -180,24 +180,25 @@ def check_copy(copy: Path, reference: Path, timeout: float = config.CELL_TIMEOUT
 
 
 def check_workspace(copies: list[Path], timeout: float = config.CELL_TIMEOUT,
-                    notebooks: Path = config.NOTEBOOKS_DIR, report: bool = False,
+                    notebooks: Path = config.NOTEBOOKS_DIR, say: Callable[[str], None] | None = None,
                     found: dict[str, list[Verdict]] | None = None) -> dict[str, list[Verdict]]:
     """Check every working copy that has a released notebook with exercises, by file name.
 
     A copy checked before (``remember``) whose bytes, release and kit code are unchanged keeps
-    its verdicts without a run. With ``report``, show each notebook's cells as they run and
-    print a line as each is done (``[k/n] name: m/e pass``; a whole workspace takes minutes).
-    Verdicts go into ``found`` (default a new dict) as each notebook is done, so a caller
-    interrupted meanwhile keeps them.
+    its verdicts without a run. Given ``say`` (the command's own output, e.g. ``print``), show
+    each notebook's cells as they run and ``say`` a line as each is done
+    (``[k/n] name: m/e pass``; a whole workspace takes minutes). Verdicts go into ``found``
+    (default a new dict) as each notebook is done, so a caller interrupted meanwhile keeps them.
     """
     found = {} if found is None else found
     todo = [copy for copy in copies if has_exercises(notebooks / copy.name)]
     for k, copy in enumerate(todo, 1):
-        verdicts, state = check_copy(copy, notebooks / copy.name, timeout, reuse=True, progress=report)
+        verdicts, state = check_copy(copy, notebooks / copy.name, timeout, reuse=True,
+                                     progress=say is not None)
         found[copy.name] = verdicts
-        if report:
-            print(f"[{k}/{len(todo)}] {copy.name}: {sum(v.passed for v in verdicts)}/{len(verdicts)} pass"
-                  + (" (unchanged since its last check)" if state == KEPT else ""), flush=True)
+        if say is not None:
+            say(f"[{k}/{len(todo)}] {copy.name}: {sum(v.passed for v in verdicts)}/{len(verdicts)} pass"
+                + (" (unchanged since its last check)" if state == KEPT else ""))
     return found
 
 
