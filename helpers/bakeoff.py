@@ -248,8 +248,9 @@ def _folds(reviews: pd.DataFrame, labels: np.ndarray, folds: int,
         stratified = labels.astype(str)
         if "movie_id" in reviews.columns:
             films = _films(reviews)
-            if len(set(films)) < folds:
-                raise InputError(f"reviews name {len(set(films))} films (movie_id): "
+            named = len(set(films))
+            if named < folds:
+                raise InputError(f"reviews name {named} films (movie_id): "
                                  f"{folds} folds need at least {folds}.")
             splitter = StratifiedGroupKFold(folds, shuffle=True, random_state=seed)
             splits = list(splitter.split(np.zeros(len(labels)), stratified, films))

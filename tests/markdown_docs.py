@@ -69,9 +69,9 @@ def anchors(text: str) -> set[str]:
 
 
 def shared_runs(first: str, second: str, words: int) -> set[str]:
-    """The runs of ``words`` consecutive words that both texts hold (code blocks left out;
-    link targets, case, punctuation, Markdown marks and spacing ignored): a passage copied from one into the
-    other, even with a comma or a mark changed."""
+    """The runs of ``words`` consecutive words that both texts hold (code blocks left out; link
+    targets, case, punctuation, Markdown marks and spacing ignored): a passage copied from one
+    into the other, even with a comma or a mark changed."""
     def runs(text: str) -> set[str]:
         found = _WORD.findall(_LINK.sub("]", _FENCE.sub("", text)).lower())
         return {" ".join(found[i:i + words]) for i in range(len(found) - words + 1)}

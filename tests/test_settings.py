@@ -75,7 +75,11 @@ def test_the_course_file_has_one_reader_that_says_what_the_file_holds_for_its_ca
         settings.read_course_file(course, holds="the answer")
     course.write_text("[course]\nname = \"x\"\n", encoding="utf-8")
     assert settings.read_course_file(course) == course_file.read(course) == {"course": {"name": "x"}}
-    assert student_copy.read_course_file is course_file.read  # the tooling reads through it too
+    # the tooling reads through it too, each saying what the file holds for it
+    course.write_text("[course\n", encoding="utf-8")
+    with pytest.raises(KitError, match=r"cannot be read as TOML \(.*\); its \[course\] student_repository "
+                                       r"names the students' repository .*nothing was written\.$"):
+        student_copy.students_repository(course_file=course)
 
 
 @pytest.mark.parametrize(("text", "message"), [

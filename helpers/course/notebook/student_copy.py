@@ -43,10 +43,9 @@ from helpers import owned
 from helpers.course.config import NOTEBOOKS_DIR, SOLUTIONS_DIR, notebooks_in
 from helpers.course.config import is_student_copy as is_student_copy  # its old home: kept importable
 from helpers.course.course_file import REPOSITORY_KEY, REPOSITORY_TABLE, UNSET, repository_problem
-from helpers.course.course_file import read as read_course_file
 from helpers.course.notebook import cells, release
 from helpers.errors import KitError
-from helpers.settings import ALPHA_KEY, COURSE_FILE, EVALUATION_TABLE, REPO_ROOT, alpha
+from helpers.settings import ALPHA_KEY, COURSE_FILE, EVALUATION_TABLE, REPO_ROOT, alpha, read_course_file
 
 #: The folders a student copy holds, whole (less ``SKIPPED`` and ``INSTRUCTORS_CODE``).
 STUDENT_FOLDERS = ("helpers", "notebooks")
@@ -352,12 +351,10 @@ def students_repository(given: str | None = None, course_file: Path | None = Non
 
 
 def _course_table(course_file: Path) -> dict:
-    """The ``[course]`` table of the course file (read by ``course_file.read``)."""
-    if not course_file.is_file():
-        raise KitError(f"{course_file} is missing: its [{REPOSITORY_TABLE}] {REPOSITORY_KEY} names the "
-                       "students' repository (or pass --binder-repo OWNER/NAME); nothing was "
-                       "written.")
-    table = read_course_file(course_file).get(REPOSITORY_TABLE, {})
+    """The ``[course]`` table of the course file (``settings.read_course_file``)."""
+    holds = (f"its [{REPOSITORY_TABLE}] {REPOSITORY_KEY} names the students' repository (or pass "
+             "--binder-repo OWNER/NAME); nothing was written")
+    table = read_course_file(course_file, holds=holds).get(REPOSITORY_TABLE, {})
     return table if isinstance(table, dict) else {}
 
 
