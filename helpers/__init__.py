@@ -31,11 +31,9 @@ On top of it sit the ``kit`` command (``cli``) and the course tooling, ``helpers
 
 __version__ = "0.1.0"
 
-import os  # noqa: E402
-
 from helpers import settings  # noqa: E402
 
-os.environ.update(settings.reference_blas())  # before numpy loads OpenBLAS (see settings)
+settings.set_environment(settings.reference_blas())  # before numpy loads OpenBLAS (see settings)
 
 from helpers.exercises import show_unfinished_briefly  # noqa: E402
 

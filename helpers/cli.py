@@ -71,7 +71,7 @@ def cmd_info(args: argparse.Namespace) -> None:
     print(f"profile       {settings.profile()} ({PROFILES[settings.profile()]}; KIT_PROFILE chooses)")
     from helpers.course.notebook import environment  # loads numpy's BLAS: only when asked
 
-    seed = os.environ.get("PYTHONHASHSEED")
+    seed = settings.hash_seed()
     print(f"hash seed     PYTHONHASHSEED={seed if seed is not None else '(unset)'}"
           + ("" if seed == "0" else " (the reference outputs need 0; kit lab and kit check set it)"))
     print(f"BLAS          {environment.current()['blas']}")
@@ -513,7 +513,7 @@ def cmd_lab(args: argparse.Namespace) -> None:
     # Kernels inherit the server's environment; gensim's initial vectors depend on Python's
     # hash seed, so the reference outputs need it fixed before Jupyter starts.
     config.apply_reference_env()
-    os.environ.update(lab_environment(os.environ))
+    settings.set_environment(lab_environment(settings.environment()))
     command = [sys.executable, "-m", "jupyterlab", *lab_arguments(settings.work_dir()), *args.jupyter_args]
     sys.stdout.flush()  # execv drops what Python still buffers (all of it, into a pipe)
     os.execv(command[0], command)

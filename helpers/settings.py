@@ -1,4 +1,5 @@
-"""Where the kit keeps its data, where it fetches from, and which profile it runs.
+"""Where the kit keeps its data, where it fetches from, and which profile it runs: the one
+module that reads (and sets) the process environment.
 
 Every setting is read from the environment when it is needed, so a notebook, the ``kit``
 command and the tests all agree:
@@ -13,6 +14,12 @@ command and the tests all agree:
   come from) or ``full`` (more epochs, all cores). Default: ``quick``. (``reference``, its
   old name, still works, with a warning.)
 
+The kit's processes tell each other a few things through the variables they inherit:
+``KIT_STRICT_CACHE`` (a grading preparation's notebooks: a cache that cannot be stored is an
+error, ``strict_caches``), ``JPY_SESSION_NAME`` (the notebook a lab kernel was started for,
+``lab_session``) and ``PYTHONHASHSEED`` (``hash_seed``). No other module of the kit reads or
+sets ``os.environ`` (ruff's banned-api rule, ``pyproject.toml``): they ask here.
+
 One setting is the course's, not the machine's: the significance level every notebook tests
 at, ``alpha()``, read from ``course/course.toml`` (``[evaluation] alpha``).
 
@@ -24,8 +31,11 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import tomllib
 import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from helpers.errors import InputError, KitError
@@ -215,3 +225,88 @@ def cpu_flags(cpuinfo: Path = CPUINFO) -> frozenset[str]:
     line = next((line for line in text.splitlines() if line.startswith("flags")), "")
     return frozenset(line.partition(":")[2].split())
 
+
+
+# --- The process environment -----------------------------------------------------------------
+
+#: Set (to anything) when a cache that cannot be stored must be an error, not a warning.
+STRICT_CACHE_ENV = "KIT_STRICT_CACHE"
+#: What jupyter_server tells a kernel it starts for a notebook: that notebook's path.
+LAB_SESSION_ENV = "JPY_SESSION_NAME"
+#: Python's hash seed, which gensim's initial vectors depend on.
+HASH_SEED_ENV = "PYTHONHASHSEED"
+
+
+def strict_caches() -> bool:
+    """Whether a cache that cannot be stored is an error here (``STRICT_CACHE_ENV`` set)."""
+    return bool(os.environ.get(STRICT_CACHE_ENV))
+
+
+def lab_session() -> str | None:
+    """The notebook path jupyter_server gave this kernel (``LAB_SESSION_ENV``), or None."""
+    return os.environ.get(LAB_SESSION_ENV) or None
+
+
+def hash_seed() -> str | None:
+    """This process's ``PYTHONHASHSEED`` as set in its environment, or None where it is unset."""
+    return os.environ.get(HASH_SEED_ENV)
+
+
+def environment(names: Iterable[str] | None = None) -> dict[str, str]:
+    """A copy of this process's environment: every variable, or only those of ``names`` set."""
+    if names is None:
+        return dict(os.environ)
+    return {name: os.environ[name] for name in names if name in os.environ}
+
+
+def set_environment(values: Mapping[str, str], unset: Iterable[str] = ()) -> None:
+    """Set ``values`` and remove ``unset`` in this process's environment, which every process
+    it starts afterwards (a kernel, a sandboxed job) inherits."""
+    for name in unset:
+        os.environ.pop(name, None)
+    os.environ.update(values)
+
+
+@contextmanager
+def environment_kept() -> Iterator[None]:
+    """Put this process's environment back as it was on entry, whatever the block set (e.g.
+    Dask's nannies, which set their workers' variables here before each spawn)."""
+    before = dict(os.environ)
+    try:
+        yield
+    finally:
+        for name in set(os.environ) - set(before):
+            del os.environ[name]
+        os.environ.update(before)
+
+
+class _Holders:
+    """The blocks in this process (threads) that hold a variable set, and what it was before."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.count = 0
+        self.before: str | None = None
+
+
+_STRICT_HOLDERS = _Holders()
+
+
+@contextmanager
+def strict_caches_set() -> Iterator[None]:
+    """Set ``STRICT_CACHE_ENV`` for the processes started meanwhile, until the last of the
+    blocks running at once in this process ends; then put back what was there."""
+    held = _STRICT_HOLDERS
+    with held.lock:
+        if held.count == 0:
+            held.before = os.environ.get(STRICT_CACHE_ENV)
+            os.environ[STRICT_CACHE_ENV] = "1"
+        held.count += 1
+    try:
+        yield
+    finally:
+        with held.lock:
+            held.count -= 1
+            if held.count == 0:
+                set_environment({} if held.before is None else {STRICT_CACHE_ENV: held.before},
+                                unset=[STRICT_CACHE_ENV])

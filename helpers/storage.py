@@ -16,8 +16,9 @@ through this module, under one set of rules:
   unreadable): it is set aside as ``<name>.corrupt-<timestamp>`` (kept for a look, never
   read), one line on stderr says so, and the caller computes it again.
 - **A cache that cannot be stored** (a read-only folder, as in ``kit grade``'s sandbox, or a
-  full disk) costs one line on stderr, not the result, unless :data:`STRICT_CACHE_ENV` is
-  set (``kit grade --prepare``, which must leave every cache built).
+  full disk) costs one line on stderr, not the result, unless the processes run strict
+  (``helpers.settings.strict_caches``: ``kit grade --prepare``, which must leave every cache
+  built).
 
 :func:`cached` puts the rules together: load, or compute and store. Every cached value goes
 through it; only the Doc2Vec training corpus, a file gensim reads by its path rather than a
@@ -29,13 +30,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from helpers import fetch
+from helpers import fetch, settings
 from helpers.errors import InputError
 from helpers.files import atomic_write, file_lock, set_aside, sha256sum
 from helpers.log import LOGGER
@@ -50,8 +50,6 @@ CACHE_VERSION = 2
 #: Hex characters of a key (64 bits: no two artefacts of one data folder collide).
 KEY_CHARS = 16
 SIDECAR = ".sha256"
-#: Set (to anything) when a cache that cannot be stored must be an error, not a warning.
-STRICT_CACHE_ENV = "KIT_STRICT_CACHE"
 
 
 def key(params: Mapping[str, object], datasets: Sequence[str] = (), libraries: Sequence[str] = ()) -> str:
@@ -192,8 +190,8 @@ def store(path: Path, write: Callable[[Path], object]) -> bool:
     -------
     bool
         False when the folder cannot be written (read-only, disk full): one line on stderr
-        says so, and the caller keeps its computed value. With :data:`STRICT_CACHE_ENV` set
-        the error is raised instead.
+        says so, and the caller keeps its computed value. Where caches are strict
+        (``helpers.settings.strict_caches``) the error is raised instead.
     """
     path = Path(path)
     try:
@@ -202,7 +200,7 @@ def store(path: Path, write: Callable[[Path], object]) -> bool:
             digest = sha256sum(path)
             atomic_write(_sidecar(path), lambda tmp: tmp.write_text(digest + "\n"))
     except OSError as err:
-        if os.environ.get(STRICT_CACHE_ENV):
+        if settings.strict_caches():
             raise
         LOGGER.warning(f"{path.name} was computed but not kept as a cache ({err.strerror or err}).")
         return False

@@ -12,7 +12,7 @@ from jupyter_client.blocking import BlockingKernelClient
 from jupyter_client.manager import start_new_kernel
 
 from helpers.cli import lab_environment
-from helpers.course.config import LAB_SESSION_ENV
+from helpers.settings import LAB_SESSION_ENV
 
 KERNEL_START_SECONDS = 120  # a loaded machine starts kernels slowly; this only bounds a hang
 

@@ -19,7 +19,6 @@ import pytest
 from helpers import settings
 from helpers.cli import main
 from helpers.course import config
-from helpers.course.config import LAB_SESSION_ENV
 from helpers.course.engine import nbval_run
 from helpers.course.engine.verdict import Status, Verdict
 from helpers.course.engine.wording import describe
@@ -28,7 +27,7 @@ from helpers.course.notebook.cells import exercise_id, exercises
 from helpers.course.notebook.compare import Difference
 from helpers.course.student import check, progress, workspace
 from helpers.errors import KitError
-from helpers.settings import REPO_ROOT
+from helpers.settings import LAB_SESSION_ENV, REPO_ROOT
 
 FIXTURE = Path(__file__).parent / "fixtures" / "solutions" / "00_fixture.ipynb"
 

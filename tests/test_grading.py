@@ -8,7 +8,6 @@ import shutil
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
 from pathlib import Path
 
 import grading_harness
@@ -17,7 +16,7 @@ import pandas as pd
 import psutil
 import pytest
 
-from helpers import settings, storage
+from helpers import settings
 from helpers.cli import main
 from helpers.course.classroom import classgrade, gradebook, layout
 from helpers.course.classroom.record import Record
@@ -645,7 +644,7 @@ def test_graded_notebook_restores_reference_cells():
 def test_a_correct_notebook_reads_the_prepared_caches_and_rebuilds_nothing(corpora, tmp_path, monkeypatch):
     # Notebook 03 cross-validates NB and SVM-BOW: prepared once, a student's run only reads
     # them. With the strict setting, a cache the sandboxed run had to store would fail a cell.
-    monkeypatch.setenv(storage.STRICT_CACHE_ENV, "1")
+    monkeypatch.setenv(settings.STRICT_CACHE_ENV, "1")
     monkeypatch.setenv("KIT_DATA_DIR", str(corpora))  # the data folder (this module's class has its own)
     student = tmp_path / "class" / "alice"
     student.mkdir(parents=True)
@@ -694,15 +693,6 @@ def test_prepares_running_at_once_keep_each_other_s_records(empty_data_dir, monk
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(lambda name: classgrade._record_prepared(name, {"sha256": name, "seconds": 1}), names))
     assert sorted(json.loads(classgrade.prepared_path().read_text())) == names
-
-
-def test_strict_caches_hold_until_the_last_prepare_running_at_once_ends(monkeypatch):
-    monkeypatch.delenv(storage.STRICT_CACHE_ENV, raising=False)
-    with ExitStack() as second:
-        with classgrade._strict_caches():
-            second.enter_context(classgrade._strict_caches())
-        assert os.environ.get(storage.STRICT_CACHE_ENV) == "1"  # the first ended, not the second
-    assert storage.STRICT_CACHE_ENV not in os.environ
 
 
 @pytest.mark.kernel

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import platform
+import subprocess
+import sys
 
 import pytest
 
@@ -102,3 +105,48 @@ def test_a_significance_level_missing_or_not_in_0_to_a_half_is_one_clear_error(t
         course.write_text(text, encoding="utf-8")
     with pytest.raises(KitError, match=message):
         settings.alpha(course)
+
+
+def test_the_kit_s_variables_are_read_here(monkeypatch):
+    monkeypatch.delenv(settings.STRICT_CACHE_ENV, raising=False)
+    monkeypatch.delenv(settings.LAB_SESSION_ENV, raising=False)
+    monkeypatch.delenv(settings.HASH_SEED_ENV, raising=False)
+    assert (settings.strict_caches(), settings.lab_session(), settings.hash_seed()) == (False, None, None)
+    monkeypatch.setenv(settings.STRICT_CACHE_ENV, "1")
+    monkeypatch.setenv(settings.LAB_SESSION_ENV, "/home/me/work/01_naive_bayes.ipynb")
+    monkeypatch.setenv(settings.HASH_SEED_ENV, "0")
+    assert (settings.strict_caches(), settings.lab_session(), settings.hash_seed()) == \
+        (True, "/home/me/work/01_naive_bayes.ipynb", "0")
+
+
+def test_the_environment_is_given_as_a_copy_and_set_for_the_processes_started_afterwards(monkeypatch):
+    monkeypatch.setenv("KIT_TEST_A", "a")
+    monkeypatch.delenv("KIT_TEST_B", raising=False)
+    copy = settings.environment()
+    copy["KIT_TEST_A"] = "changed"
+    assert settings.environment(["KIT_TEST_A", "KIT_TEST_B"]) == {"KIT_TEST_A": "a"}
+    settings.set_environment({"KIT_TEST_B": "b"}, unset=["KIT_TEST_A"])
+    started = subprocess.run([sys.executable, "-c", "import os; print(os.environ.get('KIT_TEST_A'), "
+                              "os.environ.get('KIT_TEST_B'))"], capture_output=True, text=True, check=True)
+    assert started.stdout.split() == ["None", "b"]
+
+
+def test_the_environment_kept_is_put_back_whatever_the_block_set_or_removed(monkeypatch):
+    monkeypatch.setenv("KIT_TEST_A", "a")
+    monkeypatch.delenv("KIT_TEST_B", raising=False)
+    before = settings.environment()
+    with pytest.raises(RuntimeError), settings.environment_kept():
+        settings.set_environment({"KIT_TEST_B": "b", "KIT_TEST_A": "other"})
+        settings.set_environment({}, unset=["KIT_TEST_A"])
+        raise RuntimeError("the block fails: the environment is put back all the same")
+    assert settings.environment() == before
+
+
+def test_strict_caches_hold_until_the_last_block_running_at_once_ends(monkeypatch):
+    monkeypatch.setenv(settings.STRICT_CACHE_ENV, "was set")
+    with contextlib.ExitStack() as second:
+        with settings.strict_caches_set():
+            second.enter_context(settings.strict_caches_set())
+            assert settings.environment([settings.STRICT_CACHE_ENV]) == {settings.STRICT_CACHE_ENV: "1"}
+        assert settings.strict_caches()  # the first ended, not the second
+    assert settings.environment([settings.STRICT_CACHE_ENV]) == {settings.STRICT_CACHE_ENV: "was set"}

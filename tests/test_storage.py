@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import files, storage
+from helpers import files, settings, storage
 from helpers.errors import InputError
 
 
@@ -98,7 +98,7 @@ def test_a_folder_that_cannot_be_written_costs_the_cache_not_the_result(tmp_path
     monkeypatch.setattr(storage, "atomic_write", no_space)
     assert storage.store(tmp_path / "x", _write_text("v")) is False
     assert "was computed but not kept as a cache (No space left on device)" in capsys.readouterr().err
-    monkeypatch.setenv(storage.STRICT_CACHE_ENV, "1")
+    monkeypatch.setenv(settings.STRICT_CACHE_ENV, "1")
     with pytest.raises(OSError):
         storage.store(tmp_path / "x", _write_text("v"))
 

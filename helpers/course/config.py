@@ -7,13 +7,13 @@ and the reference environment from here, so they cannot drift apart.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from helpers import settings
 from helpers.errors import KitError
 from helpers.settings import COURSE_FILE as COURSE_FILE  # the course's settings: defined with alpha()
-from helpers.settings import REPO_ROOT
+from helpers.settings import LAB_SESSION_ENV, REPO_ROOT
 
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
@@ -69,8 +69,6 @@ def notebooks_in(folder: Path, numbers: list[str] | None = None) -> list[Path]:
     return found
 
 
-#: What jupyter_server tells a kernel it starts for a notebook: that notebook's path.
-LAB_SESSION_ENV = "JPY_SESSION_NAME"
 
 
 def is_student_copy(root: Path = REPO_ROOT) -> bool:
@@ -83,7 +81,7 @@ def reference_environ(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """Return ``base`` (default ``os.environ``) with the reference environment applied, and
     without the lab's notebook (``LAB_SESSION_ENV``: a check run from a lab cell is no lab
     session of that notebook)."""
-    found = {**(os.environ if base is None else base), **REFERENCE_ENV}
+    found = {**(settings.environment() if base is None else base), **REFERENCE_ENV}
     found.pop(LAB_SESSION_ENV, None)
     return found
 
@@ -91,8 +89,7 @@ def reference_environ(base: Mapping[str, str] | None = None) -> dict[str, str]:
 def apply_reference_env() -> None:
     """Set the reference environment in this process, so kernels it starts inherit it (and
     not the lab's notebook, ``LAB_SESSION_ENV``)."""
-    os.environ.update(REFERENCE_ENV)
-    os.environ.pop(LAB_SESSION_ENV, None)
+    settings.set_environment(REFERENCE_ENV, unset=[LAB_SESSION_ENV])
 
 
 def backup_path(folder: Path, original: Path, stamp: str) -> Path:

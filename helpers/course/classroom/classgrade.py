@@ -21,23 +21,20 @@ from __future__ import annotations
 import datetime
 import functools
 import json
-import os
 import shutil
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TypedDict
 
 import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
-from helpers import files, settings, storage
+from helpers import files, settings
 from helpers.course import config
 from helpers.course.classroom import answers, cluster, feedback, gradebook, layout
 from helpers.course.classroom.gradebook import exercise_key
@@ -359,7 +356,7 @@ def prepare(solutions_dir: Path = config.SOLUTIONS_DIR, notebooks: list[str] | N
         LOGGER.info(f"kit grade: preparing {path.stem} (its solution builds the shared caches) ...")
         reference = release_notebook(solution, path.stem, hidden=True)
         started = time.monotonic()
-        with tempfile.TemporaryDirectory(prefix="kit-prepare-") as scratch, _strict_caches():
+        with tempfile.TemporaryDirectory(prefix="kit-prepare-") as scratch, settings.strict_caches_set():
             run, verdicts = grading.grade_notebook(solution, reference, solution, Path(scratch), timeout)
         failing = [f"{v.exercise}: {v.reason}" for v in verdicts if not v.passed]
         if failing or run.problem is not Problem.NONE:
@@ -368,36 +365,6 @@ def prepare(solutions_dir: Path = config.SOLUTIONS_DIR, notebooks: list[str] | N
         _record_prepared(path.stem, {"sha256": digest, "seconds": round(time.monotonic() - started, 1)})
         graded_now.append(path.stem)
     return graded_now
-
-
-class _Strict(TypedDict):
-    lock: threading.Lock
-    users: int
-    before: str | None
-
-
-_strict: _Strict = {"lock": threading.Lock(), "users": 0, "before": None}
-
-
-@contextmanager
-def _strict_caches() -> Iterator[None]:
-    """Make a cache that cannot be stored an error in the notebooks run meanwhile (until the
-    last of the ``prepare`` calls running at once in this process ends)."""
-    with _strict["lock"]:
-        if _strict["users"] == 0:
-            _strict["before"] = os.environ.get(storage.STRICT_CACHE_ENV)
-            os.environ[storage.STRICT_CACHE_ENV] = "1"
-        _strict["users"] += 1
-    try:
-        yield
-    finally:
-        with _strict["lock"]:
-            _strict["users"] -= 1
-            if _strict["users"] == 0:
-                if _strict["before"] is None:
-                    os.environ.pop(storage.STRICT_CACHE_ENV)
-                else:
-                    os.environ[storage.STRICT_CACHE_ENV] = _strict["before"]
 
 
 def _read_prepared() -> dict[str, dict]:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError, ThreadPoolExecutor, as_completed
@@ -39,6 +38,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from helpers import settings
 from helpers.course import config
 from helpers.errors import InputError, KitError
 
@@ -309,8 +309,7 @@ def local_cluster(workers: int) -> Iterator[LocalCluster]:
     import dask
     from distributed import LocalCluster
 
-    before = dict(os.environ)
-    try:
+    with settings.environment_kept():
         # A worker is sent one task at a time (Dask's default queues a second one behind it): a
         # task waiting on a worker that dies is counted as a death against it, and may be lost.
         with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
@@ -321,11 +320,3 @@ def local_cluster(workers: int) -> Iterator[LocalCluster]:
                                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
         with cluster:
             yield cluster
-    finally:
-        _restore_environ(before)
-
-
-def _restore_environ(before: dict[str, str]) -> None:
-    for name in set(os.environ) - set(before):
-        del os.environ[name]
-    os.environ.update(before)

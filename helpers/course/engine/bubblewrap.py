@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import cast
 
+from helpers import settings
 from helpers.course import config
 from helpers.course.engine.limits import MAX_THREADS
 from helpers.errors import KitError
@@ -34,7 +35,7 @@ SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"
 #: The job's folder inside bubblewrap (on its private /tmp).
 JOB_DIR = Path("/tmp/kit-job")
 #: Environment passed into the sandbox: nothing else of the grader's leaks in.
-PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "OPENBLAS_CORETYPE", "KIT_STRICT_CACHE")
+PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "OPENBLAS_CORETYPE", settings.STRICT_CACHE_ENV)
 #: What the job sees of the kit's repository, read-only (the fallback copies it): the kit's code,
 #: the files its tools read, and the course file, whose significance level the notebooks test at
 #: (``settings.alpha``).
@@ -74,7 +75,7 @@ def _probe_bwrap() -> str | None:
 def environment(job: Path, data_dir: Path, cores: frozenset[int], code: Path,
                 extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The job's environment: a few of the grader's variables, the rest pointing into its folder."""
-    env = {name: os.environ[name] for name in PASSED_ENV if name in os.environ}
+    env = settings.environment(PASSED_ENV)
     home = job / "home"
     threads = str(min(len(cores), MAX_THREADS))
     env.update({
@@ -183,7 +184,7 @@ def _visible(paths: Sequence[Path], mounted: Sequence[Path] = ()) -> list[str]:
 def _import_paths() -> frozenset[Path]:
     """Where the grader's Python, started as a job's is (no ``PYTHONPATH``, in ``/``), imports
     from: its path (site-packages, ``.pth`` additions) and the sources of editable installs."""
-    env = {name: os.environ[name] for name in PASSED_ENV if name in os.environ} | _user_base()
+    env = settings.environment(PASSED_ENV) | _user_base()
     probe = subprocess.run([sys.executable, "-c", IMPORT_PATHS_SCRIPT], capture_output=True,
                            text=True, env=env, cwd="/")
     if probe.returncode != 0:

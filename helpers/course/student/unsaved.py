@@ -14,14 +14,13 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
 
 import nbformat
 
-from helpers.course.config import LAB_SESSION_ENV
+from helpers import settings
 from helpers.course.notebook.cells import exercise_id
 from helpers.errors import InputError, KitError
 from helpers.files import atomic_write
@@ -43,7 +42,7 @@ def lab_notebook() -> Path | None:
         ``LAB_SESSION_ENV``'s absolute path; None outside such a kernel, or for a path given
         relative to a server root this process does not know.
     """
-    session = os.environ.get(LAB_SESSION_ENV)
+    session = settings.lab_session()
     return Path(session) if session and Path(session).is_absolute() else None
 
 
