@@ -425,20 +425,19 @@ print(json.dumps({"scores": [[float(x).hex() for x in s] for s in [*scores, over
 
 @pytest.mark.slow
 def test_bag_of_words_predictions_and_overlaps_are_the_same_under_other_blas_kernels(corpora, tmp_path):
-    """What lets test_portability share evaluation.BLAS_FREE and the overlaps: bit for bit under
-    other kernels."""
+    """What lets a data folder keep evaluation.BLAS_FREE and the overlaps whatever kernels a run
+    uses (tests/conftest.py's check that CI's run computed every other cache): bit for bit under
+    the CPU's own kernels and two others."""
     import subprocess
     import sys
 
     from helpers.course.notebook.tolerances import Setting
 
     runs = []
-    for setting in (Setting("Sandybridge", 1), Setting("Prescott", 2)):
+    for setting in (Setting(None, 2), Setting("Sandybridge", 1), Setting("Prescott", 2)):
         env = setting.environ(settings.data_dir())
         done = subprocess.run([sys.executable, "-c", _BOW_SCORES], env=env, capture_output=True, text=True,
                               timeout=600)
         assert done.returncode == 0, done.stderr[-2000:]
         runs.append(json.loads(done.stdout.strip().splitlines()[-1])["scores"])
-    here = json.loads(subprocess.run([sys.executable, "-c", _BOW_SCORES], capture_output=True, text=True,
-                                     timeout=600, check=True).stdout.strip().splitlines()[-1])["scores"]
-    assert runs[0] == here and runs[1] == here
+    assert runs[1] == runs[0] and runs[2] == runs[0]
