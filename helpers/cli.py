@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from helpers import fetch, log, settings
 from helpers.course import config, stops
 from helpers.course.arguments import positive_float, positive_int
+from helpers.course.classroom import summaries
 from helpers.course.safe_text import printable
 from helpers.errors import KitError
 
@@ -170,14 +171,14 @@ def cmd_grade(args: argparse.Namespace) -> None:
         _say(f"{len(written)} feedback files written under {layout.feedback_root(submissions)}")
         return
     written = answers.written_marks(submissions)
-    _say(gradebook.summary(grades, written).to_string())
-    review = gradebook.flagged(grades)
+    _say(summaries.summary(grades, written).to_string())
+    review = summaries.flagged(grades)
     if not review.empty:
         _say(f"\n{len(review)} exercise(s) flagged for review (graded all the same):")
         _say(review.to_string(index=False))
     if args.summary:
-        _say("\n" + gradebook.pass_rates(grades).to_string(index=False))
-        path = gradebook.write_summary(submissions, grades, written)
+        _say("\n" + summaries.pass_rates(grades).to_string(index=False))
+        path = summaries.write_summary(submissions, grades, written)
         _say("\n" + owned.where_written("class table", layout.summary_path(submissions), path))
         exported = exports.write_exports(submissions, grades, written)
         for lms, written_to in zip(layout.EXPORT_FILES, exported, strict=False):

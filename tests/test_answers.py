@@ -12,7 +12,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from test_gradebook import make_record
 
 from helpers.cli import main
-from helpers.course.classroom import answers, classgrade, feedback, gradebook, layout
+from helpers.course.classroom import answers, classgrade, feedback, gradebook, layout, summaries
 from helpers.course.notebook import cells, release
 from helpers.errors import KitError
 
@@ -186,7 +186,7 @@ def test_written_points_and_their_maximum_count_in_the_class_table(klass):
     assert (written.loc["ann", "marked_max"], written.loc["ann", "unmarked"]) == (3.0, 0)
     grades = pd.DataFrame({"student": ["ann", "bob"], "notebook": [NOTEBOOK] * 2, "points": [1.0, 0.0],
                            "max_points": [1.0, 1.0]})
-    table = gradebook.summary(grades, written)
+    table = summaries.summary(grades, written)
     assert list(table.columns) == [NOTEBOOK, "written", "unmarked", "total", "max_total"]
     assert table.loc["ann", "total"] == 3.5 and table.loc["bob", "total"] == 0.0
     assert table.loc["ann", "max_total"] == 4.0  # never fewer points possible than earned
@@ -194,7 +194,7 @@ def test_written_points_and_their_maximum_count_in_the_class_table(klass):
     assert pd.isna(table.loc["bob", "written"]) and table.loc["bob", "unmarked"] == 2
     assert table.loc["bob", "max_total"] == 1.0
     assert (table.total <= table.max_total).all()
-    assert list(gradebook.summary(grades).columns) == [NOTEBOOK, "total", "max_total"]
+    assert list(summaries.summary(grades).columns) == [NOTEBOOK, "total", "max_total"]
 
 
 @pytest.mark.parametrize("typed", ["good", "-1", "2.5"])

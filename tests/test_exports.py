@@ -7,7 +7,7 @@ import pytest
 from test_gradebook import class_records, write_all
 
 from helpers.cli import main
-from helpers.course.classroom import exports, gradebook, layout
+from helpers.course.classroom import exports, gradebook, layout, summaries
 from helpers.errors import KitError
 
 ROSTER = ("folder,student_id,name,email\n"
@@ -56,7 +56,7 @@ def test_without_a_roster_the_summary_says_how_to_get_the_lms_files(tmp_path, ca
     assert main(["grade", str(tmp_path), "--summary"]) == 0
     assert "(no roster.csv: add one" in capsys.readouterr().out
     assert not layout.export_path(tmp_path, "canvas").exists()
-    assert gradebook.summary(gradebook.grades_table(class_records())).loc["alice", "total"] == 2.5
+    assert summaries.summary(gradebook.grades_table(class_records())).loc["alice", "total"] == 2.5
 
 
 def test_lms_files_keep_ids_as_typed_and_leave_unmarked_answers_empty(tmp_path):

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from helpers import owned
-from helpers.course.classroom import gradebook, layout
+from helpers.course.classroom import gradebook, layout, spreadsheet, summaries
 from helpers.course.classroom.gradebook import GRADES_COLUMNS
 from helpers.course.classroom.record import RECORD_VERSION, Record
 from helpers.course.engine.verdict import Problem, Status, Verdict
@@ -209,7 +209,7 @@ def test_a_record_round_trips_through_json_with_its_problem():
 
 
 def test_summary_is_points_per_student_and_notebook():
-    table = gradebook.summary(gradebook.grades_table(class_records()))
+    table = summaries.summary(gradebook.grades_table(class_records()))
     assert list(table.index) == ["alice", "bob"]
     assert list(table.columns) == ["01_naive_bayes", "02_logistic", "total", "max_total"]
     assert table.loc["alice"].tolist() == [1.5, 1.0, 2.5, 4.5]
@@ -219,13 +219,13 @@ def test_summary_is_points_per_student_and_notebook():
 
 def test_a_notebook_without_a_grade_is_blank_in_the_summary():
     grades = gradebook.grades_table(class_records()[:3])  # bob's 02 was never graded
-    table = gradebook.summary(grades)
+    table = summaries.summary(grades)
     assert pd.isna(table.loc["bob", "02_logistic"])
     assert table.loc["bob", ["total", "max_total"]].tolist() == [0.5, 3.5]
 
 
 def test_pass_rates_count_each_status():
-    rates = gradebook.pass_rates(gradebook.grades_table(class_records())).set_index(["notebook", "exercise"])
+    rates = summaries.pass_rates(gradebook.grades_table(class_records())).set_index(["notebook", "exercise"])
     assert list(rates.columns) == ["students", "pass_rate", "passed", "failed", "blocked", "not done"]
     assert list(rates.index) == [("01_naive_bayes", "1.1"), ("01_naive_bayes", "1.2"),
                                  ("01_naive_bayes", "1.10"), ("02_logistic", "2.1")]
@@ -236,7 +236,7 @@ def test_pass_rates_count_each_status():
 
 
 def test_gradebook_csv_is_one_row_per_student(tmp_path):
-    path = gradebook.write_summary(tmp_path, gradebook.grades_table(class_records()))
+    path = summaries.write_summary(tmp_path, gradebook.grades_table(class_records()))
     assert path == tmp_path / "gradebook.csv"
     lines = path.read_text().splitlines()
     assert lines == ["student,01_naive_bayes,02_logistic,total,max_total",
@@ -248,7 +248,7 @@ def test_flagged_lists_only_rows_with_flags(tmp_path):
     gradebook.write_grades(tmp_path, class_records())
     read_back = pd.read_csv(tmp_path / "grades.csv", dtype={"exercise": str})  # '' comes back NaN
     for grades in (gradebook.grades_table(class_records()), read_back):
-        review = gradebook.flagged(grades)
+        review = summaries.flagged(grades)
         assert list(review.columns) == ["student", "notebook", "exercise", "flags"]
         assert review.values.tolist() == [["alice", "01_naive_bayes", "1.10", "reads the reference outputs"]]
 
@@ -284,13 +284,13 @@ def test_nothing_an_instructor_opens_evaluates_a_formula_or_holds_a_control_char
         make_exercise("1.1", "failed", error='=HYPERLINK("http://x","click")'),
         make_exercise("1.2", "failed", error="-2+3", flags="@SUM(A1)\x07")])
     grades_csv = gradebook.write_grades(tmp_path, [attack])
-    summary_csv = gradebook.write_summary(tmp_path, gradebook.grades_table([attack]))
+    summary_csv = summaries.write_summary(tmp_path, gradebook.grades_table([attack]))
     for path in (grades_csv, summary_csv):
         text = path.read_text()
         assert "\x1b" not in text and "\x07" not in text
         cells = pd.read_csv(path, dtype=str, keep_default_na=False).map(str)
         starts = {cell[:1] for cell in cells.to_numpy().ravel()} | {column[:1] for column in cells.columns}
-        assert not starts & set(gradebook.FORMULA_STARTS), (path.name, starts)
+        assert not starts & set(spreadsheet.FORMULA_STARTS), (path.name, starts)
     grades = pd.read_csv(grades_csv, dtype=str, keep_default_na=False)
     assert set(grades.student) == {"'=1+1"}
     assert grades.error.tolist() == ["'=HYPERLINK(\"http://x\",\"click\")", "'-2+3"]
@@ -300,5 +300,5 @@ def test_nothing_an_instructor_opens_evaluates_a_formula_or_holds_a_control_char
 @pytest.mark.parametrize("text", ["=1+1", "+4", "-x", "@now", "\tTAB", "plain", "'quoted", "'=1+1",
                                   "''-x", "", "3"])
 def test_a_spreadsheet_cell_reads_back_as_the_text_it_stands_for(text):
-    assert gradebook.from_spreadsheet(gradebook.spreadsheet_text(text)) == text
-    assert gradebook.spreadsheet_text(-2.5) == -2.5  # numbers stay numbers
+    assert spreadsheet.from_spreadsheet(spreadsheet.spreadsheet_text(text)) == text
+    assert spreadsheet.spreadsheet_text(-2.5) == -2.5  # numbers stay numbers

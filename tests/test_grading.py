@@ -18,7 +18,7 @@ import pytest
 
 from helpers import settings
 from helpers.cli import main
-from helpers.course.classroom import classgrade, gradebook, layout
+from helpers.course.classroom import classgrade, gradebook, layout, summaries
 from helpers.course.classroom.record import Record
 from helpers.course.engine import bubblewrap, grading, nbval_run, sandbox
 from helpers.course.engine.limits import Job
@@ -424,7 +424,7 @@ def test_cheats_are_failed_or_flagged(graded):
     # a cell dressed as a hidden check ran in the kernel (it defined OFFSET there) and is flagged
     # for nothing of the grader's
     assert rows.loc[("dressed", "0.1"), "passed"]
-    assert set(gradebook.flagged(grades).student) - attackers == {
+    assert set(summaries.flagged(grades).student) - attackers == {
         "kitcopy", "shadow", "replayer", "patcher", "importer", "framewalker", "finalizer", "printer"}
 
 
@@ -498,7 +498,7 @@ def test_grades_csv_and_summary(graded):
     written = pd.read_csv(subs / "grades.csv", keep_default_na=False, dtype={"exercise": str})
     assert list(written.columns) == gradebook.GRADES_COLUMNS
     assert len(written) == 2 * len(classgrade.students_in(subs))
-    table = gradebook.summary(grades)
+    table = summaries.summary(grades)
     assert table.loc["correct", "total"] == 2.0 and table.loc["correct", "max_total"] == 2.0
     assert table.loc["stub", "00_fixture"] == 0.0
 

@@ -7,7 +7,7 @@ import pytest
 from test_gradebook import class_records, write_all
 
 from helpers.cli import main
-from helpers.course.classroom import feedback, gradebook, layout
+from helpers.course.classroom import feedback, gradebook, layout, overrides, summaries
 from helpers.errors import KitError
 
 HEADER = "student,notebook,exercise,points,comment\n"
@@ -18,8 +18,8 @@ def _overrides(folder, text: str) -> None:
 
 
 def test_no_file_means_no_corrections(tmp_path):
-    assert gradebook.read_overrides(tmp_path).empty
-    assert gradebook.with_overrides(class_records(), gradebook.read_overrides(tmp_path)) == class_records()
+    assert overrides.read_overrides(tmp_path).empty
+    assert overrides.with_overrides(class_records(), overrides.read_overrides(tmp_path)) == class_records()
 
 
 @pytest.mark.parametrize("text, message", [
@@ -30,17 +30,17 @@ def test_no_file_means_no_corrections(tmp_path):
 def test_a_malformed_correction_is_refused_with_its_line(tmp_path, text, message):
     _overrides(tmp_path, text)
     with pytest.raises(KitError, match=message):
-        gradebook.read_overrides(tmp_path)
+        overrides.read_overrides(tmp_path)
     layout.overrides_path(tmp_path).write_text("student,points\nalice,1\n")
     with pytest.raises(KitError, match="lacks the column"):
-        gradebook.read_overrides(tmp_path)
+        overrides.read_overrides(tmp_path)
 
 
 def test_partial_credit_and_a_comment_replace_the_verdict_s_points_everywhere(tmp_path, capsys):
     _overrides(tmp_path, "alice,01_naive_bayes,1.2,1.5,right idea; the prior is off by one\n"
                          "bob,01_naive_bayes,1.10,,see me\nbob,03_typo,3.1,1,\n")
     records = class_records()
-    corrected = gradebook.with_overrides(records, gradebook.read_overrides(tmp_path))
+    corrected = overrides.with_overrides(records, overrides.read_overrides(tmp_path))
     assert records == class_records(), "the records themselves are untouched"
     assert "bob, 03_typo, exercise 3.1 matches no graded exercise" in capsys.readouterr().err
     grades = gradebook.grades_table(corrected).set_index(["student", "notebook", "exercise"])
@@ -48,11 +48,11 @@ def test_partial_credit_and_a_comment_replace_the_verdict_s_points_everywhere(tm
         1.5, 2.0, "failed"]
     assert grades.loc[("alice", "01_naive_bayes", "1.2"), "comment"] == "right idea; the prior is off by one"
     assert grades.loc[("bob", "01_naive_bayes", "1.10"), ["points", "comment"]].tolist() == [0.5, "see me"]
-    table = gradebook.summary(gradebook.grades_table(corrected))
+    table = summaries.summary(gradebook.grades_table(corrected))
     assert table.loc["alice", "01_naive_bayes"] == 1.0 + 1.5 + 0.5
     _overrides(tmp_path, "alice,01_naive_bayes,1.2,3,\n")
     with pytest.raises(KitError, match="exercise 1.2 is worth 2 points, not 3"):
-        gradebook.with_overrides(records, gradebook.read_overrides(tmp_path))
+        overrides.with_overrides(records, overrides.read_overrides(tmp_path))
 
 
 def test_corrections_reach_the_class_table_and_the_feedback_and_survive_rewriting(tmp_path):
@@ -84,10 +84,10 @@ def test_corrections_reach_the_class_table_and_the_feedback_and_survive_rewritin
 
 def test_a_correction_worth_more_than_its_exercise_stops_grading_before_any_run(tmp_path):
     _overrides(tmp_path, "alice,01_naive_bayes,1.2,3,\nbob,01_naive_bayes,1.9,1,\n")
-    overrides = gradebook.read_overrides(tmp_path)
-    gradebook.check_overrides(overrides, {"01_naive_bayes": {"1.2": 3.0}})  # within its worth
+    corrections = overrides.read_overrides(tmp_path)
+    overrides.check_overrides(corrections, {"01_naive_bayes": {"1.2": 3.0}})  # within its worth
     with pytest.raises(KitError, match="alice, 01_naive_bayes, exercise 1.2 is worth 2 points, not 3"):
-        gradebook.check_overrides(overrides, {"01_naive_bayes": {"1.2": 2.0}})
+        overrides.check_overrides(corrections, {"01_naive_bayes": {"1.2": 2.0}})
 
 
 def test_grade_help_names_every_file_the_instructor_edits_or_receives(capsys):

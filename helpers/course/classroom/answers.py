@@ -31,7 +31,7 @@ from nbformat import NotebookNode
 
 from helpers.course import config
 from helpers.course.classroom import layout
-from helpers.course.classroom.gradebook import read_table, spreadsheet_csv
+from helpers.course.classroom.spreadsheet import read_table, spreadsheet_csv
 from helpers.course.notebook.answer_text import written_answer
 from helpers.course.notebook.cells import answer_cells, answer_id, answer_points, marking_scheme
 from helpers.course.notebook.release import released_answer

@@ -46,7 +46,7 @@ from helpers.bakeoff import BAKEOFF_NOTEBOOK, ENTRY, LABELS, checked_labels
 from helpers.course import config
 from helpers.course.classroom import layout
 from helpers.course.classroom.classgrade import MAX_NOTEBOOK_MB
-from helpers.course.classroom.gradebook import spreadsheet_csv
+from helpers.course.classroom.spreadsheet import spreadsheet_csv
 from helpers.course.engine import sandbox
 from helpers.course.engine.limits import Job, Limits
 from helpers.course.engine.nbval_run import run_notebook
@@ -780,7 +780,7 @@ def figure_png(result: Bakeoff) -> bytes:
 def write(result: Bakeoff, submissions: Path, test_name: str) -> list[tuple[Path, Path]]:
     """Write the leaderboard's files into the submissions folder, never over a file the
     instructor changed (``owned``); returns (intended, written) per file. The CSV files are
-    safe to open in a spreadsheet (``gradebook.spreadsheet_csv``)."""
+    safe to open in a spreadsheet (``spreadsheet.spreadsheet_csv``)."""
     png = figure_png(result)
     contents: dict[str, str | bytes] = {
         TABLE_FILE: spreadsheet_csv(table(result)), PAIRS_FILE: spreadsheet_csv(result.board.pairs),

@@ -36,7 +36,7 @@ from nbformat import NotebookNode
 
 from helpers import files, settings
 from helpers.course import config
-from helpers.course.classroom import answers, cluster, feedback, gradebook, layout
+from helpers.course.classroom import answers, cluster, feedback, gradebook, layout, overrides
 from helpers.course.classroom.gradebook import exercise_key
 from helpers.course.classroom.record import Record
 from helpers.course.engine import grading, sandbox
@@ -468,8 +468,8 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
     graded = [p for p in solutions if exercises(nbformat.read(p, as_version=4))]
     kept = {(r.student, r.notebook): r for r in gradebook.read_records(submissions_dir)}
     # the instructor's files are checked before any run: an error in them stops nothing midway
-    overrides = gradebook.read_overrides(submissions_dir)
-    gradebook.check_overrides(overrides, {path.stem: grading.points_of(nbformat.read(path, as_version=4))
+    corrections = overrides.read_overrides(submissions_dir)
+    overrides.check_overrides(corrections, {path.stem: grading.points_of(nbformat.read(path, as_version=4))
                                           for path in graded})
     marks = answers.marked(submissions_dir)
     # jobs running at once on one machine share its cores: threads here, a local cluster's
@@ -491,10 +491,10 @@ def grade(submissions_dir: Path, solutions_dir: Path = config.SOLUTIONS_DIR,
 
     def keep(task: Task, record: Record) -> None:
         try:
-            record = _written(submissions_dir, record, overrides, marks)
+            record = _written(submissions_dir, record, corrections, marks)
         except Exception as err:  # writing what one notebook made the kit raise: its record says so
             solution = nbformat.read(solutions_dir / f"{task.notebook}.ipynb", as_version=4)
-            record = _written(submissions_dir, _crashed(record, solution, err), overrides, marks)
+            record = _written(submissions_dir, _crashed(record, solution, err), corrections, marks)
         graded_now.append(record)
         if on_graded is not None:
             on_graded(task, record)
@@ -523,11 +523,11 @@ def _grades_after_a_stop(submissions_dir: Path) -> None:
                        "rebuilds it.")
 
 
-def _written(submissions_dir: Path, record: Record, overrides: pd.DataFrame, marks: pd.DataFrame) -> Record:
+def _written(submissions_dir: Path, record: Record, corrections: pd.DataFrame, marks: pd.DataFrame) -> Record:
     """Write a record and its student's feedback; return it as stored (every text printable)."""
     record = record.as_stored()
     gradebook.write_record(submissions_dir, record)
-    [corrected] = gradebook.with_overrides([record], overrides, complain=False)
+    [corrected] = overrides.with_overrides([record], corrections, complain=False)
     feedback.write_feedback(submissions_dir, corrected, marks)
     return record
 

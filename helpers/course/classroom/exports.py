@@ -2,7 +2,7 @@
 
 Grading knows students by their folder names. ``SUBMISSIONS_DIR/roster.csv``, which the
 instructor keeps (``ROSTER_COLUMNS``: folder, student_id, name, email), says who each folder
-is; with it, ``kit grade --summary`` also writes the class table (``gradebook.summary``:
+is; with it, ``kit grade --summary`` also writes the class table (``summaries.summary``:
 points per notebook, written answers, total) as
 
 - ``gradebook_canvas.csv``: Canvas's gradebook import ("Import" in the Gradebook): the
@@ -25,8 +25,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from helpers.course.classroom.gradebook import read_table, summary
 from helpers.course.classroom.layout import ROSTER_FILE, export_path, roster_path
+from helpers.course.classroom.spreadsheet import read_table
+from helpers.course.classroom.summaries import summary
 from helpers.course.safe_text import printable
 from helpers.errors import KitError
 from helpers.log import LOGGER
@@ -85,7 +86,7 @@ def points_possible(grades: pd.DataFrame, written: pd.DataFrame | None = None) -
 
 
 def canvas_table(table: pd.DataFrame, roster: pd.DataFrame, possible: dict[str, float]) -> pd.DataFrame:
-    """The class table (``gradebook.summary``) in Canvas's gradebook import format, with the
+    """The class table (``summaries.summary``) in Canvas's gradebook import format, with the
     ``Points Possible`` row from ``possible`` (``points_possible``)."""
     scores = _scores(table, roster)
     people = pd.DataFrame({"Student": roster.name.to_numpy(), "ID": "",
@@ -97,7 +98,7 @@ def canvas_table(table: pd.DataFrame, roster: pd.DataFrame, possible: dict[str, 
 
 
 def moodle_table(table: pd.DataFrame, roster: pd.DataFrame) -> pd.DataFrame:
-    """The class table (``gradebook.summary``) in Moodle's CSV grade import format."""
+    """The class table (``summaries.summary``) in Moodle's CSV grade import format."""
     people = pd.DataFrame({"ID number": roster.student_id.to_numpy(),
                            "Email address": roster.email.to_numpy(), "Full name": roster.name.to_numpy()})
     return pd.concat([people, _scores(table, roster)], axis=1)
@@ -105,7 +106,7 @@ def moodle_table(table: pd.DataFrame, roster: pd.DataFrame) -> pd.DataFrame:
 
 def write_exports(submissions_dir: Path, grades: pd.DataFrame,
                   written: pd.DataFrame | None = None) -> list[Path]:
-    """Write the class table (``gradebook.summary`` of ``grades`` and ``written``) in Canvas's
+    """Write the class table (``summaries.summary`` of ``grades`` and ``written``) in Canvas's
     and Moodle's formats when there is a roster; return the paths written (none without one).
     A file the instructor changed is kept, and the new one goes beside it (``owned.write_owned``)."""
     roster = read_roster(submissions_dir)

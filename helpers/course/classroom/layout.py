@@ -114,7 +114,7 @@ def sheet_paths(submissions_dir: Path) -> list[Path]:
 
 
 def overrides_path(submissions_dir: Path) -> Path:
-    """The instructor's corrections to graded exercises (``gradebook.read_overrides``)."""
+    """The instructor's corrections to graded exercises (``overrides.read_overrides``)."""
     return Path(submissions_dir) / OVERRIDES_FILE
 
 

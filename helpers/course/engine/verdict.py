@@ -251,7 +251,7 @@ class Verdict:
     flags : tuple of str
         What the instructor should look at (see ``flags``).
     awarded : float or None
-        Points the instructor awarded instead (``gradebook.read_overrides``); None: as graded.
+        Points the instructor awarded instead (``overrides.read_overrides``); None: as graded.
     comment : str
         The instructor's comment on the exercise.
     stopped : bool
