@@ -4,9 +4,10 @@ A student enters by handing in notebook 10 (``helpers.bakeoff.BAKEOFF_NOTEBOOK``
 other notebooks: it builds their best system and defines ``ENTRY(texts)``, one label (``"pos"``
 or ``"neg"``) per text; the rules (``helpers.bakeoff.RULES``) say what a system may train on.
 For each student the notebook runs in the grading sandbox (same limits and isolation as
-``kit grade``), with every file of the data folder that holds the test reviews' labels hidden
-(``hidden_data``); the grader then calls ``ENTRY`` once on the test texts and reads its answer
-as plain data. The labels never enter the sandbox: each answer is scored here.
+``kit grade``), seeing of the data folder only what a system may train on: an allow-list of
+folders and of kinds of artefact (``hidden_data``); the grader then calls ``ENTRY`` once on
+the test texts and reads its answer as plain data. The labels never enter the sandbox: each
+answer is scored here.
 
 The test set is ``default_test_set`` (a fixed sample of IMDB test reviews that no notebook,
 corpus or Doc2Vec model holds), or any labelled CSV the instructor names (``read_test_set``).
@@ -73,11 +74,19 @@ SHOWN_DATA = ("nltk_data", "aclImdb", "cache", "models", "results")
 #: and the fetch stamp; the test split, the manifest (which names every test file with its
 #: checksum), the words' expected ratings and the README (which names the test folders) are not.
 SHOWN_IMDB = ("train", "imdb.vocab", ".kit-verified")
-#: Of the other shown entries, every file that names an IMDB test review (its doc id, or its
-#: file in the archive) is hidden: the cached test table, predictions on test reviews.
-TEST_REVIEW = re.compile(rb"test_(?:neg|pos)_[0-9]|test/(?:neg|pos)/")
-#: Bytes read at a time when looking for ``TEST_REVIEW`` in a file.
-SCAN_CHUNK = 1 << 24
+#: Of ``cache`` and ``models``, only artefacts of these kinds are shown (their file names begin
+#: so; each with its checksum and lock file): the parsed IMDB train and unlabelled tables, the
+#: Doc2Vec models and the 2,000 reviews' vectors. Any other file there (the test table, the
+#: held-out reviews, an artefact set aside, one of a kind added later) is hidden until its kind is
+#: named here: an allow-list, since no scan can see a test review's id in every encoding.
+SHOWN_KINDS = {"cache": ("imdb_train_", "imdb_unsup_"), "models": ("d2v_", "vectors_")}
+#: ``results`` names its artefacts by their keys alone, so each is read: a table of predictions
+#: is shown when every review it names is one of the 2,000 (doc ids such as ``cv123_12345``),
+#: a feature choice when it holds only the choice (``CHOICE_KEYS``); any other file is hidden.
+TRAINING_REVIEW = re.compile(r"cv\d{3}_\d+")
+CHOICE_KEYS = {"candidate", "C"}
+#: What follows an artefact's name in its checksum's and its lock's (``.<name>.lock``) names.
+SIDECARS = (".sha256", ".lock")
 #: How the kit's baselines are named on the leaderboard (``KIT_PREFIX + systems.NAMES``).
 KIT_PREFIX = "kit "
 #: What an entry that handed in nothing is told (kept out of the leaderboard's page).
@@ -272,31 +281,55 @@ def read_aliases(path: Path, students: Sequence[str]) -> dict[str, str]:
 
 def hidden_data(data_dir: Path) -> tuple[str, ...]:
     """What of ``data_dir`` an entry must not see (paths relative to it): every entry but
-    ``SHOWN_DATA``, every part of the IMDB folder but ``SHOWN_IMDB``, and every file of the
-    others that names an IMDB test review (``TEST_REVIEW``)."""
+    ``SHOWN_DATA``, every part of the IMDB folder but ``SHOWN_IMDB``, every file of ``cache``
+    and ``models`` not of a kind in ``SHOWN_KINDS``, and every file of ``results`` that is not
+    a table of predictions on the 2,000 reviews or a feature choice (``_shown_result``)."""
     if not data_dir.is_dir():
         return ()
     hidden = [entry.name for entry in data_dir.iterdir() if entry.name not in SHOWN_DATA]
     imdb = data_dir / "aclImdb"
     if imdb.is_dir():
         hidden += [f"aclImdb/{entry.name}" for entry in imdb.iterdir() if entry.name not in SHOWN_IMDB]
-    for name in SHOWN_DATA:
-        if name != "aclImdb" and (data_dir / name).is_dir():
-            hidden += [path.relative_to(data_dir).as_posix() for path in sorted((data_dir / name).rglob("*"))
-                       if path.is_file() and _names_a_test_review(path)]
+    for name, kinds in SHOWN_KINDS.items():
+        hidden += [path.relative_to(data_dir).as_posix() for path in _files(data_dir / name)
+                   if not _artefact_of(path).name.startswith(kinds)]
+    shown: dict[Path, bool] = {}
+    for path in _files(data_dir / "results"):
+        artefact = _artefact_of(path)
+        if artefact not in shown:
+            shown[artefact] = _shown_result(artefact)
+        if not shown[artefact]:
+            hidden.append(path.relative_to(data_dir).as_posix())
     return tuple(sorted(hidden))
 
 
-def _names_a_test_review(path: Path) -> bool:
-    """Whether the file at ``path`` holds an IMDB test review's doc id or archive path."""
-    overlap_bytes = 32  # a match cut by a chunk's end is found in the next chunk
-    with open(path, "rb") as file:
-        tail = b""
-        while chunk := file.read(SCAN_CHUNK):
-            window = tail + chunk
-            if TEST_REVIEW.search(window):
-                return True
-            tail = window[-overlap_bytes:]
+def _files(folder: Path) -> list[Path]:
+    return sorted(path for path in folder.rglob("*") if path.is_file()) if folder.is_dir() else []
+
+
+def _artefact_of(path: Path) -> Path:
+    """The artefact a file of the data folder belongs to: itself, or the one whose checksum
+    (``<name>.sha256``) or lock (``.<name>.lock``) it is."""
+    name = path.name
+    for suffix in SIDECARS:
+        if name.endswith(suffix):
+            name = name.removesuffix(suffix)
+            return path.with_name(name.removeprefix(".") if suffix == ".lock" else name)
+    return path
+
+
+def _shown_result(path: Path) -> bool:
+    """Whether the artefact at ``path`` of ``results`` is one an entry may read: a CSV table
+    whose ``doc_id`` column names only the 2,000 reviews, or a feature choice's JSON."""
+    try:
+        if path.suffix == ".csv":
+            ids = pd.read_csv(path, usecols=["doc_id"], dtype=str, keep_default_na=False).doc_id
+            return bool(ids.str.fullmatch(TRAINING_REVIEW.pattern).all())
+        if path.suffix == ".json":
+            found = json.loads(path.read_text(encoding="utf-8"))
+            return isinstance(found, dict) and set(found) == CHOICE_KEYS
+    except (OSError, ValueError, UnicodeDecodeError):  # unreadable, not such a table, gone
+        return False
     return False
 
 
