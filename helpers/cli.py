@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from helpers import fetch, log, settings
 from helpers.course import config, stops
 from helpers.course.arguments import positive_float, positive_int
-from helpers.course.classroom import summaries
 from helpers.course.safe_text import printable
 from helpers.errors import KitError
 
@@ -139,7 +138,7 @@ corrections."""
 
 def cmd_grade(args: argparse.Namespace) -> None:
     from helpers import owned
-    from helpers.course.classroom import answers, classgrade, exports, feedback, gradebook, layout
+    from helpers.course.classroom import answers, classgrade, exports, feedback, gradebook, layout, summaries
     from helpers.course.notebook import student_copy
 
     student_copy.require_course_repository("grade")

@@ -359,6 +359,8 @@ def test_an_entry_sees_only_the_data_it_may_train_on(tmp_path):
         "cache/imdb_train_1.pkl.sha256": "abc", "cache/.imdb_train_1.pkl.lock": "",
         "cache/held_out_1.csv": "doc_id\ntest_pos_3", "cache/later_kind_1.pkl": "no test id in sight",
         "results/cv.csv": "doc_id,label\ncv001_1,pos\ncv002_17,neg", "results/cv.csv.sha256": "abc",
+        # ids shaped like the 2,000 reviews' but not theirs (an instructor's test set): hidden
+        "results/lookalike.csv": "doc_id,label\ncv999_99999,pos",
         "results/choice.json": '{"candidate": 1, "C": 0.1}', "results/other.json": '{"labels": ["pos"]}',
         "results/bow/deployed.csv": "doc_id,label\ntest_pos_7,pos",
         # a test review's id in an encoding no scan reads: hidden, since it is not a 2,000 reviews' id
@@ -372,12 +374,36 @@ def test_an_entry_sees_only_the_data_it_may_train_on(tmp_path):
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
-    assert bakeoff.hidden_data(tmp_path) == (
+    assert bakeoff.hidden_data(tmp_path, training_ids=["cv001_1", "cv002_17"]) == (
         "aclImdb/.kit-manifest.tsv", "aclImdb/README", "aclImdb/imdbEr.txt", "aclImdb/test",
         "aclImdb_v1.tar.gz", "bakeoff", "cache/held_out_1.csv", "cache/imdb_test_1.pkl",
         "cache/later_kind_1.pkl", "corpora", "deployment", "models/imdb_vectors_1.npy",
         "results/bow/cv.csv.corrupt-20261128-084421", "results/bow/deployed.csv", "results/bow/packed.csv",
-        "results/other.json")
+        "results/lookalike.csv", "results/other.json")
+
+
+@pytest.mark.sandbox
+def test_an_entry_sees_of_the_listed_folders_only_what_was_allowed_when_the_bakeoff_began(tmp_path):
+    if bubblewrap.bwrap() is None:
+        pytest.skip("no bubblewrap: apt-get install bubblewrap")
+    data = tmp_path / "data"
+    files = {"cache/imdb_train_1.pkl": "train", "cache/imdb_test_1.pkl": "test",
+             "models/d2v_1.model": "model", "results/bow/cv.csv": "doc_id,label\ncv001_1,pos\n",
+             "results/bow/test.csv": "doc_id\ntest_pos_1\n", "nltk_data/x.zip": "corpus"}
+    for name, text in files.items():
+        (data / name).parent.mkdir(parents=True, exist_ok=True)
+        (data / name).write_text(text)
+    view = bakeoff.data_view(data, training_ids=["cv001_1"])
+    (data / "cache" / "imdb_train_2.pkl").write_text("after the look: of a kind shown, unseen all the same")
+    (data / "results" / "bow" / "late.csv").write_text("doc_id,label\ntest_pos_1,pos\n")
+    (data / "models" / "d2v_1.model").unlink()  # gone since the look: nothing to bind
+    (data / "nltk_data" / "y.zip").write_text("a folder bound whole shows it")
+    inside = bubblewrap.JOB_DIR / "data"
+    command = bubblewrap.bwrap_command(["find", str(inside), "-type", "f"], {}, data, 16, None, view.hidden,
+                                       view.listed)
+    seen = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True).stdout.split()
+    assert sorted(seen) == [str(inside / name) for name in (
+        "cache/imdb_train_1.pkl", "nltk_data/x.zip", "nltk_data/y.zip", "results/bow/cv.csv")]
 
 
 def test_the_entry_notebook_runs_the_student_s_code_unchecked_then_the_grader_s_call():

@@ -142,11 +142,16 @@ def test_the_environment_kept_is_put_back_whatever_the_block_set_or_removed(monk
     assert settings.environment() == before
 
 
-def test_strict_caches_hold_until_the_last_block_running_at_once_ends(monkeypatch):
-    monkeypatch.setenv(settings.STRICT_CACHE_ENV, "was set")
+@pytest.mark.parametrize("before", [None, "was set"])
+def test_strict_caches_hold_until_the_last_block_running_at_once_ends(monkeypatch, before):
+    if before is None:
+        monkeypatch.delenv(settings.STRICT_CACHE_ENV, raising=False)
+    else:
+        monkeypatch.setenv(settings.STRICT_CACHE_ENV, before)
     with contextlib.ExitStack() as second:
         with settings.strict_caches_set():
             second.enter_context(settings.strict_caches_set())
             assert settings.environment([settings.STRICT_CACHE_ENV]) == {settings.STRICT_CACHE_ENV: "1"}
         assert settings.strict_caches()  # the first ended, not the second
-    assert settings.environment([settings.STRICT_CACHE_ENV]) == {settings.STRICT_CACHE_ENV: "was set"}
+    expected = {} if before is None else {settings.STRICT_CACHE_ENV: before}
+    assert settings.environment([settings.STRICT_CACHE_ENV]) == expected

@@ -37,29 +37,32 @@ class WarmUp:
     """The background run of ``HEAVIEST``, in its own session."""
 
     process: subprocess.Popen
+    root: psutil.Process  # made at the start: psutil checks it is still that process
     log: Path
 
     def stop(self) -> None:
-        """Kill the run and every process it started (kernels run in sessions of their own)."""
-        frozen = _frozen_tree(self.process.pid)
-        for proc in frozen:
-            try:
-                proc.kill()
-            except psutil.NoSuchProcess:
-                pass
-        psutil.wait_procs(frozen, timeout=30)
+        """Kill the run and every process it started (kernels run in sessions of their own),
+        unless it has ended; again, it does nothing."""
+        if self.process.poll() is None:
+            frozen = _frozen_tree(self.root)
+            for proc in frozen:
+                try:
+                    proc.kill()
+                except psutil.NoSuchProcess:
+                    pass
+            psutil.wait_procs(frozen, timeout=30)
         self.process.wait()
 
 
-def _frozen_tree(pid: int) -> list[psutil.Process]:
-    """The process ``pid`` and all it started, each stopped (SIGSTOP) before its children are
+def _frozen_tree(root: psutil.Process) -> list[psutil.Process]:
+    """``root`` and every process it started, each stopped (SIGSTOP) before its children are
     listed, so that none can start another meanwhile."""
-    frozen, pending = [], [pid]
+    frozen, pending = [], [root]
     while pending:
+        proc = pending.pop()
         try:
-            proc = psutil.Process(pending.pop())
             proc.suspend()
-            pending += [child.pid for child in proc.children()]
+            pending += proc.children()
         except psutil.NoSuchProcess:
             continue
         frozen.append(proc)
@@ -74,18 +77,18 @@ def start(folder: Path) -> WarmUp:
     with log.open("w") as out:
         process = subprocess.Popen(["nice", "-n", str(IDLE_NICE), "bash", "-c", runs], stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)
-    threading.Thread(target=_keep_idle, args=(process,), daemon=True).start()
-    return WarmUp(process, log)
+    root = psutil.Process(process.pid)
+    threading.Thread(target=_keep_idle, args=(process, root), daemon=True).start()
+    return WarmUp(process, root, log)
 
 
-def _keep_idle(process: subprocess.Popen) -> None:
+def _keep_idle(process: subprocess.Popen, root: psutil.Process) -> None:
     """Let the run have only the CPU the rest of the suite leaves idle, until it ends.
 
     Under Linux's autogroup scheduling each session competes as a whole, whatever its
     processes' nice values, and Jupyter starts every kernel in a session of its own: so the
     session of each of the run's processes gets the lowest priority too.
     """
-    root = psutil.Process(process.pid)
     while process.poll() is None:
         try:
             tree = [root, *root.children(recursive=True)]

@@ -28,12 +28,11 @@ import hashlib
 import html
 import io
 import json
-import re
 import secrets
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -81,10 +80,12 @@ SHOWN_IMDB = ("train", "imdb.vocab", ".kit-verified")
 #: named here: an allow-list, since no scan can see a test review's id in every encoding.
 SHOWN_KINDS = {"cache": ("imdb_train_", "imdb_unsup_"), "models": ("d2v_", "vectors_")}
 #: ``results`` names its artefacts by their keys alone, so each is read: a table of predictions
-#: is shown when every review it names is one of the 2,000 (doc ids such as ``cv123_12345``),
-#: a feature choice when it holds only the choice (``CHOICE_KEYS``); any other file is hidden.
-TRAINING_REVIEW = re.compile(r"cv\d{3}_\d+")
+#: is shown when every review it names is one of the 2,000, a feature choice when it holds
+#: only the choice (``CHOICE_KEYS``); any other file is hidden.
 CHOICE_KEYS = {"candidate", "C"}
+#: The folders shown file by file, as they are when an entry starts: a file written there while
+#: the bake-off runs (another run's predictions on its test set) is not seen.
+LISTED = (*SHOWN_KINDS, "results")
 #: What follows an artefact's name in its checksum's and its lock's (``.<name>.lock``) names.
 SIDECARS = (".sha256", ".lock")
 #: How the kit's baselines are named on the leaderboard (``KIT_PREFIX + systems.NAMES``).
@@ -279,28 +280,51 @@ def read_aliases(path: Path, students: Sequence[str]) -> dict[str, str]:
     return {student: aliases[student] for student in students}
 
 
-def hidden_data(data_dir: Path) -> tuple[str, ...]:
-    """What of ``data_dir`` an entry must not see (paths relative to it): every entry but
-    ``SHOWN_DATA``, every part of the IMDB folder but ``SHOWN_IMDB``, every file of ``cache``
-    and ``models`` not of a kind in ``SHOWN_KINDS``, and every file of ``results`` that is not
-    a table of predictions on the 2,000 reviews or a feature choice (``_shown_result``)."""
+@dataclasses.dataclass(frozen=True)
+class DataView:
+    """What an entry sees of the data folder, from one look at it.
+
+    Attributes
+    ----------
+    hidden : tuple of str
+        Paths, relative to the data folder, that an entry must not see.
+    listed : tuple of str
+        The folders of ``LISTED`` and, inside them, every file an entry may see: all it sees
+        of them (``Job.listed_data``), so that a file written there later is not seen.
+    """
+
+    hidden: tuple[str, ...]
+    listed: tuple[str, ...]
+
+
+def data_view(data_dir: Path, training_ids: Collection[str] | None = None) -> DataView:
+    """What of ``data_dir`` an entry may see. Hidden: every entry but ``SHOWN_DATA``, every part
+    of the IMDB folder but ``SHOWN_IMDB``, every file of ``cache`` and ``models`` not of a kind
+    in ``SHOWN_KINDS``, and every file of ``results`` that is not a table of predictions on
+    ``training_ids`` (default: the 2,000 reviews' doc ids) or a feature choice
+    (``_shown_result``); of those three folders, only what is shown is listed."""
     if not data_dir.is_dir():
-        return ()
+        return DataView((), ())
+    ids = frozenset(data.load_movie_reviews().doc_id if training_ids is None else training_ids)
     hidden = [entry.name for entry in data_dir.iterdir() if entry.name not in SHOWN_DATA]
     imdb = data_dir / "aclImdb"
     if imdb.is_dir():
         hidden += [f"aclImdb/{entry.name}" for entry in imdb.iterdir() if entry.name not in SHOWN_IMDB]
-    for name, kinds in SHOWN_KINDS.items():
-        hidden += [path.relative_to(data_dir).as_posix() for path in _files(data_dir / name)
-                   if not _artefact_of(path).name.startswith(kinds)]
     shown: dict[Path, bool] = {}
-    for path in _files(data_dir / "results"):
-        artefact = _artefact_of(path)
-        if artefact not in shown:
-            shown[artefact] = _shown_result(artefact)
-        if not shown[artefact]:
-            hidden.append(path.relative_to(data_dir).as_posix())
-    return tuple(sorted(hidden))
+    listed: list[str] = []
+    for name in LISTED:
+        for path in _files(data_dir / name):
+            artefact = _artefact_of(path)
+            if artefact not in shown:
+                kinds = SHOWN_KINDS.get(name)
+                shown[artefact] = artefact.name.startswith(kinds) if kinds else _shown_result(artefact, ids)
+            (listed if shown[artefact] else hidden).append(path.relative_to(data_dir).as_posix())
+    return DataView(tuple(sorted(hidden)), (*LISTED, *listed))
+
+
+def hidden_data(data_dir: Path, training_ids: Collection[str] | None = None) -> tuple[str, ...]:
+    """What of ``data_dir`` an entry must not see (``data_view``), paths relative to it."""
+    return data_view(data_dir, training_ids).hidden
 
 
 def _files(folder: Path) -> list[Path]:
@@ -318,13 +342,13 @@ def _artefact_of(path: Path) -> Path:
     return path
 
 
-def _shown_result(path: Path) -> bool:
+def _shown_result(path: Path, training_ids: frozenset[str]) -> bool:
     """Whether the artefact at ``path`` of ``results`` is one an entry may read: a CSV table
-    whose ``doc_id`` column names only the 2,000 reviews, or a feature choice's JSON."""
+    whose ``doc_id`` column names only ``training_ids``, or a feature choice's JSON."""
     try:
         if path.suffix == ".csv":
             ids = pd.read_csv(path, usecols=["doc_id"], dtype=str, keep_default_na=False).doc_id
-            return bool(ids.str.fullmatch(TRAINING_REVIEW.pattern).all())
+            return bool(ids.isin(training_ids).all())
         if path.suffix == ".json":
             found = json.loads(path.read_text(encoding="utf-8"))
             return isinstance(found, dict) and set(found) == CHOICE_KEYS
@@ -607,9 +631,9 @@ def entries(submissions: Path, test: pd.DataFrame, *, timeout: float = config.CE
                        "from it; it is not installed here (apt-get install bubblewrap).")
     _prepare_shown_caches()
     texts = test.text.tolist()
-    hidden = hidden_data(settings.data_dir())
+    view = data_view(settings.data_dir())
     limits = limits or Limits()
-    saved = Saved(submissions, test, conditions(hidden, limits, timeout, budget))
+    saved = Saved(submissions, test, conditions(view.hidden, limits, timeout, budget))
     slots = sandbox.Slots(jobs)
 
     def one(folder: Path) -> Entry:
@@ -619,7 +643,8 @@ def entries(submissions: Path, test: pd.DataFrame, *, timeout: float = config.CE
             entry = None if again or notebook is None else saved.get(folder.name, notebook)
             if entry is None:
                 with slots.take() as slot:
-                    entry = score_entry(folder, texts, timeout, Job(limits, slot, budget, hidden))
+                    job = Job(limits, slot, budget, view.hidden, view.listed)
+                    entry = score_entry(folder, texts, timeout, job)
                 if notebook is not None:
                     _save(saved, entry, notebook)
             if notebook is not None:

@@ -6,9 +6,9 @@
         <student>/<notebook>.ipynb                      what each student handed in
         feedback/<student>/<notebook>.html, .md         their feedback (``feedback``)
         grades.csv                                      one row per student, notebook, exercise
-        gradebook.csv                                   the class table (``gradebook``)
+        gradebook.csv                                   the class table (``summaries``)
         answers_<notebook>.csv, .html                   written answers to mark (``answers``)
-        overrides.csv                                   the instructor's corrections (``gradebook``)
+        overrides.csv                                   the instructor's corrections (``overrides``)
         roster.csv                                      folder -> student id, name, email (``exports``)
         gradebook_canvas.csv, gradebook_moodle.csv      the class table for an LMS (``exports``)
         bakeoff.csv, bakeoff_pairs.csv, .html, .png     the bake-off's leaderboard (``bakeoff``)

@@ -240,10 +240,32 @@ def _covered(data_dir: Path, paths: Sequence[Path]) -> list[str]:
     return args
 
 
+def _listed(data_dir: Path, folder: Path, listed: Sequence[str]) -> list[str]:
+    """Arguments that show of ``folder`` (a folder of the data folder) only the files of
+    ``listed`` (paths relative to the data folder) that are still there: its folders made
+    (read-only, as all is once ``/`` is remounted so), each of those files bound read-only."""
+    paths = [Path(path) for path in listed]
+    shown = sorted(path for path in paths if len(path.parts) > 1 and path.parts[0] == folder.name)
+    args = ["--dir", str(JOB_DIR / "data" / folder.name)]
+    made = {Path(folder.name)}
+    for relative in shown:
+        if not (data_dir / relative).is_file() or (data_dir / relative).is_symlink():
+            continue
+        for parent in reversed(relative.parents[:-1]):
+            if parent not in made:
+                args += ["--dir", str(JOB_DIR / "data" / parent)]
+                made.add(parent)
+        args += ["--ro-bind", str(data_dir / relative), str(JOB_DIR / "data" / relative)]
+    return args
+
+
 def bwrap_command(argv: Sequence[str], files: Mapping[str, int], data_dir: Path, disk_mb: int,
-                  uid: int | None, hidden_data: Sequence[str] = ()) -> list[str]:
+                  uid: int | None, hidden_data: Sequence[str] = (),
+                  listed_data: Sequence[str] = ()) -> list[str]:
     """``argv`` wrapped in bubblewrap, run in ``JOB_DIR`` holding ``files`` (name -> fd), the
-    data folder shown without ``hidden_data`` (paths relative to it)."""
+    data folder shown without ``hidden_data`` (paths relative to it), and of each folder named in
+    ``listed_data`` only the files ``listed_data`` names in it (a file written there since the
+    list was made is not seen)."""
     size = str(disk_mb * 2**20)
     # the job's own mounts first: what is shown under /tmp (a clone, a venv) lands on its tmpfs;
     # sandbox.run builds the command only when bwrap() found the executable
@@ -258,10 +280,14 @@ def bwrap_command(argv: Sequence[str], files: Mapping[str, int], data_dir: Path,
     hidden = {Path(path) for path in hidden_data}
     if data_dir.is_dir():
         for entry in sorted(data_dir.iterdir()):
-            if entry.name not in WRITABLE_DATA and not entry.name.startswith(".") \
-                    and Path(entry.name) not in hidden:
+            if entry.name in WRITABLE_DATA or entry.name.startswith(".") or Path(entry.name) in hidden:
+                continue
+            if entry.name in listed_data and entry.is_dir():
+                args += _listed(data_dir, entry, listed_data)
+            else:
                 args += ["--ro-bind", str(entry), str(JOB_DIR / "data" / entry.name)]
-    args += _covered(data_dir, sorted(path for path in hidden if len(path.parts) > 1))
+    args += _covered(data_dir, sorted(path for path in hidden if len(path.parts) > 1
+                                      and path.parts[0] not in listed_data))
     args += ["--remount-ro", "/", *_namespaces(), "--die-with-parent", "--new-session",
              "--chdir", str(JOB_DIR)]
     if uid is None:

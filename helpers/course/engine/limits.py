@@ -105,12 +105,17 @@ class Job:
         Paths in the data folder, relative to it, that the job must not see (bubblewrap only:
         a sandbox that cannot hide them refuses to run). ``kit bakeoff`` hides the test
         reviews' labels so.
+    listed_data : tuple of str
+        Folders of the data folder (their names) shown file by file, and the files shown in
+        them (paths relative to the data folder): nothing else of those folders is seen, not
+        even a file written there later (an allow-list: ``kit bakeoff``).
     """
 
     limits: Limits | None = None
     slot: tuple[int, frozenset[int]] = (0, frozenset())
     budget: float | None = None
     hidden_data: tuple[str, ...] = ()
+    listed_data: tuple[str, ...] = ()
 
 
 #: A run without a sandbox, pinned to nothing, each cell its timeout.

@@ -92,7 +92,7 @@ def run_notebook(path: Path, timeout: float, job: Job = UNSANDBOXED, progress: s
     progress : str
         Without a sandbox, show a bar on stderr, labelled so, counting the cells as they finish.
     """
-    if job.limits is None and job.hidden_data:
+    if job.limits is None and (job.hidden_data or job.listed_data):
         raise KitError("A run that must not see some of the data folder needs the sandbox (Job.limits).")
     notebook = nbformat.read(path, as_version=4)
     n_code = sum(c.cell_type == "code" for c in notebook.cells)
@@ -109,7 +109,7 @@ def run_notebook(path: Path, timeout: float, job: Job = UNSANDBOXED, progress: s
         files = {NOTEBOOK_FILE: Path(path).read_bytes(), "pytest.ini": b"[pytest]\n"}
         outcome = sandbox.run(command, files, limits, total, settings.data_dir(), job.slot,
                               env={**config.REFERENCE_ENV, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
-                              hidden_data=job.hidden_data)
+                              hidden_data=job.hidden_data, listed_data=job.listed_data)
         return _run(read_report(outcome.report), outcome, total)
     report = Path(tempfile.mkdtemp(prefix="kit-report-")) / "report.json"  # not in the kernel's folder
     scratch = Path(tempfile.mkdtemp(prefix="kit-report-tmp-"))  # its TMPDIR: what a killed kernel leaves

@@ -75,7 +75,8 @@ def kind() -> str:
 
 def run(argv: Sequence[str], files: Mapping[str, bytes], limits: Limits, timeout: float,
         data_dir: Path, slot: tuple[int, frozenset[int]] = (0, frozenset()),
-        env: Mapping[str, str] | None = None, hidden_data: Sequence[str] = ()) -> Outcome:
+        env: Mapping[str, str] | None = None, hidden_data: Sequence[str] = (),
+        listed_data: Sequence[str] = ()) -> Outcome:
     """Run ``argv`` in a sandbox, in a folder holding ``files``; kill it all after ``timeout`` s.
 
     Parameters
@@ -97,6 +98,9 @@ def run(argv: Sequence[str], files: Mapping[str, bytes], limits: Limits, timeout
         Extra environment variables.
     hidden_data : sequence of str
         Paths in ``data_dir``, relative to it, that the job must not see.
+    listed_data : sequence of str
+        Folders of ``data_dir`` (their names) of which only the files named here (paths
+        relative to it) are shown.
 
     Returns
     -------
@@ -105,7 +109,8 @@ def run(argv: Sequence[str], files: Mapping[str, bytes], limits: Limits, timeout
     Raises
     ------
     KitError
-        If ``hidden_data`` names paths and bubblewrap, which alone can hide them, is not here.
+        If ``hidden_data`` or ``listed_data`` names paths and bubblewrap, which alone can hide
+        them, is not here.
     """
     number, cores = slot
     cores = cores or frozenset(os.sched_getaffinity(0))
@@ -122,13 +127,14 @@ def run(argv: Sequence[str], files: Mapping[str, bytes], limits: Limits, timeout
                 uid = stack.enter_context(limits_.job_user(number)) if os.geteuid() == 0 else None
                 fds = {name: bubblewrap.memory_file(name, data) for name, data in files.items()}
                 passed += fds.values()
-                command = bubblewrap.bwrap_command(argv, fds, data_dir, limits.disk_mb, uid, hidden_data)
+                command = bubblewrap.bwrap_command(argv, fds, data_dir, limits.disk_mb, uid, hidden_data,
+                                                   listed_data)
                 job, code = bubblewrap.JOB_DIR, bubblewrap.code_root()
                 inside_data = job / "data"
-            elif hidden_data:
-                raise KitError("This job must not see some of the data folder "
-                               f"({', '.join(hidden_data)}), and only bubblewrap can hide it: "
-                               "apt-get install bubblewrap.")
+            elif hidden_data or listed_data:
+                unseen = ", ".join([*hidden_data, *listed_data])
+                raise KitError(f"This job must not see some of the data folder ({unseen}), and only "
+                               "bubblewrap can hide it: apt-get install bubblewrap.")
             else:
                 uid = None
                 job = scratch = Path(tempfile.mkdtemp(prefix="kit-grade-"))
