@@ -133,69 +133,22 @@ def failed_if_unmarked(item: pytest.Item, report: pytest.TestReport) -> None:
                                     for mark, started in missing.items())
 
 
-# --- Other BLAS kernels ------------------------------------------------------------------------
+# --- Grading under other kernels, beside the rest of the suite --------------------------------
 #
-# CI runs the whole suite under BLAS kernels other than the ones the reference outputs were
-# written with (.ci/run; tests/test_portability.py). That counts only if the data folder held no
-# BLAS-dependent cache when the run began, so that every model and every number from one is
-# computed again under them: what it held is noted when the session starts.
+# tests/test_portability.py grades a Doc2Vec notebook's solution (05) under another BLAS kernel
+# setting with a fresh data folder: the kit's model and every prediction from it are computed
+# again. The rest of the suite leaves a core idle now and then (one pytest process, Doc2Vec's one
+# worker): the grading starts in the background when the session starts, at the lowest priority
+# (it takes only what the suite leaves idle), and its test, moved to the end of the run, waits
+# for it and reads its grades.
 
-#: Where the data folder keeps what BLAS routines computed: the Doc2Vec models and vectors, and
-#: every system's predictions but the bag-of-words ones (``evaluation.BLAS_FREE``); the rest
-#: (corpora, parsed tables, overlaps, samples) is text and integer work.
-BLAS_DEPENDENT = ("models", "results")
-CACHED_BEFORE = pytest.StashKey[list[str]]()
-
-
-def blas_dependent_caches(data_dir: Path) -> list[str]:
-    """The files under ``data_dir`` that BLAS routines computed (see ``BLAS_DEPENDENT``)."""
-    from helpers.evaluation import BLAS_FREE
-
-    free = data_dir / "results" / BLAS_FREE
-    found = [path for name in BLAS_DEPENDENT for path in (data_dir / name).rglob("*")]
-    return sorted(str(path.relative_to(data_dir)) for path in found  # not the artefacts' lock files
-                  if path.is_file() and not path.name.startswith(".") and not path.is_relative_to(free))
-
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    session.config.stash[CACHED_BEFORE] = blas_dependent_caches(settings.data_dir())
-
-
-@pytest.fixture(scope="session")
-def cached_before_the_run(request: pytest.FixtureRequest) -> list[str]:
-    """The BLAS-dependent caches the data folder held when the test session began."""
-    return request.config.stash[CACHED_BEFORE]
-
-
-# --- The practical's caches, warmed on idle CPU ---------------------------------------------------
-#
-# The tests before the mistake catalogue mostly leave a core idle; the catalogue, Run All and the
-# solutions' nbval then need the cold practical's caches. tests/warm_up.py computes the heaviest
-# of them meanwhile, and the catalogue stops it when it begins.
-
-CATALOGUE_TEST, CATALOGUE_FIXTURE = "test_mistakes.py", "graded"
-
-
-@pytest.fixture(scope="session", autouse=True)
-def warm_up(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    """The background run of tests/warm_up.py, or None: started when the session grades the
-    mistake catalogue after other tests, on a data folder already fetched."""
-    items = request.session.items
-    first = next((i for i, item in enumerate(items) if item.path.name == CATALOGUE_TEST
-                  and CATALOGUE_FIXTURE in getattr(item, "fixturenames", ())), None)
-    if not first or not all(fetch.fetched_stamp(name) for name in fetch.DATASETS):
-        yield None
-        return
-    import warm_up as background
-
-    run = background.start(tmp_path_factory.mktemp("warm-up"))
-    yield run
-    run.stop()
+PORTABILITY_TEST = "test_portability.py"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         add_markers(item)
+    items.sort(key=lambda item: item.path.name == PORTABILITY_TEST)
 
 
 # --- Markers (registered in pyproject.toml) -------------------------------------------------------
@@ -218,3 +171,18 @@ def add_markers(item: pytest.Item) -> None:
     for name in wanted:
         if item.get_closest_marker(name) is None:
             item.add_marker(name)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def other_kernels_grading(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """The background grading run of tests/test_portability.py, or None when it is not selected."""
+    selected = any(item.path.name == PORTABILITY_TEST for item in request.session.items)
+    found = _source() if selected else None
+    if found is None:
+        yield None
+        return
+    from test_portability import start_grading
+
+    run = start_grading(tmp_path_factory.mktemp("other-kernels"), found)
+    yield run
+    run.stop()

@@ -425,8 +425,7 @@ print(json.dumps({"scores": [[float(x).hex() for x in s] for s in [*scores, over
 
 @pytest.mark.slow
 def test_bag_of_words_predictions_and_overlaps_are_the_same_under_other_blas_kernels(corpora, tmp_path):
-    """What lets a data folder keep evaluation.BLAS_FREE and the overlaps whatever kernels a run
-    uses (tests/conftest.py's check that CI's run computed every other cache): bit for bit under
+    """What lets test_portability share evaluation.BLAS_FREE and the overlaps: bit for bit under
     the CPU's own kernels and two others."""
     import subprocess
     import sys

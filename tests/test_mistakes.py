@@ -86,9 +86,7 @@ def _grade(number: str, work: Path) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def graded(corpora, tmp_path_factory, warm_up) -> pd.DataFrame:
-    if warm_up is not None:  # what it finished is kept: no cache is computed by two processes at once
-        warm_up.stop()
+def graded(corpora, tmp_path_factory) -> pd.DataFrame:
     work = tmp_path_factory.mktemp("mistakes")
     numbers = sorted({_notebook(ex) for ex in MISTAKES}, key=_schedule)
     with ThreadPoolExecutor(max_workers=GRADE_JOBS) as pool:
