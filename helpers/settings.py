@@ -226,7 +226,6 @@ def cpu_flags(cpuinfo: Path = CPUINFO) -> frozenset[str]:
     return frozenset(line.partition(":")[2].split())
 
 
-
 # --- The process environment -----------------------------------------------------------------
 
 #: Set (to anything) when a cache that cannot be stored must be an error, not a warning.
@@ -300,7 +299,7 @@ def strict_caches_set() -> Iterator[None]:
     with held.lock:
         if held.count == 0:
             held.before = os.environ.get(STRICT_CACHE_ENV)
-            os.environ[STRICT_CACHE_ENV] = "1"
+            set_environment({STRICT_CACHE_ENV: "1"})
         held.count += 1
     try:
         yield

@@ -50,6 +50,8 @@ CACHE_VERSION = 2
 #: Hex characters of a key (64 bits: no two artefacts of one data folder collide).
 KEY_CHARS = 16
 SIDECAR = ".sha256"
+#: An artefact's lock file is named ``LOCK_PREFIX + name + LOCK_SUFFIX`` beside it.
+LOCK_PREFIX, LOCK_SUFFIX = ".", ".lock"
 
 
 def key(params: Mapping[str, object], datasets: Sequence[str] = (), libraries: Sequence[str] = ()) -> str:
@@ -113,12 +115,27 @@ def _sidecar(path: Path) -> Path:
     return path.with_name(path.name + SIDECAR)
 
 
+def _lock_file(path: Path) -> Path:
+    return path.with_name(LOCK_PREFIX + path.name + LOCK_SUFFIX)
+
+
+def artefact_of(path: Path) -> Path:
+    """The artefact a file of a cache folder belongs to: itself, or the artefact whose checksum
+    (``<name>.sha256``) or lock file (``.<name>.lock``) it is."""
+    path = Path(path)
+    if path.name.endswith(SIDECAR):
+        return path.with_name(path.name.removesuffix(SIDECAR))
+    if path.name.startswith(LOCK_PREFIX) and path.name.endswith(LOCK_SUFFIX):
+        return path.with_name(path.name.removeprefix(LOCK_PREFIX).removesuffix(LOCK_SUFFIX))
+    return path
+
+
 @contextlib.contextmanager
 def _locked(path: Path, exclusive: bool) -> Iterator[None]:
     """Hold the artefact's lock file (``.<name>.lock``); without one in a read-only folder."""
     if exclusive:
         path.parent.mkdir(parents=True, exist_ok=True)
-    with file_lock(path.with_name(f".{path.name}.lock"), shared=not exclusive):
+    with file_lock(_lock_file(path), shared=not exclusive):
         yield  # unlocked only in a folder nobody may write to: no writer to wait for
 
 

@@ -374,7 +374,7 @@ def test_an_entry_sees_only_the_data_it_may_train_on(tmp_path):
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
-    assert bakeoff.hidden_data(tmp_path, training_ids=["cv001_1", "cv002_17"]) == (
+    assert bakeoff.data_view(tmp_path, training_ids=["cv001_1", "cv002_17"]).hidden == (
         "aclImdb/.kit-manifest.tsv", "aclImdb/README", "aclImdb/imdbEr.txt", "aclImdb/test",
         "aclImdb_v1.tar.gz", "bakeoff", "cache/held_out_1.csv", "cache/imdb_test_1.pkl",
         "cache/later_kind_1.pkl", "corpora", "deployment", "models/imdb_vectors_1.npy",

@@ -183,3 +183,14 @@ def test_content_digest_says_which_rows_and_values_a_table_holds():
     assert storage.content_digest(lone, ["label", "text"]) != storage.content_digest(table, ["label", "text"])
     with pytest.raises(InputError, match="no column 'rating'"):
         storage.content_digest(table, ["rating"])
+
+
+def test_every_file_a_stored_artefact_makes_belongs_to_it(tmp_path):
+    path = tmp_path / "results" / "d2v_1.model"
+    assert storage.store(path, lambda tmp: tmp.write_text("model"))
+    assert storage.cached(path, lambda: "other", lambda value, tmp: tmp.write_text(value),
+                          lambda stored: stored.read_text()) == "model"
+    made = sorted(path.parent.iterdir())
+    assert len(made) == 3, made  # the artefact, its checksum and its lock file
+    assert {storage.artefact_of(found) for found in made} == {path}
+    assert storage.artefact_of(tmp_path / ".hidden.csv") == tmp_path / ".hidden.csv"  # no lock: its own

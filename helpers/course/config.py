@@ -69,8 +69,6 @@ def notebooks_in(folder: Path, numbers: list[str] | None = None) -> list[Path]:
     return found
 
 
-
-
 def is_student_copy(root: Path = REPO_ROOT) -> bool:
     """Whether ``root`` is a student copy (``kit release --student-repo``): the kit without
     ``solutions/``. Cheap, so that ``kit --help`` can ask it."""

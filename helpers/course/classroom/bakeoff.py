@@ -5,7 +5,7 @@ other notebooks: it builds their best system and defines ``ENTRY(texts)``, one l
 or ``"neg"``) per text; the rules (``helpers.bakeoff.RULES``) say what a system may train on.
 For each student the notebook runs in the grading sandbox (same limits and isolation as
 ``kit grade``), seeing of the data folder only what a system may train on: an allow-list of
-folders and of kinds of artefact (``hidden_data``); the grader then calls ``ENTRY`` once on
+folders and of kinds of artefact (``data_view``); the grader then calls ``ENTRY`` once on
 the test texts and reads its answer as plain data. The labels never enter the sandbox: each
 answer is scored here.
 
@@ -86,8 +86,6 @@ CHOICE_KEYS = {"candidate", "C"}
 #: The folders shown file by file, as they are when an entry starts: a file written there while
 #: the bake-off runs (another run's predictions on its test set) is not seen.
 LISTED = (*SHOWN_KINDS, "results")
-#: What follows an artefact's name in its checksum's and its lock's (``.<name>.lock``) names.
-SIDECARS = (".sha256", ".lock")
 #: How the kit's baselines are named on the leaderboard (``KIT_PREFIX + systems.NAMES``).
 KIT_PREFIX = "kit "
 #: What an entry that handed in nothing is told (kept out of the leaderboard's page).
@@ -314,7 +312,7 @@ def data_view(data_dir: Path, training_ids: Collection[str] | None = None) -> Da
     listed: list[str] = []
     for name in LISTED:
         for path in _files(data_dir / name):
-            artefact = _artefact_of(path)
+            artefact = storage.artefact_of(path)
             if artefact not in shown:
                 kinds = SHOWN_KINDS.get(name)
                 shown[artefact] = artefact.name.startswith(kinds) if kinds else _shown_result(artefact, ids)
@@ -322,24 +320,8 @@ def data_view(data_dir: Path, training_ids: Collection[str] | None = None) -> Da
     return DataView(tuple(sorted(hidden)), (*LISTED, *listed))
 
 
-def hidden_data(data_dir: Path, training_ids: Collection[str] | None = None) -> tuple[str, ...]:
-    """What of ``data_dir`` an entry must not see (``data_view``), paths relative to it."""
-    return data_view(data_dir, training_ids).hidden
-
-
 def _files(folder: Path) -> list[Path]:
     return sorted(path for path in folder.rglob("*") if path.is_file()) if folder.is_dir() else []
-
-
-def _artefact_of(path: Path) -> Path:
-    """The artefact a file of the data folder belongs to: itself, or the one whose checksum
-    (``<name>.sha256``) or lock (``.<name>.lock``) it is."""
-    name = path.name
-    for suffix in SIDECARS:
-        if name.endswith(suffix):
-            name = name.removesuffix(suffix)
-            return path.with_name(name.removeprefix(".") if suffix == ".lock" else name)
-    return path
 
 
 def _shown_result(path: Path, training_ids: frozenset[str]) -> bool:
