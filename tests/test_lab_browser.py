@@ -44,15 +44,22 @@ NOTEBOOK_PANEL = "window.jupyterapp.shell.currentWidget"
 KERNEL_IDLE = (f"() => {{ const panel = {NOTEBOOK_PANEL}; const kernel = panel && panel.sessionContext"
                " && panel.sessionContext.session && panel.sessionContext.session.kernel;"
                " return Boolean(kernel) && kernel.status === 'idle'; }")
-# Run All is over when a cell has run, none is queued or running and the kernel is idle:
-# whether it reached the end is the test's to say. Queued is read from each cell's model
-# (JupyterLab marks every cell of a Run All "running" when it sends it), not from the [*]
-# drawn on the page, which a busy browser may not have drawn yet.
-RUN_ALL_OVER = (f"() => {{ const panel = {NOTEBOOK_PANEL};"
-                " const code = [...panel.content.model.cells].filter(c => c.type === 'code');"
-                " return code.some(c => c.executionCount > 0)"
-                " && code.every(c => c.executionState !== 'running')"
-                " && panel.sessionContext.session.kernel.status === 'idle'; }")
+# Run All is over when the kernel has answered every cell it was sent: a reply (ok, error or
+# aborted: a kernel that stops on an error still answers each cell it skips) and the idle
+# status that follows each cell's outputs. Whether Run All reached the end is the test's to
+# say. Neither the cells' state nor the kernel's status can tell: at a cell's first error
+# JupyterLab marks every cell not yet run "idle" though the kernel still has them queued, and
+# the kernel is idle for a moment between two cells.
+COUNT_ANSWERS = (f"() => {{ const kernel = {NOTEBOOK_PANEL}.sessionContext.session.kernel;"
+                 " const replied = new Set(), idle = new Set();"
+                 " window.kitAnswered = () => [...replied].filter(id => idle.has(id)).length;"
+                 " kernel.anyMessage.connect((_, args) => {"
+                 " const msg = args.msg, parent = msg.parent_header || {};"
+                 " if (args.direction !== 'recv' || parent.msg_type !== 'execute_request') return;"
+                 " if (msg.header.msg_type === 'execute_reply') replied.add(parent.msg_id);"
+                 " if (msg.header.msg_type === 'status' && msg.content.execution_state === 'idle')"
+                 " idle.add(parent.msg_id); }); }")
+RUN_ALL_OVER = "(sent) => window.kitAnswered() >= sent"
 CELLS = f"() => [...{NOTEBOOK_PANEL}.content.model.cells].map(c => c.toJSON())"
 SCROLL_TO = (f"async (index) => {{ const notebook = {NOTEBOOK_PANEL}.content;"
              " notebook.activeCellIndex = index; await notebook.scrollToItem(index); }")
@@ -134,6 +141,7 @@ def _run_all_in_browser(base: str, token: str, chromium: str, log: Path,
     from playwright.sync_api import sync_playwright
 
     released = nbformat.read(config.NOTEBOOKS_DIR / notebook, as_version=4)
+    code_cells = sum(cell.cell_type == "code" and bool(cell.source.strip()) for cell in released.cells)
     checks = [i for i, cell in enumerate(released.cells)
               if cell.metadata.get("kit", {}).get("checks") or cell.metadata.get("kit", {}).get(REVEAL_KEY)]
     with sync_playwright() as driver:
@@ -142,9 +150,10 @@ def _run_all_in_browser(base: str, token: str, chromium: str, log: Path,
             page = browser.new_page()
             page.goto(f"{base}/lab/tree/work/{notebook}?token={token}")
             page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_READY_MS, polling=500)
+            page.evaluate(COUNT_ANSWERS)
             page.get_by_role("menuitem", name="Run", exact=True).click()
             page.get_by_text("Run All Cells", exact=True).click()
-            page.wait_for_function(RUN_ALL_OVER, timeout=RUN_ALL_MS, polling=1000)
+            page.wait_for_function(RUN_ALL_OVER, arg=code_cells, timeout=RUN_ALL_MS, polling=1000)
             cells = page.evaluate(CELLS)
             shown = {}
             for index in (i for i in checks if cells[i]["outputs"]):
