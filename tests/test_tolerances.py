@@ -57,6 +57,15 @@ def test_a_run_of_some_notebooks_keeps_the_others_rows(tmp_path):
     assert tolerances.with_other_notebooks(measured, tmp_path / "none.csv") is measured
 
 
+#: Notebooks whose checked outputs changed after their spreads were last measured (4b62c54,
+#: 2026-11-25; 10 at 110b518) and that have not been measured again: the table says so (the
+#: digest of the output measured, or no settings for a cell not measured at all), nothing
+#: holds their tolerances yet, and this list may only shrink, as each is measured
+#: (python -m helpers.course.notebook.tolerances OUT NN).
+AWAITING = ["00_data", "01_naive_bayes", "02_svm", "03_significance", "04_doc2vec", "05_error_analysis",
+            "06_embedding_space", "08_leakage", "09_adversarial", "10_bakeoff"]
+
+
 def _declared() -> dict[tuple[str, str], int]:
     return {(path.stem, cell.id): tolerance_of(cell)
             for path in notebooks_in(SOLUTIONS_DIR)
@@ -65,10 +74,10 @@ def _declared() -> dict[tuple[str, str], int]:
 
 
 def test_every_declared_tolerance_covers_its_measured_spread():
-    measured = pd.read_csv(tolerances.TABLE, dtype={"cell_id": str})
+    measured = tolerances.read_table()
     declared = _declared()
-    assert (measured.spread >= 0).all(), measured[measured.spread < 0]
-    by_cell = measured.set_index(["notebook", "cell_id"])
+    assert (measured.spread.dropna() >= 0).all(), measured[measured.spread < 0]
+    by_cell = measured.dropna(subset=["spread"]).set_index(["notebook", "cell_id"])
     for key, tolerance in declared.items():
         if key in by_cell.index:
             assert tolerance >= tolerances.SAFETY * by_cell.loc[key, "spread"], key
@@ -77,32 +86,61 @@ def test_every_declared_tolerance_covers_its_measured_spread():
 
 
 def test_every_checked_cell_is_measured_under_every_setting():
-    measured = pd.read_csv(tolerances.TABLE, dtype={"cell_id": str})
+    measured = tolerances.read_table()
     assert set(zip(measured.notebook, measured.cell_id, strict=True)) == set(_declared())
     labels = sorted(tolerances.Setting(core, threads).label for core, threads in tolerances.SETTINGS)
     for row in measured.itertuples():
-        assert row.settings.split() == labels, (row.notebook, row.cell)
+        if row.notebook in AWAITING and not row.settings:
+            assert pd.isna(row.spread) and not row.reference, (row.notebook, row.cell)
+        else:
+            assert row.settings.split() == labels and row.spread >= 0, (row.notebook, row.cell)
 
 
 def test_every_spread_was_measured_against_the_reference_output_the_notebook_holds_now(tmp_path):
     """A reference output written again (``kit references``) since its spread was measured under
     other kernels needs measuring again: the spread, and so the tolerance, may no longer hold."""
-    assert tolerances.stale() == [], "measure them again: python -m helpers.course.notebook.tolerances OUT NN"
+    assert tolerances.stale() == AWAITING, \
+        "measure them again (python -m helpers.course.notebook.tolerances OUT NN) and shorten AWAITING"
     solutions = tmp_path / "solutions"
     shutil.copytree(SOLUTIONS_DIR, solutions)
-    path = notebooks_in(solutions, ["05"])[0]
+    path = notebooks_in(solutions, ["07"])[0]  # measured against what it holds now
     nb = nbformat.read(path, as_version=4)
     cell = next(c for c in nb.cells if c.cell_type == "code" and is_checked(c) and c.outputs)
     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="another output\n")]
     nbformat.write(nb, path)
-    assert tolerances.stale(tolerances.TABLE, solutions) == [path.stem]
+    assert tolerances.stale(tolerances.TABLE, solutions) == sorted([*AWAITING, path.stem])
 
 
 def test_the_table_records_the_tolerances_the_notebooks_declare():
-    measured = pd.read_csv(tolerances.TABLE, dtype={"cell_id": str})
+    measured = tolerances.read_table()
     declared = _declared()
     for row in measured.itertuples():
         assert declared.get((row.notebook, row.cell_id)) == row.tolerance, (row.notebook, row.cell)
+
+
+def test_a_cell_not_measured_is_recorded_as_such_and_makes_its_notebook_stale(tmp_path):
+    solutions = tmp_path / "solutions"
+    solutions.mkdir()
+    cells = []
+    for cell_id, printed in (("a", "gap 0.19\n"), ("b", "n 0.5\n")):
+        cell = nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\nprint(gap)", execution_count=1)
+        cell.id, cell.outputs = cell_id, [nbformat.v4.new_output("stream", name="stdout", text=printed)]
+        cells.append(cell)
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), solutions / "06_x.ipynb")
+    rows = pd.DataFrame({"notebook": "06_x", "cell_id": ["a", "b"], "cell": [1, 2], "check": "",
+                         "numbers": 1, "spread": [2, None], "tolerance": [6, 0], "settings": ["x y", ""],
+                         "reference": [tolerances.reference_digest("gap 0.19\n"), ""]})
+    rows.to_csv(tmp_path / "t.csv", index=False)
+    table = tolerances.read_table(tmp_path / "t.csv")
+    assert table.spread.tolist()[0] == 2 and pd.isna(table.spread.tolist()[1])
+    assert table.settings.tolist() == ["x y", ""] and table.reference.tolist()[1] == ""
+    assert tolerances.stale(tmp_path / "t.csv", solutions) == ["06_x"]
+    merged = tolerances.with_other_notebooks(table.iloc[[0]].assign(notebook="07_y"), tmp_path / "t.csv")
+    merged.to_csv(tmp_path / "merged.csv", index=False)
+    assert "06_x,b,2,,1,,0,," in (tmp_path / "merged.csv").read_text()  # no 0.0, no nan
+    measured = rows.assign(spread=[2, 0], settings="x y", reference=table.reference[0])
+    measured.to_csv(tmp_path / "t.csv", index=False)
+    assert tolerances.stale(tmp_path / "t.csv", solutions) == ["06_x"]  # b measured against another output
 
 
 def test_declare_raises_tolerances_to_safety_times_the_spread(tmp_path):

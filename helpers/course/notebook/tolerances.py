@@ -194,9 +194,23 @@ def reference_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:REFERENCE_DIGITS]
 
 
+def read_table(table_path: Path = TABLE) -> pd.DataFrame:
+    """The recorded table (``COLUMNS``), as written: a cell not measured yet has no spread
+    (``<NA>``), no settings and no reference (empty strings).
+
+    Raises
+    ------
+    FileNotFoundError
+        If there is no table.
+    """
+    types = {"cell_id": str, "spread": "Int64", "settings": str, "reference": str}
+    return pd.read_csv(table_path, dtype=types, keep_default_na=False, na_values={"spread": [""]})
+
+
 def stale(table_path: Path = TABLE, solutions_dir: Path = SOLUTIONS_DIR) -> list[str]:
     """The notebooks with a checked cell whose reference output is not the one its spread was
-    measured against (``reference``), or that has no measured row: measure them again.
+    measured against (``reference``), or that has no row or a row not measured: measure them
+    again.
 
     Raises
     ------
@@ -204,7 +218,7 @@ def stale(table_path: Path = TABLE, solutions_dir: Path = SOLUTIONS_DIR) -> list
         If the table is missing or has no ``reference`` column (measured before it was kept).
     """
     try:
-        measured = pd.read_csv(table_path, dtype={"cell_id": str, "reference": str})
+        measured = read_table(table_path)
     except FileNotFoundError:
         raise KitError(f"{table_path} is missing: measure the tolerances (python -m "
                        "helpers.course.notebook.tolerances OUT_DIR).") from None
@@ -255,7 +269,7 @@ def with_other_notebooks(measured: pd.DataFrame, table_path: Path = TABLE) -> pd
     """The new rows, plus the recorded rows of every notebook that was not run this time."""
     if not table_path.is_file():
         return measured
-    recorded = pd.read_csv(table_path, dtype={"cell_id": str})
+    recorded = read_table(table_path)
     kept = recorded[~recorded.notebook.isin(set(measured.notebook))]
     return pd.concat([kept, measured], ignore_index=True).sort_values(["notebook", "cell"], kind="stable")
 
