@@ -28,22 +28,24 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain, repeat
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from helpers import data
+from helpers import data, settings, storage
 from helpers.errors import InputError, KitError
 from helpers.significance import accuracy_interval
 from helpers.text import tokenize
-from helpers.validation import check_int
+from helpers.validation import check_choice, check_int
 
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
 TEST_SENTENCES = 3000  # the lab's sample of real sentences, before any found in training are removed
 SENTENCE_TOKENS = (8, 30)  # the lab's real sentences: from 8 to 30 tokens
 _SENTENCE_END = re.compile(r"^(?:[.!?]|\.{2,})$")
+_END_CHARACTERS = frozenset(".!?")
 
 
 # --------------------------------------------------------------------------- sentences
@@ -51,44 +53,106 @@ _SENTENCE_END = re.compile(r"^(?:[.!?]|\.{2,})$")
 
 def split_sentences(tokens: list[str]) -> list[list[str]]:
     """Split a token list after each ".", "!", "?" or "..." (kept with its sentence)."""
-    sentences, current = [], []
-    for token in tokens:
-        current.append(token)
-        if _SENTENCE_END.match(token):
-            sentences.append(current)
-            current = []
-    if current:
-        sentences.append(current)
-    return sentences
+    tokens = list(tokens)
+    # the last character first: most tokens end no sentence, and a regex per token is slow
+    ends = [i + 1 for i, token in enumerate(tokens)
+            if token[-1:] in _END_CHARACTERS and _SENTENCE_END.match(token)]
+    bounds = zip([0, *ends], [*ends, len(tokens)], strict=True)
+    return [tokens[start:end] for start, end in bounds if end > start]
 
 
 def imdb_sentences(split: str, min_tokens: int = 8, max_tokens: int = 30) -> pd.DataFrame:
     """Every sentence of an IMDB split with ``min_tokens``–``max_tokens`` tokens.
 
+    Each split is tokenised once (``tokenize``, ``split_sentences``) and kept in the data
+    folder's ``cache/``, every sentence as word ids.
+
     Returns
     -------
     DataFrame
         doc_id, label (the review's), tokens (a list of lowercase tokens).
+
+    Raises
+    ------
+    InputError
+        ``split`` not one of IMDB's, ``min_tokens`` not a whole number >= 0, ``max_tokens``
+        not a whole number >= ``min_tokens``.
     """
+    check_choice(split, "split", data.IMDB_SPLITS)
+    check_int(min_tokens, "min_tokens", minimum=0)
+    check_int(max_tokens, "max_tokens", minimum=min_tokens)
+    key = storage.key({"artefact": "imdb sentences", "split": split}, datasets=["imdb"], libraries=["pandas"])
+    stored = storage.cached(settings.data_dir() / "cache" / f"imdb_sentences_{split}_{key}.pkl",
+                            lambda: _encoded_sentences(split), lambda value, tmp: pd.to_pickle(value, tmp),
+                            lambda path: _encoded_or_none(pd.read_pickle(path)))
+    lengths = stored["lengths"]
+    kept = (lengths >= min_tokens) & (lengths <= max_tokens)
+    words = stored["vocabulary"][stored["codes"]].tolist()
+    ends = np.cumsum(lengths)[kept].tolist()
+    tokens = [words[end - n:end] for end, n in zip(ends, lengths[kept].tolist(), strict=True)]
+    reviews = stored["review"][kept]
+    return pd.DataFrame({"doc_id": stored["doc_id"][reviews].tolist(),
+                         "label": stored["label"][reviews].tolist(), "tokens": tokens})
+
+
+#: What the cache of a split's sentences holds: per review, its doc_id and label; per
+#: sentence, its review (a row of ``data.load_imdb``) and length; the words, as codes into
+#: the vocabulary (32-bit: half the file of 64-bit ids, and a split has 7 million words).
+_ENCODED = {"doc_id", "label", "review", "lengths", "codes", "vocabulary"}
+
+
+def _encoded_sentences(split: str) -> dict[str, np.ndarray]:
     reviews = data.load_imdb(split)
-    rows = [(doc_id, label, sentence)
-            for doc_id, label, text in zip(reviews.doc_id, reviews.label, reviews.text, strict=True)
-            for sentence in split_sentences(tokenize(text))
-            if min_tokens <= len(sentence) <= max_tokens]
-    return pd.DataFrame(rows, columns=["doc_id", "label", "tokens"])
+    review, lengths, words = [], [], []
+    for row, text in enumerate(reviews.text):
+        for sentence in split_sentences(tokenize(text)):
+            review.append(row)
+            lengths.append(len(sentence))
+            words += sentence
+    codes, vocabulary = pd.factorize(np.array(words, dtype=object))
+    return {"doc_id": reviews.doc_id.to_numpy(dtype=object), "label": reviews.label.to_numpy(dtype=object),
+            "review": np.array(review, dtype=np.int32), "lengths": np.array(lengths, dtype=np.int32),
+            "codes": codes.astype(np.int32), "vocabulary": np.asarray(vocabulary, dtype=object)}
+
+
+def _encoded_or_none(stored: object) -> dict[str, np.ndarray] | None:
+    """The cached sentences if their parts fit together, else None (tokenised again)."""
+    if not (isinstance(stored, dict) and set(stored) == _ENCODED
+            and all(isinstance(part, np.ndarray) and part.ndim == 1 for part in stored.values())
+            and all(stored[name].dtype == np.int32 for name in ("review", "lengths", "codes"))):
+        return None
+
+    def within(ids: np.ndarray, size: int) -> bool:
+        return not len(ids) or (0 <= ids.min() and ids.max() < size)
+
+    fits = (len(stored["doc_id"]) == len(stored["label"]) and len(stored["review"]) == len(stored["lengths"])
+            and within(stored["lengths"] - 1, len(stored["codes"]))
+            and int(stored["lengths"].sum()) == len(stored["codes"])
+            and within(stored["review"], len(stored["doc_id"]))
+            and within(stored["codes"], len(stored["vocabulary"])))
+    return stored if fits else None
+
+
+def _token_problem(tokens, allow_empty: bool) -> str | None:
+    """What is wrong with ``tokens`` as a list of string tokens (None: nothing)."""
+    listed = type(tokens) is list or (isinstance(tokens, (Sequence, np.ndarray))
+                                      and not isinstance(tokens, (str, bytes))
+                                      and not (isinstance(tokens, np.ndarray) and tokens.ndim != 1))
+    if not listed or not (allow_empty or len(tokens)):
+        what = "a list of tokens" if allow_empty else "a non-empty list of tokens"
+        return f"must be {what}, not {tokens!r:.60}."
+    # map keeps the check in C: a training text has millions of tokens
+    if not all(map(isinstance, tokens, repeat(str))):
+        return f"holds a token that is not a string: {list(tokens)!r:.60}."
+    return None
 
 
 def _tokens(tokens, name: str, allow_empty: bool = True) -> list[str]:
     """``tokens`` as a list of strings (non-empty unless ``allow_empty``), or an InputError."""
-    listed = isinstance(tokens, (Sequence, np.ndarray)) and not isinstance(tokens, (str, bytes)) \
-        and not (isinstance(tokens, np.ndarray) and tokens.ndim != 1)
-    if not listed or not (allow_empty or len(tokens)):
-        what = "a list of tokens" if allow_empty else "a non-empty list of tokens"
-        raise InputError(f"{name} must be {what}, not {tokens!r:.60}.")
-    tokens = list(tokens)
-    if not all(isinstance(token, str) for token in tokens):
-        raise InputError(f"{name} holds a token that is not a string: {tokens!r:.60}.")
-    return tokens
+    problem = _token_problem(tokens, allow_empty)
+    if problem:
+        raise InputError(f"{name} {problem}")
+    return list(tokens)
 
 
 def _corrupting(tokens, rng) -> tuple[list[str], np.random.Generator]:
@@ -105,7 +169,11 @@ def _token_lists(sentences, name: str) -> list[list[str]]:
             or (isinstance(sentences, np.ndarray) and sentences.ndim == 0):
         raise InputError(f"{name} must be a list of sentences, each a list of tokens, "
                          f"not {type(sentences).__name__}.")
-    return [_tokens(tokens, f"{name}[{i}]", allow_empty=False) for i, tokens in enumerate(sentences)]
+    for i, tokens in enumerate(sentences):
+        problem = _token_problem(tokens, allow_empty=False)
+        if problem:
+            raise InputError(f"{name}[{i}] {problem}")
+    return [tokens if type(tokens) is list else list(tokens) for tokens in sentences]  # read, never changed
 
 
 def verbatim_in(sentences, text, whole: bool = False) -> np.ndarray:
@@ -145,7 +213,11 @@ def verbatim_in(sentences, text, whole: bool = False) -> np.ndarray:
         raise InputError("sentences is empty: give at least one sentence to look for.")
     if not isinstance(whole, bool):
         raise InputError(f"whole must be True or False, not {whole!r}.")
-    text = _token_lists(text, "text")
+    return _verbatim_in(sentences, _token_lists(text, "text"), whole)
+
+
+def _verbatim_in(sentences: list[list[str]], text: list[list[str]], whole: bool) -> np.ndarray:
+    """``verbatim_in`` on arguments already checked."""
     if whole:
         seen = {tuple(tokens) for tokens in text}
         return np.array([tuple(tokens) in seen for tokens in sentences], dtype=bool)
@@ -196,7 +268,7 @@ def held_out_sentences(training, n: int = TEST_SENTENCES, seed: int = 0) -> tupl
     pool = imdb_sentences("test", *SENTENCE_TOKENS)
     check_int(n, "n", maximum=len(pool))
     sample = pool.sample(n, random_state=seed).reset_index(drop=True)
-    seen = verbatim_in(sample.tokens, training)
+    seen = _verbatim_in(list(sample.tokens), training, whole=False)
     return sample[~seen].reset_index(drop=True), sample[seen].reset_index(drop=True)
 
 
@@ -229,7 +301,7 @@ class NgramLM:
         sentences = _token_lists(sentences, "sentences")
         if not sentences:
             raise InputError("sentences is empty: give at least one sentence to count.")
-        counts = Counter(w for s in sentences for w in s)
+        counts = Counter(chain.from_iterable(sentences))
         words = sorted(w for w, c in counts.items() if c >= self.min_count and w not in (BOS, EOS, UNK))
         self.vocab_ = np.array([BOS, EOS, UNK, *words])
         self.index_ = {w: i for i, w in enumerate(self.vocab_)}
@@ -245,12 +317,19 @@ class NgramLM:
         unk = self.index_[UNK]
         return [self.index_.get(w, unk) for w in tokens]
 
-    def _padded(self, sentences) -> np.ndarray:
-        pad = [0] * (self.order - 1)
-        flat = []
-        for s in sentences:
-            flat += pad + self._encode(s) + [1]
-        return np.array(flat, dtype=np.int64)
+    def _padded(self, sentences: list[list[str]]) -> np.ndarray:
+        """Every sentence's ids in one array, each after ``order - 1`` ``<s>`` (id 0) and
+        before one ``</s>`` (id 1); built with numpy, since a training text has millions of words."""
+        lengths = np.fromiter(map(len, sentences), dtype=np.int64, count=len(sentences))
+        spans = lengths + self.order  # the padding, the words and </s>
+        ends = np.cumsum(spans)
+        flat = np.zeros(int(ends[-1]) if len(ends) else 0, dtype=np.int64)
+        flat[ends - 1] = 1
+        words_before = np.cumsum(lengths) - lengths
+        where = np.arange(lengths.sum()) + np.repeat(ends - spans + self.order - 1 - words_before, lengths)
+        ids = pd.Index(self.vocab_).get_indexer(list(chain.from_iterable(sentences)))
+        flat[where] = np.where(ids < 0, self.index_[UNK], ids)
+        return flat
 
     def _keys(self, flat: np.ndarray, positions: np.ndarray, n: int) -> np.ndarray:
         base = len(self.vocab_)
@@ -309,6 +388,8 @@ class NgramLM:
         """Each sentence's mean log2-probability per predicted token (``</s>`` included)."""
         order = self._order(order)
         sentences = _token_lists(sentences, "sentences")
+        if not sentences:
+            return np.zeros(0)
         flat = self._padded(sentences)
         positions = np.flatnonzero(flat != 0)
         logp = np.log2(self._probabilities(flat, positions, order))

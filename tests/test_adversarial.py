@@ -11,8 +11,10 @@ import pandas as pd
 import pytest
 
 from helpers import adversarial as adv
+from helpers import data
 from helpers.errors import InputError, KitError
 from helpers.settings import REPO_ROOT
+from helpers.text import tokenize
 
 CORPUS = [s.split() for s in [
     "the film was great .", "the film was awful .", "the cast was great and the film was fun .",
@@ -29,6 +31,38 @@ def lm() -> adv.NgramLM:
 def test_split_sentences_keeps_the_end_mark():
     expected = [["a", "b", "."], ["c", "!"], ["d", "..."], ["e"]]
     assert adv.split_sentences("a b . c ! d ... e".split()) == expected
+    assert adv.split_sentences(("it", "ends", "!")) == [["it", "ends", "!"]]
+    assert adv.split_sentences(["?", "..", "a.", "!b", ""]) == [["?"], [".."], ["a.", "!b", ""]]
+    assert adv.split_sentences([]) == []
+
+
+def _padded_by_hand(sentences: list[list[str]], order: int, vocabulary: set[str]) -> list[str]:
+    """The plain definition: each sentence after order - 1 <s> and before </s>, rare words <unk>."""
+    return [token for sentence in sentences
+            for token in [adv.BOS] * (order - 1) + [w if w in vocabulary else adv.UNK for w in sentence]
+            + [adv.EOS]]
+
+
+def test_the_counts_are_those_of_the_padded_sentences_n_grams():
+    rng = np.random.default_rng(1)
+    words = [f"w{i}" for i in range(200)]  # about 6 uses each: some under min_count
+    sentences = [list(rng.choice(words, int(rng.integers(1, 9)))) for _ in range(300)]
+    lm = adv.NgramLM(order=3, min_count=4).fit(sentences)
+    counts = Counter(w for s in sentences for w in s)
+    kept = {w for w, c in counts.items() if c >= 4}
+    assert set(lm.vocab_) == kept | {adv.BOS, adv.EOS, adv.UNK} and kept != set(words)  # some words are <unk>
+    padded = _padded_by_hand(sentences, 3, kept)
+    unigrams = Counter(w for w in padded if w != adv.BOS)
+    assert dict(zip(lm.vocab_, lm.unigram_, strict=True)) == {w: unigrams[w] for w in lm.vocab_}
+    base = len(lm.vocab_)
+    for n in (2, 3):
+        grams = Counter(tuple(padded[i - n + 1:i + 1]) for i in range(n - 1, len(padded))
+                        if padded[i] != adv.BOS)
+        table = lm.tables_[n]
+        found = {tuple(lm.vocab_[(key // base ** j) % base] for j in range(n - 1, -1, -1)): count
+                 for key, count in zip(table["grams"], table["counts"], strict=True)}
+        assert found == grams
+    assert lm.mean_logprob([]).shape == (0,)
 
 
 def test_distributions_sum_to_one(lm):
@@ -198,6 +232,45 @@ def test_imdb_sentences_are_held_out_test_sentences(corpora):
     assert set(sentences.label) == {"pos", "neg"} and sentences.doc_id.str.startswith("test_").all()
 
 
+def test_imdb_sentences_read_back_from_the_cache_are_the_reviews_sentences(corpora):
+    """Tokenised once and cached as word ids: what comes back, cold or warm, is every sentence
+    of each review in order (tokenize, then split_sentences), with its review's id and label."""
+    cache = corpora / "cache"
+    first = adv.imdb_sentences("test", min_tokens=1, max_tokens=10**6)
+    stored = sorted(cache.glob("imdb_sentences_test_*.pkl"))
+    assert len(stored) == 1
+    again = adv.imdb_sentences("test", min_tokens=1, max_tokens=10**6)
+    pd.testing.assert_frame_equal(again, first)
+    reviews = data.load_imdb("test").iloc[::250]  # every 250th review, by the plain definition
+    expected = [(doc_id, label, sentence)
+                for doc_id, label, text in zip(reviews.doc_id, reviews.label, reviews.text, strict=True)
+                for sentence in adv.split_sentences(tokenize(text))]
+    found = again[again.doc_id.isin(set(reviews.doc_id))]
+    assert list(zip(found.doc_id, found.label, found.tokens, strict=True)) == expected
+    short = adv.imdb_sentences("test", min_tokens=3, max_tokens=5)
+    pd.testing.assert_frame_equal(short, first[first.tokens.map(len).between(3, 5)].reset_index(drop=True))
+
+
+def _encoded(**change) -> dict[str, np.ndarray]:
+    """A valid cache of two reviews' three sentences (six words), with ``change`` applied."""
+    parts = {"doc_id": np.array(["test_neg_0", "test_pos_1"], dtype=object),
+             "label": np.array(["neg", "pos"], dtype=object), "review": np.array([0, 0, 1], dtype=np.int32),
+             "lengths": np.array([2, 3, 1], dtype=np.int32),
+             "codes": np.array([0, 1, 2, 0, 1, 1], dtype=np.int32),
+             "vocabulary": np.array(["a", ".", "b"], dtype=object)}
+    return {**parts, **change}
+
+
+@pytest.mark.parametrize("change", [
+    {}, {"codes": np.array([0, 1, 2, 0, 1, 3], dtype=np.int32)}, {"codes": np.array([0, 1], dtype=np.int32)},
+    {"review": np.array([0, 0, 2], dtype=np.int32)}, {"lengths": np.array([2, 4, 0], dtype=np.int32)},
+    {"lengths": np.array([2, 3, 1])}, {"label": np.array(["neg"], dtype=object)}, {"extra": np.array([1])},
+])
+def test_a_cache_of_sentences_whose_parts_do_not_fit_is_tokenised_again(change):
+    assert (adv._encoded_or_none(_encoded(**change)) is None) == bool(change)
+    assert adv._encoded_or_none([1, 2]) is None
+
+
 def _joined(text: list[list[str]]) -> str:
     """The text as one string, a line per sentence, every word between spaces."""
     return "".join(f" {' '.join(line)} \n" for line in text)
@@ -241,6 +314,9 @@ def test_verbatim_in_agrees_with_the_plain_definition_on_random_text():
     (lambda: adv.held_out_sentences([["the"]], n=0), "n must be at least 1"),
     (lambda: adv.held_out_sentences([["the"]], seed=-1), "seed must be at least 0"),
     (lambda: adv.held_out_sentences("the film"), "list of sentences"),
+    (lambda: adv.imdb_sentences("dev"), "split must be one of 'train', 'test', 'unsup'"),
+    (lambda: adv.imdb_sentences("test", min_tokens=-1), "min_tokens must be at least 0"),
+    (lambda: adv.imdb_sentences("test", min_tokens=8, max_tokens=4), "max_tokens must be at least 8"),
     (lambda: adv.NgramLM(order=0), "order must be at least 1"),
     (lambda: adv.NgramLM(min_count="2"), "min_count must be a whole number"),
     (lambda: adv.NgramLM().fit([]), "sentences is empty"),
