@@ -45,7 +45,8 @@ BOS, EOS, UNK = "<s>", "</s>", "<unk>"
 TEST_SENTENCES = 3000  # the lab's sample of real sentences, before any found in training are removed
 SENTENCE_TOKENS = (8, 30)  # the lab's real sentences: from 8 to 30 tokens
 _SENTENCE_END = re.compile(r"^(?:[.!?]|\.{2,})$")
-_END_CHARACTERS = frozenset(".!?")
+#: A token's last character if it may end a sentence (the regex's $ also matches before a final newline).
+_END_CHARACTERS = frozenset(".!?\n")
 
 
 # --------------------------------------------------------------------------- sentences
@@ -84,15 +85,15 @@ def imdb_sentences(split: str, min_tokens: int = 8, max_tokens: int = 30) -> pd.
     key = storage.key({"artefact": "imdb sentences", "split": split}, datasets=["imdb"], libraries=["pandas"])
     stored = storage.cached(settings.data_dir() / "cache" / f"imdb_sentences_{split}_{key}.pkl",
                             lambda: _encoded_sentences(split), lambda value, tmp: pd.to_pickle(value, tmp),
-                            lambda path: _encoded_or_none(pd.read_pickle(path)))
+                            lambda path: _encoded_or_none(pd.read_pickle(path), data.IMDB_ROWS[split]))
     lengths = stored["lengths"]
     kept = (lengths >= min_tokens) & (lengths <= max_tokens)
     words = stored["vocabulary"][stored["codes"]].tolist()
     ends = np.cumsum(lengths)[kept].tolist()
     tokens = [words[end - n:end] for end, n in zip(ends, lengths[kept].tolist(), strict=True)]
     reviews = stored["review"][kept]
-    return pd.DataFrame({"doc_id": stored["doc_id"][reviews].tolist(),
-                         "label": stored["label"][reviews].tolist(), "tokens": tokens})
+    rows = zip(stored["doc_id"][reviews].tolist(), stored["label"][reviews].tolist(), tokens, strict=True)
+    return pd.DataFrame(list(rows), columns=["doc_id", "label", "tokens"])  # rows: columns typed as ever
 
 
 #: What the cache of a split's sentences holds: per review, its doc_id and label; per
@@ -115,8 +116,9 @@ def _encoded_sentences(split: str) -> dict[str, np.ndarray]:
             "codes": codes.astype(np.int32), "vocabulary": np.asarray(vocabulary, dtype=object)}
 
 
-def _encoded_or_none(stored: object) -> dict[str, np.ndarray] | None:
-    """The cached sentences if their parts fit together, else None (tokenised again)."""
+def _encoded_or_none(stored: object, reviews: int) -> dict[str, np.ndarray] | None:
+    """The cached sentences if they are of ``reviews`` reviews and their parts fit together,
+    else None (tokenised again)."""
     if not (isinstance(stored, dict) and set(stored) == _ENCODED
             and all(isinstance(part, np.ndarray) and part.ndim == 1 for part in stored.values())
             and all(stored[name].dtype == np.int32 for name in ("review", "lengths", "codes"))):
@@ -125,7 +127,9 @@ def _encoded_or_none(stored: object) -> dict[str, np.ndarray] | None:
     def within(ids: np.ndarray, size: int) -> bool:
         return not len(ids) or (0 <= ids.min() and ids.max() < size)
 
-    fits = (len(stored["doc_id"]) == len(stored["label"]) and len(stored["review"]) == len(stored["lengths"])
+    fits = (len(stored["doc_id"]) == len(stored["label"]) == reviews
+            and len(stored["review"]) == len(stored["lengths"])
+            and all(map(isinstance, stored["vocabulary"], repeat(str)))
             and within(stored["lengths"] - 1, len(stored["codes"]))
             and int(stored["lengths"].sum()) == len(stored["codes"])
             and within(stored["review"], len(stored["doc_id"]))
@@ -327,8 +331,10 @@ class NgramLM:
         flat[ends - 1] = 1
         words_before = np.cumsum(lengths) - lengths
         where = np.arange(lengths.sum()) + np.repeat(ends - spans + self.order - 1 - words_before, lengths)
-        ids = pd.Index(self.vocab_).get_indexer(list(chain.from_iterable(sentences)))
-        flat[where] = np.where(ids < 0, self.index_[UNK], ids)
+        # index_'s words, not vocab_'s: numpy's strings drop trailing NULs, so two words may share an entry
+        found = pd.Index(list(self.index_)).get_indexer(list(chain.from_iterable(sentences)))
+        ids = np.fromiter(self.index_.values(), dtype=np.int64, count=len(self.index_))
+        flat[where] = np.where(found < 0, self.index_[UNK], ids[found])
         return flat
 
     def _keys(self, flat: np.ndarray, positions: np.ndarray, n: int) -> np.ndarray:

@@ -33,6 +33,7 @@ def test_split_sentences_keeps_the_end_mark():
     assert adv.split_sentences("a b . c ! d ... e".split()) == expected
     assert adv.split_sentences(("it", "ends", "!")) == [["it", "ends", "!"]]
     assert adv.split_sentences(["?", "..", "a.", "!b", ""]) == [["?"], [".."], ["a.", "!b", ""]]
+    assert adv.split_sentences(["a", "!\n", "b", "\n"]) == [["a", "!\n"], ["b", "\n"]]  # as the regex's $
     assert adv.split_sentences([]) == []
 
 
@@ -63,6 +64,12 @@ def test_the_counts_are_those_of_the_padded_sentences_n_grams():
                  for key, count in zip(table["grams"], table["counts"], strict=True)}
         assert found == grams
     assert lm.mean_logprob([]).shape == (0,)
+
+
+def test_words_that_numpy_stores_alike_are_counted_as_before():
+    """numpy's strings drop trailing NULs: "a" and "a\\x00" share one vocabulary entry."""
+    lm = adv.NgramLM(order=2, min_count=1).fit([["a", "a\x00", "b"]])
+    assert lm.unigram_.sum() == 4 and lm.mean_logprob([["a", "b"]]).shape == (1,)
 
 
 def test_distributions_sum_to_one(lm):
@@ -249,6 +256,8 @@ def test_imdb_sentences_read_back_from_the_cache_are_the_reviews_sentences(corpo
     assert list(zip(found.doc_id, found.label, found.tokens, strict=True)) == expected
     short = adv.imdb_sentences("test", min_tokens=3, max_tokens=5)
     pd.testing.assert_frame_equal(short, first[first.tokens.map(len).between(3, 5)].reset_index(drop=True))
+    none = adv.imdb_sentences("test", min_tokens=10**6, max_tokens=10**6)
+    pd.testing.assert_frame_equal(none, pd.DataFrame([], columns=["doc_id", "label", "tokens"]))
 
 
 def _encoded(**change) -> dict[str, np.ndarray]:
@@ -265,10 +274,12 @@ def _encoded(**change) -> dict[str, np.ndarray]:
     {}, {"codes": np.array([0, 1, 2, 0, 1, 3], dtype=np.int32)}, {"codes": np.array([0, 1], dtype=np.int32)},
     {"review": np.array([0, 0, 2], dtype=np.int32)}, {"lengths": np.array([2, 4, 0], dtype=np.int32)},
     {"lengths": np.array([2, 3, 1])}, {"label": np.array(["neg"], dtype=object)}, {"extra": np.array([1])},
+    {"vocabulary": np.array(["a", 1, "b"], dtype=object)},
 ])
 def test_a_cache_of_sentences_whose_parts_do_not_fit_is_tokenised_again(change):
-    assert (adv._encoded_or_none(_encoded(**change)) is None) == bool(change)
-    assert adv._encoded_or_none([1, 2]) is None
+    assert (adv._encoded_or_none(_encoded(**change), reviews=2) is None) == bool(change)
+    assert adv._encoded_or_none(_encoded(), reviews=3) is None  # another split's, or another data set's
+    assert adv._encoded_or_none([1, 2], reviews=2) is None
 
 
 def _joined(text: list[list[str]]) -> str:

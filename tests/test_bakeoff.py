@@ -358,6 +358,7 @@ def test_an_entry_sees_only_the_data_it_may_train_on(tmp_path):
         "cache/imdb_test_1.pkl": "..test_neg_12..", "cache/imdb_train_1.pkl": "..train_pos_1..",
         "cache/imdb_train_1.pkl.sha256": "abc", "cache/.imdb_train_1.pkl.lock": "",
         "cache/held_out_1.csv": "doc_id\ntest_pos_3", "cache/later_kind_1.pkl": "no test id in sight",
+        "cache/imdb_sentences_test_1.pkl": "test words", "cache/imdb_sentences_train_1.pkl": "train words",
         "results/cv.csv": "doc_id,label\ncv001_1,pos\ncv002_17,neg", "results/cv.csv.sha256": "abc",
         # ids shaped like the 2,000 reviews' but not theirs (an instructor's test set): hidden
         "results/lookalike.csv": "doc_id,label\ncv999_99999,pos",
@@ -376,7 +377,8 @@ def test_an_entry_sees_only_the_data_it_may_train_on(tmp_path):
         (tmp_path / name).write_text(text)
     assert bakeoff.data_view(tmp_path, training_ids=["cv001_1", "cv002_17"]).hidden == (
         "aclImdb/.kit-manifest.tsv", "aclImdb/README", "aclImdb/imdbEr.txt", "aclImdb/test",
-        "aclImdb_v1.tar.gz", "bakeoff", "cache/held_out_1.csv", "cache/imdb_test_1.pkl",
+        "aclImdb_v1.tar.gz", "bakeoff", "cache/held_out_1.csv", "cache/imdb_sentences_test_1.pkl",
+        "cache/imdb_sentences_train_1.pkl", "cache/imdb_test_1.pkl",
         "cache/later_kind_1.pkl", "corpora", "deployment", "models/imdb_vectors_1.npy",
         "results/bow/cv.csv.corrupt-20261128-084421", "results/bow/deployed.csv", "results/bow/packed.csv",
         "results/lookalike.csv", "results/other.json")
