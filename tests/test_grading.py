@@ -695,6 +695,47 @@ def test_prepares_running_at_once_keep_each_other_s_records(empty_data_dir, monk
     assert sorted(json.loads(classgrade.prepared_path().read_text())) == names
 
 
+def test_a_solution_is_prepared_again_when_it_or_the_library_changed(empty_data_dir, tmp_path, monkeypatch):
+    """A preparation is kept for the solution and the library it ran under: a new library may
+    build its caches otherwise, or build new ones, which a student's sandboxed run cannot store."""
+    solutions = tmp_path / "solutions"
+    solutions.mkdir()
+    shutil.copy(settings.REPO_ROOT / "solutions" / "03_significance.ipynb", solutions)
+    graded = []
+
+    def grade_notebook(solution, reference, submission, scratch, timeout):  # not the run: what is run
+        graded.append(solution.metadata.get("changed", "original"))
+        return nbval_run.NotebookRun(results={}), []
+
+    monkeypatch.setattr(grading, "grade_notebook", grade_notebook)
+    assert classgrade.prepare(solutions) == ["03_significance"]
+    assert classgrade.prepare(solutions) == []
+    monkeypatch.setattr(classgrade, "library_digest", lambda: "a library changed since")
+    assert classgrade.prepare(solutions) == ["03_significance"]
+    assert classgrade.prepare(solutions) == []
+    solution = nbformat.read(solutions / "03_significance.ipynb", as_version=4)
+    solution.metadata["changed"] = "the solution"
+    nbformat.write(solution, solutions / "03_significance.ipynb")
+    assert classgrade.prepare(solutions) == ["03_significance"]
+    assert graded == ["original", "original", "the solution"]
+    assert classgrade.prepare(solutions, force=True) == ["03_significance"]
+
+
+def test_the_library_digest_follows_the_library_s_code_not_its_tooling(tmp_path):
+    (tmp_path / "course").mkdir()
+    (tmp_path / "data.py").write_text("x = 1\n")
+    (tmp_path / "course" / "tool.py").write_text("y = 1\n")
+    first = classgrade.library_digest(tmp_path)
+    (tmp_path / "course" / "tool.py").write_text("y = 2\n")
+    (tmp_path / "data.py").write_bytes(b"x = 1\r\n")  # git on Windows: the same file
+    assert classgrade.library_digest(tmp_path) == first
+    (tmp_path / "data.py").write_text("x = 2\n")
+    second = classgrade.library_digest(tmp_path)
+    (tmp_path / "new.py").write_text("")
+    assert len({first, second, classgrade.library_digest(tmp_path)}) == 3
+    assert classgrade.library_digest() != first  # the kit's own library by default
+
+
 @pytest.mark.kernel
 @pytest.mark.sandbox
 @pytest.mark.slow

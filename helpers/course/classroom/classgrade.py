@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import hashlib
 import json
 import shutil
 import sys
@@ -44,7 +45,7 @@ from helpers.course.engine.limits import Job
 from helpers.course.engine.nbval_run import NotebookRun
 from helpers.course.engine.verdict import Problem, Status, Verdict
 from helpers.course.notebook.cells import exercise_id, exercises
-from helpers.course.notebook.release import release_notebook
+from helpers.course.notebook.release import content_digest, release_notebook
 from helpers.course.safe_text import printable
 from helpers.errors import KitError
 from helpers.log import LOGGER
@@ -318,6 +319,18 @@ def prepared_path() -> Path:
     return settings.data_dir() / PREPARED_FILE
 
 
+def library_digest(root: Path = settings.REPO_ROOT / "helpers") -> str:
+    """The digest of the course library's code (``helpers/`` but its tooling, ``helpers/course/``).
+
+    The caches a solution's preparation leaves are built by this code (a cache a new version
+    adds, or computes otherwise), so a solution prepared under another library is prepared
+    again. Line endings aside (``content_digest``).
+    """
+    lines = sorted(f"{content_digest(path.read_bytes())}  {path.relative_to(root).as_posix()}"
+                   for path in root.rglob("*.py") if path.relative_to(root).parts[0] != "course")
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
 def prepare(solutions_dir: Path = config.SOLUTIONS_DIR, notebooks: list[str] | None = None,
             timeout: float = PREPARE_CELL_TIMEOUT, force: bool = False) -> list[str]:
     """Grade the solutions once, outside the sandbox: build the caches, prove they pass here.
@@ -331,7 +344,7 @@ def prepare(solutions_dir: Path = config.SOLUTIONS_DIR, notebooks: list[str] | N
     timeout : float
         Seconds one cell may run.
     force : bool
-        Grade again solutions already prepared (unchanged since).
+        Grade again solutions already prepared (each unchanged since, and the library too).
 
     Returns
     -------
@@ -345,13 +358,16 @@ def prepare(solutions_dir: Path = config.SOLUTIONS_DIR, notebooks: list[str] | N
         unfair until that is mended.
     """
     done = _read_prepared()
+    library = library_digest()
     graded_now = []
     for path in config.notebooks_in(solutions_dir):
         if notebooks is not None and path.stem not in notebooks:
             continue
         solution = nbformat.read(path, as_version=4)
         digest = sha256_of(path)
-        if not exercises(solution) or (done.get(path.stem, {}).get("sha256") == digest and not force):
+        entry = done.get(path.stem, {})
+        if not exercises(solution) or (entry.get("sha256") == digest and entry.get("library") == library
+                                       and not force):
             continue
         LOGGER.info(f"kit grade: preparing {path.stem} (its solution builds the shared caches) ...")
         reference = release_notebook(solution, path.stem, hidden=True)
@@ -362,13 +378,15 @@ def prepare(solutions_dir: Path = config.SOLUTIONS_DIR, notebooks: list[str] | N
         if failing or run.problem is not Problem.NONE:
             raise KitError(f"The solution of {path.stem} does not pass here, so students cannot be "
                            f"graded against it: {'; '.join(failing) or run.problem_line}")
-        _record_prepared(path.stem, {"sha256": digest, "seconds": round(time.monotonic() - started, 1)})
+        _record_prepared(path.stem, {"sha256": digest, "library": library,
+                                     "seconds": round(time.monotonic() - started, 1)})
         graded_now.append(path.stem)
     return graded_now
 
 
 def _read_prepared() -> dict[str, dict]:
-    """``{notebook: {"sha256": solution's digest, "seconds": its run}}``; {} if unreadable."""
+    """``{notebook: {"sha256": solution's digest, "library": library_digest(), "seconds": its run}}``;
+    {} if unreadable."""
     try:
         found = json.loads(prepared_path().read_text())
     except (OSError, ValueError):
