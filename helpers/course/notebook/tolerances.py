@@ -8,11 +8,14 @@ moved, in units of their last printed digit. The table is kept in the repository
 (``solutions/tolerances.csv``); a test holds every declared tolerance to at least
 ``SAFETY`` times the spread recorded there.
 
-Run it as ``python -m helpers.course.notebook.tolerances OUT_DIR [NN ...]`` (about an hour for all
-notebooks and six settings on two cores; ``--jobs 2`` runs two settings at once, which
-nearly halves it, since most of the work is single-threaded); ``--table-only`` rebuilds the
-table from runs already in ``OUT_DIR``. A run of some notebooks keeps the other notebooks'
-rows.
+Run it as ``python -m helpers.course.notebook.tolerances OUT_DIR [NN ...]``; ``--jobs 2`` runs
+two settings at once, which nearly halves it, since most of the work is single-threaded.
+Measured on two cores with ``--jobs 2``: 00-03, 09 and 10 took 77 minutes for the six
+settings; 04, 05, 06 and 08 took 80 minutes for a pair of settings, other work running (each
+setting trains 04's thirteen Doc2Vec models again). ``--table-only`` rebuilds the table
+from runs already in ``OUT_DIR``; the same command run again goes on where a stopped run
+left off, since each setting's data folder keeps what it computed. A run of some notebooks
+keeps the other notebooks' rows.
 """
 
 from __future__ import annotations
