@@ -45,7 +45,7 @@ from helpers.course.engine.limits import Job
 from helpers.course.engine.nbval_run import NotebookRun
 from helpers.course.engine.verdict import Problem, Status, Verdict
 from helpers.course.notebook.cells import exercise_id, exercises
-from helpers.course.notebook.release import content_digest, release_notebook
+from helpers.course.notebook.release import manifest, release_notebook
 from helpers.course.safe_text import printable
 from helpers.errors import KitError
 from helpers.log import LOGGER
@@ -324,11 +324,11 @@ def library_digest(root: Path = settings.REPO_ROOT / "helpers") -> str:
 
     The caches a solution's preparation leaves are built by this code (a cache a new version
     adds, or computes otherwise), so a solution prepared under another library is prepared
-    again. Line endings aside (``content_digest``).
+    again. The digest of its ``release.manifest`` (line endings aside).
     """
-    lines = sorted(f"{content_digest(path.read_bytes())}  {path.relative_to(root).as_posix()}"
-                   for path in root.rglob("*.py") if path.relative_to(root).parts[0] != "course")
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    code = {path.relative_to(root).as_posix(): path.read_bytes()
+            for path in root.rglob("*.py") if path.relative_to(root).parts[0] != "course"}
+    return hashlib.sha256(manifest(code).encode()).hexdigest()
 
 
 def prepare(solutions_dir: Path = config.SOLUTIONS_DIR, notebooks: list[str] | None = None,
