@@ -35,6 +35,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+import numpy as np
+
 from helpers import fetch, settings
 from helpers.errors import InputError
 from helpers.files import atomic_write, file_lock, set_aside, sha256sum
@@ -246,3 +248,14 @@ def cached(path: Path | None, compute: Callable[[], T], write: Callable[[T, Path
     if path is not None:
         store(path, lambda tmp: write(value, tmp))
     return value
+
+
+def write_array(values: np.ndarray, tmp: Path) -> None:
+    """Write an array to ``tmp`` in numpy's ``.npy`` format: a ``write`` for :func:`cached`."""
+    with open(tmp, "wb") as handle:  # a handle: np.save would add ".npy" to a name
+        np.save(handle, values, allow_pickle=False)
+
+
+def read_array(path: Path) -> np.ndarray:
+    """The array :func:`write_array` wrote to ``path`` (never unpickles)."""
+    return np.load(path, allow_pickle=False)

@@ -74,7 +74,57 @@ def test_the_sampler_keeps_the_peak_of_what_a_tree_held_and_its_cpu_time():
         finally:
             _end(process)
     assert held >= 250 * MB
-    assert sampler.peak_bytes >= held  # kept after the process ended
+    assert sampler.peak_bytes >= 250 * MB  # kept after the process ended
+
+
+#: Holds 100 MB; each line read from stdin adds 100 MB more (touched) and says "grown".
+GROWING = """
+import sys
+blocks = []
+def grow():
+    block = bytearray(100 * 2**20)
+    for i in range(0, len(block), 4096):
+        block[i] = 1
+    blocks.append(block)
+grow()
+print("ready", flush=True)
+for _ in sys.stdin:
+    grow()
+    print("grown", flush=True)
+"""
+
+
+def test_the_sampler_counts_exactly_only_when_a_count_could_be_a_new_peak_or_past_the_limit(monkeypatch):
+    clock = [0.0]  # the sampler's clock, moved by hand: a busy machine must not change what it does
+    monkeypatch.setattr(memory.time, "monotonic", lambda: clock[0])
+    process = subprocess.Popen([sys.executable, "-c", GROWING], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().strip() == "ready"
+        sampler = memory.PeakSampler(memory.tree(process.pid))  # sampled by hand here, no thread
+        first = sampler.sample()
+        assert sampler.exact_counts == 1 and sampler.peak_bytes == first >= 100 * MB
+        steady = [sampler.sample() for _ in range(20)]  # no time passes
+        assert sampler.exact_counts == 1, "a group that did not grow was counted again"
+        assert all(bound >= memory.held(memory.tree(process.pid)()) for bound in steady)
+        process.stdin.write("grow\n")
+        process.stdin.flush()
+        assert process.stdout.readline().strip() == "grown"
+        grown = sampler.sample()  # 100 MB more: a possible peak, counted at once
+        assert sampler.exact_counts == 2 and sampler.peak_bytes == grown >= first + 95 * MB
+        clock[0] += memory.EXACT_SECONDS * 0.9
+        sampler.sample()
+        assert sampler.exact_counts == 2
+        clock[0] += memory.EXACT_SECONDS * 0.1
+        sampler.sample()
+        assert sampler.exact_counts == 3, "no exact count after EXACT_SECONDS"
+
+        limited = memory.PeakSampler(memory.tree(process.pid), exact_above=150 * MB)
+        for _ in range(5):
+            limited.sample()
+        assert limited.exact_counts == 5, "above the limit, a sample must be an exact count"
+    finally:
+        _end(process)
 
 
 def test_children_are_what_this_process_started():

@@ -6,6 +6,7 @@ import hashlib
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from helpers import files, settings, storage
@@ -194,3 +195,17 @@ def test_every_file_a_stored_artefact_makes_belongs_to_it(tmp_path):
     assert len(made) == 3, made  # the artefact, its checksum and its lock file
     assert {storage.artefact_of(found) for found in made} == {path}
     assert storage.artefact_of(tmp_path / ".hidden.csv") == tmp_path / ".hidden.csv"  # no lock: its own
+
+
+def test_arrays_are_stored_as_npy_and_read_back_as_they_were_never_unpickled(tmp_path):
+    values = np.arange(12, dtype=np.float32).reshape(4, 3) / 7
+    path = tmp_path / "a.npy"
+    io = {"write": storage.write_array, "read": storage.read_array}
+    assert storage.cached(path, lambda: values, **io) is values
+    found = storage.cached(path, lambda: pytest.fail("computed again"), **io)
+    assert found.dtype == np.float32 and np.array_equal(found, values)
+    with pytest.raises(ValueError, match="pickle"):
+        storage.write_array(np.array([{"a": 1}], dtype=object), tmp_path / "objects.npy")
+    np.save(tmp_path / "pickled.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    with pytest.raises(ValueError, match="pickle"):
+        storage.read_array(tmp_path / "pickled.npy")

@@ -198,7 +198,8 @@ class _Watch:
     def __init__(self, pid: int, limits: Limits, tmpfs: Sequence[str] = ()) -> None:
         self.limits = limits
         self.stopped_for = ""
-        self.sampler = memory.PeakSampler(memory.tree(pid), tmpfs=tmpfs, after_sample=self._enforce)
+        self.sampler = memory.PeakSampler(memory.tree(pid), tmpfs=tmpfs, after_sample=self._enforce,
+                                          exact_above=limits.memory_mb * 2**20)
         self.sampler.start()  # after the assignment: a first sample past a limit stops it
 
     def _enforce(self, tree: list[psutil.Process], held: int) -> None:
