@@ -340,10 +340,14 @@ def tsne_map(vectors, perplexity: float = TSNE_PERPLEXITY, seed: int = 0) -> np.
     Raises
     ------
     InputError
-        ``vectors`` not a 2-D array of finite numbers with at least 2 rows; ``perplexity``
-        not in (0, n); ``seed`` < 0.
+        ``vectors`` not a 2-D array of finite numbers with at least 2 rows and 2 columns, or
+        every row the same; ``perplexity`` not in (0, n); ``seed`` < 0.
     """
     vectors = np.ascontiguousarray(_vectors(vectors, min_rows=2))
+    if vectors.shape[1] < 2:
+        raise InputError(f"vectors needs at least 2 columns for a 2-D map, got {vectors.shape[1]}.")
+    if not np.ptp(vectors, axis=0).any():  # scikit-learn's PCA start divides by their spread: 0
+        raise InputError("vectors are all the same row: a map of them shows nothing.")
     perplexity = check_number(perplexity, "perplexity", low=0, high=len(vectors),
                               low_open=True, high_open=True)
     seed = _seed(seed)

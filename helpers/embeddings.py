@@ -399,14 +399,18 @@ def _of_shape(vectors: np.ndarray, shape: tuple[int, int]) -> np.ndarray | None:
     return vectors if vectors.shape == shape else None
 
 
+#: Fewer texts than this are inferred in under a second: not worth three files in the cache.
+INFER_CACHE_MIN = 500
+
+
 def infer_vectors(config: Doc2VecConfig, texts, workers: int | None = None,
                   infer_epochs: int | None = None, progress: bool = True) -> np.ndarray:
     """Infer document vectors for any texts from ``config``'s model (trained if not cached).
 
     Inference starts from the model's seed and goes through the texts in order, so the same
     model and texts give the same vectors (with ``PYTHONHASHSEED=0``, which gensim's initial
-    vectors depend on). They are cached under ``data/models/``, keyed by the model, the
-    texts in their order and the epochs.
+    vectors depend on). For ``INFER_CACHE_MIN`` texts or more they are cached under
+    ``data/models/``, keyed by the model, the texts in their order and the epochs.
 
     Parameters
     ----------
@@ -422,11 +426,15 @@ def infer_vectors(config: Doc2VecConfig, texts, workers: int | None = None,
     Raises
     ------
     InputError
-        ``texts`` not a sequence of strings.
+        ``texts`` not a sequence of strings; ``infer_epochs`` not None or a whole number >= 1.
     """
     texts = check_texts(texts, "texts", allow_empty=True)
+    if infer_epochs is not None:
+        check_int(infer_epochs, "infer_epochs")
     if not texts:
         return np.empty((0, config.vector_size), dtype=np.float32)
+    if len(texts) < INFER_CACHE_MIN:
+        return _inferred(config, texts, workers, infer_epochs, progress)
     content = storage.content_digest(pd.DataFrame({"text": texts}), ["text"])[:storage.KEY_CHARS]
     path = (settings.data_dir() / "models"
             / f"inferred_{config.key()}_{infer_epochs or config.epochs}_{content}.npy")

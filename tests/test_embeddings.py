@@ -237,6 +237,9 @@ def test_a_sample_larger_than_the_corpus_is_an_input_error(corpora):
 
 def test_inferred_vectors_are_cached_by_model_texts_in_order_and_epochs(private_data_dir, monkeypatch):
     texts = ["a truly great film", "dull and awful", "the plot is thin"]
+    embeddings.infer_vectors(TINY, texts, workers=1, progress=False)
+    assert not list((private_data_dir / "models").glob("inferred_*")), "a few texts are not cached"
+    monkeypatch.setattr(embeddings, "INFER_CACHE_MIN", len(texts))
     first = embeddings.infer_vectors(TINY, texts, workers=1, progress=False)
     computed = []
     real = embeddings._inferred
@@ -250,3 +253,6 @@ def test_inferred_vectors_are_cached_by_model_texts_in_order_and_epochs(private_
     assert embeddings.infer_vectors(TINY, [], progress=False).shape == (0, 8)
     with pytest.raises(InputError, match=r"texts\[1\] is None"):
         embeddings.infer_vectors(TINY, ["fine", None])
+    for epochs in (0, 2.5):
+        with pytest.raises(InputError, match="infer_epochs must be"):
+            embeddings.infer_vectors(TINY, texts, infer_epochs=epochs)

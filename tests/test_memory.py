@@ -96,7 +96,7 @@ for _ in sys.stdin:
 
 def test_the_sampler_counts_exactly_only_when_a_count_could_be_a_new_peak_or_past_the_limit(monkeypatch):
     clock = [0.0]  # the sampler's clock, moved by hand: a busy machine must not change what it does
-    monkeypatch.setattr(memory.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(memory, "_clock", lambda: clock[0])
     process = subprocess.Popen([sys.executable, "-c", GROWING], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, text=True)
     try:
@@ -123,6 +123,40 @@ def test_the_sampler_counts_exactly_only_when_a_count_could_be_a_new_peak_or_pas
         for _ in range(5):
             limited.sample()
         assert limited.exact_counts == 5, "above the limit, a sample must be an exact count"
+    finally:
+        _end(process)
+
+
+#: Holds 100 MB (touched) and forks; the child, told to, writes to every page of the block.
+COPY_ON_WRITE = """
+import os, sys, time
+block = bytearray(100 * 2**20)
+for i in range(0, len(block), 4096):
+    block[i] = 1
+if os.fork() == 0:
+    print("ready", flush=True)
+    sys.stdin.readline()
+    for i in range(0, len(block), 4096):
+        block[i] = 2
+    print("written", flush=True)
+time.sleep(3600)
+"""
+
+
+def test_a_copy_on_write_which_leaves_the_resident_size_as_it_was_is_counted(monkeypatch):
+    monkeypatch.setattr(memory, "_clock", lambda: 0.0)  # no count is due to time
+    process = subprocess.Popen([sys.executable, "-c", COPY_ON_WRITE], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().strip() == "ready"
+        sampler = memory.PeakSampler(memory.tree(process.pid))
+        shared = sampler.sample()  # parent and child share the block: counted once
+        assert 100 * MB <= shared < 160 * MB
+        process.stdin.write("go\n")
+        process.stdin.flush()
+        assert process.stdout.readline().strip() == "written"
+        assert sampler.sample() >= shared + 90 * MB and sampler.exact_counts == 2
+        assert sampler.peak_bytes >= shared + 90 * MB
     finally:
         _end(process)
 
@@ -160,6 +194,8 @@ def test_after_each_sample_the_caller_sees_what_was_held_and_the_sampling_ends_w
 @pytest.mark.parametrize(("arguments", "message"), [
     ({"processes": [1, 2]}, "must be a function listing the processes"),
     ({"processes": memory.children(), "interval": 0}, "interval must be a positive number"),
+    ({"processes": memory.children(), "exact_above": -1}, "exact_above must be at least 0"),
+    ({"processes": memory.children(), "exact_above": 1.5}, "exact_above must be a whole number"),
 ])
 def test_the_sampler_refuses_what_it_cannot_sample(arguments, message):
     with pytest.raises(InputError, match=message):
