@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 import subprocess
 import sys
 
@@ -200,3 +201,22 @@ def test_after_each_sample_the_caller_sees_what_was_held_and_the_sampling_ends_w
 def test_the_sampler_refuses_what_it_cannot_sample(arguments, message):
     with pytest.raises(InputError, match=message):
         memory.PeakSampler(**arguments)
+
+
+def _children_faults() -> int:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_minflt + usage.ru_majflt
+
+
+def test_page_faults_are_the_kernel_s_count_and_nothing_for_a_process_gone():
+    code = ("import sys\nblock = bytearray(50 * 2**20)\nfor i in range(0, len(block), 4096):\n"
+            "    block[i] = 1\nprint('ready', flush=True)\nsys.stdin.readline()")
+    before = _children_faults()
+    process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True)
+    assert process.stdout.readline().strip() == "ready"
+    seen = memory.page_faults(process.pid)
+    process.communicate("exit\n")
+    taken = _children_faults() - before  # its whole life: reaped
+    assert taken / 2 < seen <= taken  # a few more faults while it exited
+    assert memory.page_faults(process.pid) == 0
