@@ -37,14 +37,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-import numpy as np
-
 from helpers import fetch, settings
 from helpers.errors import InputError
 from helpers.files import atomic_write, file_lock, set_aside, sha256sum
 from helpers.log import LOGGER
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 T = TypeVar("T")
@@ -276,10 +275,14 @@ def cached(path: Path | None, compute: Callable[[], T], write: Callable[[T, Path
 
 def write_array(values: np.ndarray, tmp: Path) -> None:
     """Write an array to ``tmp`` in numpy's ``.npy`` format: a ``write`` for :func:`cached`."""
+    import numpy as np  # here: `kit check` alone imports this module and no numpy
+
     with open(tmp, "wb") as handle:  # a handle: np.save would add ".npy" to a name
         np.save(handle, values, allow_pickle=False)
 
 
 def read_array(path: Path) -> np.ndarray:
     """The array :func:`write_array` wrote to ``path`` (never unpickles)."""
+    import numpy as np
+
     return np.load(path, allow_pickle=False)

@@ -195,8 +195,8 @@ def test_after_each_sample_the_caller_sees_what_was_held_and_the_sampling_ends_w
 @pytest.mark.parametrize(("arguments", "message"), [
     ({"processes": [1, 2]}, "must be a function listing the processes"),
     ({"processes": memory.children(), "interval": 0}, "interval must be a positive number"),
-    ({"processes": memory.children(), "exact_above": -1}, "exact_above must be at least 0"),
-    ({"processes": memory.children(), "exact_above": 1.5}, "exact_above must be a whole number"),
+    ({"processes": memory.children(), "exact_above": -1}, "exact_above must be a whole number of bytes"),
+    ({"processes": memory.children(), "exact_above": 1.5}, "exact_above must be a whole number of bytes"),
 ])
 def test_the_sampler_refuses_what_it_cannot_sample(arguments, message):
     with pytest.raises(InputError, match=message):

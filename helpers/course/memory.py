@@ -26,11 +26,11 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
+from numbers import Integral
 
 import psutil
 
 from helpers.errors import InputError
-from helpers.validation import check_int
 
 #: Seconds between two samples.
 SAMPLE_SECONDS = 0.2
@@ -263,8 +263,9 @@ class PeakSampler:
                              "(memory.tree(pid) or memory.children()).")
         if not interval > 0:
             raise InputError(f"interval must be a positive number of seconds, not {interval!r}.")
-        if exact_above is not None:
-            check_int(exact_above, "exact_above", minimum=0)
+        if exact_above is not None and (isinstance(exact_above, bool) or not isinstance(exact_above, Integral)
+                                        or exact_above < 0):
+            raise InputError(f"exact_above must be a whole number of bytes (0 or more), not {exact_above!r}.")
         self.processes, self.interval = processes, interval
         self.tmpfs, self.after_sample, self.exact_above = tmpfs, after_sample, exact_above
         self.peak_bytes = 0
