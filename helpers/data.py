@@ -16,7 +16,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from helpers import overlap, settings, storage
-from helpers.fetch import require
+from helpers.fetch import fetched_stamp, require
 from helpers.text import HTML_BREAK
 from helpers.validation import check_choice, check_int, check_table, check_texts
 
@@ -37,9 +37,16 @@ def load_movie_reviews() -> pd.DataFrame:
         columns ``doc_id`` (e.g. ``cv123_12345``), ``cv`` (int 0–999), ``fold`` (the
         round-robin fold ``cv % 10``, except that a near-duplicate review takes the fold of
         its first copy: ``fold_of_copies``), ``label`` (``pos``/``neg``) and ``text`` (the
-        corpus's own tokenisation, space-joined).
+        corpus's own tokenisation, space-joined). A new table on every call: the files are
+        read once per process and fetch (a notebook loads the reviews many times).
     """
-    root = require("movie_reviews")
+    root = require("movie_reviews")  # checks the files once per process and fetch
+    return _movie_reviews(root.resolve(), fetched_stamp("movie_reviews")).copy()
+
+
+@cache
+def _movie_reviews(root: Path, stamp: str | None) -> pd.DataFrame:
+    """The reviews' table as read from ``root`` (``stamp``, its fetch, keys the memo)."""
     rows = []
     for label in ("neg", "pos"):
         for path in sorted((root / label).glob("*.txt")):

@@ -8,20 +8,25 @@
   ``order_probe`` (does training order leak into document vectors?) and
   ``word_polarity_probe`` (do word vectors separate positive from negative words?).
 - ``document_word_similarity``: are documents closer to their most decisive words?
+- ``tsne_map``: a 2-D t-SNE map of vectors (scikit-learn's), computed once and cached.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from sklearn.linear_model import LogisticRegression
+from sklearn.manifold import TSNE
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from helpers import settings, storage
 from helpers.errors import InputError, KitError
 from helpers.text import tokenize
 from helpers.validation import (
@@ -30,6 +35,7 @@ from helpers.validation import (
     check_int,
     check_labels,
     check_lexicon,
+    check_number,
     check_same_length,
     check_texts,
 )
@@ -39,6 +45,7 @@ if TYPE_CHECKING:  # for annotations only: the probes take a trained model, they
 
 PROBE_MAX_ITER = 2000  # enough for the probes' logistic regressions to converge
 PROBE_FOLDS = 5
+TSNE_PERPLEXITY = 30.0  # scikit-learn's default
 
 
 def _vectors(vectors, name: str = "vectors", min_rows: int = 1) -> np.ndarray:
@@ -306,3 +313,61 @@ def order_probe(vectors: np.ndarray, labels, seed: int = 0) -> float:
         raise InputError(f"order_probe needs at least {PROBE_FOLDS} documents in each half of "
                          f"the order ({PROBE_FOLDS}-fold cross-validation); got {len(labels)} documents.")
     return _probe_accuracy(vectors, late, _seed(seed))
+
+
+def tsne_map(vectors, perplexity: float = TSNE_PERPLEXITY, seed: int = 0) -> np.ndarray:
+    """A 2-D t-SNE map of ``vectors``: scikit-learn's ``TSNE`` (PCA initialisation), cached.
+
+    t-SNE keeps each point's neighbours near it and distorts distances; on a few thousand
+    vectors it takes tens of seconds. The map depends only on the vectors, the perplexity and
+    the seed (and scikit-learn's version), so it is stored under ``data/cache`` by their
+    content, checked on every read, and read back instead of computed again.
+
+    Parameters
+    ----------
+    vectors : array-like of shape (n, d)
+        Finite numbers, one row per point.
+    perplexity : float
+        About the number of neighbours each point keeps near it; below ``n``.
+    seed : int
+        Seeds the optimisation.
+
+    Returns
+    -------
+    ndarray of shape (n, 2)
+        Each point's position on the map, in the rows' order.
+
+    Raises
+    ------
+    InputError
+        ``vectors`` not a 2-D array of finite numbers with at least 2 rows and 2 columns, or
+        every row the same; ``perplexity`` not in (0, n); ``seed`` < 0.
+    """
+    vectors = np.ascontiguousarray(_vectors(vectors, min_rows=2))
+    if vectors.shape[1] < 2:
+        raise InputError(f"vectors needs at least 2 columns for a 2-D map, got {vectors.shape[1]}.")
+    if not np.ptp(vectors, axis=0).any():  # scikit-learn's PCA start divides by their spread: 0
+        raise InputError("vectors are all the same row: a map of them shows nothing.")
+    perplexity = check_number(perplexity, "perplexity", low=0, high=len(vectors),
+                              low_open=True, high_open=True)
+    seed = _seed(seed)
+
+    def compute() -> np.ndarray:
+        tsne = TSNE(n_components=2, init="pca", perplexity=perplexity, random_state=seed)
+        return tsne.fit_transform(vectors)
+
+    return storage.cached(_tsne_path(vectors, perplexity, seed), compute, storage.write_array,
+                          lambda stored: _map_of(storage.read_array(stored), len(vectors)))
+
+
+def _tsne_path(vectors: np.ndarray, perplexity: float, seed: int) -> Path:
+    content = hashlib.sha256(vectors.tobytes()).hexdigest()
+    key = storage.key({"artefact": "t-SNE map", "vectors": content, "shape": list(vectors.shape),
+                       "perplexity": perplexity, "seed": seed}, libraries=["scikit-learn"])
+    return settings.data_dir() / "cache" / f"tsne_{key}.npy"
+
+
+def _map_of(stored: np.ndarray, rows: int) -> np.ndarray | None:
+    """A stored map that fits ``rows`` points, else None (computed again)."""
+    fits = stored.shape == (rows, 2) and np.issubdtype(stored.dtype, np.floating)
+    return stored if fits and np.isfinite(stored).all() else None

@@ -45,7 +45,7 @@ from helpers import data, overlap, settings, storage
 from helpers.errors import InputError, KitError
 from helpers.evaluation import C_GRID, Classifier, fit_svm
 from helpers.text import tokenize
-from helpers.validation import check_int
+from helpers.validation import check_int, check_texts
 
 #: What every model and its vectors are derived from, and what computes them.
 SOURCES = ("imdb", "movie_reviews")
@@ -383,23 +383,24 @@ def review_vectors(config: Doc2VecConfig, workers: int | None = None, infer_epoc
     def compute() -> np.ndarray:
         reviews = data.load_movie_reviews()
         if not config.transductive:
-            return infer_vectors(config, reviews.text, workers, infer_epochs, progress)
+            return _inferred(config, reviews.text.tolist(), workers, infer_epochs, progress)
         model = train(config, workers, progress)
         _, ids = corpus_file(config, progress)
         line = {doc_id: i for i, doc_id in enumerate(ids)}
         return np.vstack([model.dv[line[d]] for d in reviews.doc_id])
 
-    return storage.cached(_vector_path(config, infer_epochs), compute, _save_array,
-                          lambda stored: _vectors_of_shape(np.load(stored), config))
+    shape = (data.MOVIE_REVIEWS, config.vector_size)
+    return storage.cached(_vector_path(config, infer_epochs), compute, storage.write_array,
+                          lambda stored: _of_shape(storage.read_array(stored), shape))
 
 
-def _save_array(vectors: np.ndarray, tmp: Path) -> None:
-    with open(tmp, "wb") as handle:  # a handle: np.save would add ".npy" to a name
-        np.save(handle, vectors)
+def _of_shape(vectors: np.ndarray, shape: tuple[int, int]) -> np.ndarray | None:
+    """Stored vectors of the expected shape, else None (computed again)."""
+    return vectors if vectors.shape == shape else None
 
 
-def _vectors_of_shape(vectors: np.ndarray, config: Doc2VecConfig) -> np.ndarray | None:
-    return vectors if vectors.shape == (data.MOVIE_REVIEWS, config.vector_size) else None
+#: Fewer texts than this are inferred in under a second: not worth three files in the cache.
+INFER_CACHE_MIN = 500
 
 
 def infer_vectors(config: Doc2VecConfig, texts, workers: int | None = None,
@@ -408,11 +409,12 @@ def infer_vectors(config: Doc2VecConfig, texts, workers: int | None = None,
 
     Inference starts from the model's seed and goes through the texts in order, so the same
     model and texts give the same vectors (with ``PYTHONHASHSEED=0``, which gensim's initial
-    vectors depend on).
+    vectors depend on). For ``INFER_CACHE_MIN`` texts or more they are cached under
+    ``data/models/``, keyed by the model, the texts in their order and the epochs.
 
     Parameters
     ----------
-    texts : iterable of str
+    texts : sequence of str
         Raw texts; tokenised with ``helpers.text.tokenize``.
     infer_epochs : int, optional
         Passes of ``infer_vector`` per text (default: the model's epochs).
@@ -420,10 +422,31 @@ def infer_vectors(config: Doc2VecConfig, texts, workers: int | None = None,
     Returns
     -------
     ndarray of shape (n_texts, vector_size)
+
+    Raises
+    ------
+    InputError
+        ``texts`` not a sequence of strings; ``infer_epochs`` not None or a whole number >= 1.
     """
+    texts = check_texts(texts, "texts", allow_empty=True)
+    if infer_epochs is not None:
+        check_int(infer_epochs, "infer_epochs")
+    if not texts:
+        return np.empty((0, config.vector_size), dtype=np.float32)
+    if len(texts) < INFER_CACHE_MIN:
+        return _inferred(config, texts, workers, infer_epochs, progress)
+    content = storage.content_digest(pd.DataFrame({"text": texts}), ["text"])[:storage.KEY_CHARS]
+    path = (settings.data_dir() / "models"
+            / f"inferred_{config.key()}_{infer_epochs or config.epochs}_{content}.npy")
+    shape = (len(texts), config.vector_size)
+    return storage.cached(path, lambda: _inferred(config, texts, workers, infer_epochs, progress),
+                          storage.write_array, lambda stored: _of_shape(storage.read_array(stored), shape))
+
+
+def _inferred(config: Doc2VecConfig, texts: list[str], workers: int | None, infer_epochs: int | None,
+              progress: bool) -> np.ndarray:
     model = train(config, workers, progress)
     model.random = np.random.RandomState(config.seed)
-    texts = list(texts)
     return np.vstack([
         model.infer_vector(tokenize(text), epochs=infer_epochs or config.epochs)
         for text in tqdm(texts, desc=f"infer {config.name}", disable=not progress, leave=False)

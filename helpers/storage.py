@@ -12,9 +12,11 @@ through this module, under one set of rules:
   ``<name>.sha256``. A lock file per artefact lets two processes store the same artefact at
   once without mixing one's file with the other's checksum.
 - **Verified on every read.** :func:`load` reads an artefact only if it matches its sidecar
-  and ``read`` accepts it. One rule for a bad artefact (wrong checksum, no checksum, or
-  unreadable): it is set aside as ``<name>.corrupt-<timestamp>`` (kept for a look, never
-  read), one line on stderr says so, and the caller computes it again.
+  and ``read`` accepts it; a process hashes one version of a file once (a file written
+  since, whatever its times say, has a new change time and is hashed again). One rule for
+  a bad artefact (wrong checksum, no checksum, or unreadable): it is set aside as
+  ``<name>.corrupt-<timestamp>`` (kept for a look, never read), one line on stderr says so,
+  and the caller computes it again.
 - **A cache that cannot be stored** (a read-only folder, as in ``kit grade``'s sandbox, or a
   full disk) costs one line on stderr, not the result, unless the processes run strict
   (``helpers.settings.strict_caches``: ``kit grade --prepare``, which must leave every cache
@@ -41,6 +43,7 @@ from helpers.files import atomic_write, file_lock, set_aside, sha256sum
 from helpers.log import LOGGER
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 T = TypeVar("T")
@@ -52,6 +55,8 @@ KEY_CHARS = 16
 SIDECAR = ".sha256"
 #: An artefact's lock file is named ``LOCK_PREFIX + name + LOCK_SUFFIX`` beside it.
 LOCK_PREFIX, LOCK_SUFFIX = ".", ".lock"
+#: The digests this process computed, by version of the file (``_version``).
+_DIGESTS: dict[tuple[int, ...], str] = {}
 
 
 def key(params: Mapping[str, object], datasets: Sequence[str] = (), libraries: Sequence[str] = ()) -> str:
@@ -147,13 +152,33 @@ def is_stored(path: Path) -> bool:
 def _digest_if_stored(path: Path) -> tuple[str | None, bool]:
     """The file's sha256 (None if unreadable) and whether its sidecar holds it."""
     try:
-        digest = sha256sum(path)
+        digest = _sha256(path)
     except OSError:
         return None, False
     try:
         return digest, _sidecar(path).read_text().strip() == digest
     except OSError:
         return digest, False
+
+
+def _version(path: Path) -> tuple[int, ...]:
+    """What tells one content of a file from another without reading it: its device, inode,
+    size, and modification and change times. Nobody can set a change time back, so a file
+    written since (in place, or replaced) has another version."""
+    info = path.stat()
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
+def _sha256(path: Path) -> str:
+    """``sha256sum(path)``, hashed once per version of the file in this process: a notebook
+    reads the same tables and models many times, each read verified."""
+    version = _version(path)
+    if version not in _DIGESTS:
+        digest = sha256sum(path)
+        if _version(path) != version:  # written while it was hashed: hashed again next time
+            return digest
+        _DIGESTS[version] = digest
+    return _DIGESTS[version]
 
 
 def load(path: Path, read: Callable[[Path], T]) -> T | None:
@@ -246,3 +271,18 @@ def cached(path: Path | None, compute: Callable[[], T], write: Callable[[T, Path
     if path is not None:
         store(path, lambda tmp: write(value, tmp))
     return value
+
+
+def write_array(values: np.ndarray, tmp: Path) -> None:
+    """Write an array to ``tmp`` in numpy's ``.npy`` format: a ``write`` for :func:`cached`."""
+    import numpy as np  # here: `kit check` alone imports this module and no numpy
+
+    with open(tmp, "wb") as handle:  # a handle: np.save would add ".npy" to a name
+        np.save(handle, values, allow_pickle=False)
+
+
+def read_array(path: Path) -> np.ndarray:
+    """The array :func:`write_array` wrote to ``path`` (never unpickles)."""
+    import numpy as np
+
+    return np.load(path, allow_pickle=False)

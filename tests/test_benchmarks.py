@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -106,3 +107,13 @@ def test_iqr_is_the_spread_of_the_middle_half():
     values = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0]
     q1, q3 = np.percentile(values, [25, 75])
     assert cost.iqr(values) == pytest.approx(q3 - q1)
+
+
+def test_the_sampler_benchmark_samples_one_workload_both_ways_and_finds_one_peak():
+    done = subprocess.run([sys.executable, str(REPO_ROOT / "benchmarks" / "bench_sampler.py"), "--mb", "60",
+                           "--seconds", "0.5", "--repeats", "5"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    result = dict(field.split("=", 1) for field in done.stdout.splitlines()[-1].split()[1:])
+    assert result["name"] == "sampler" and result["equal"] == "yes" and result["repeats"] == "5"
+    assert float(result["kit_s"]) > 0 and float(result["peer_s"]) > 0
+    assert not psutil.Process().children(recursive=True), "the workload outlived the benchmark"

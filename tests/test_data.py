@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from helpers import data, storage
@@ -22,6 +24,25 @@ def test_movie_reviews_counts_and_folds(corpora):
     first = reviews.iloc[0]
     assert (first.doc_id, first.cv, first.label) == ("cv000_29416", 0, "neg")
     assert first.text.startswith("plot : two teen couples go to a church party ,")
+
+
+def test_movie_reviews_are_read_once_and_each_call_gets_its_own_table(corpora, monkeypatch):
+    data._movie_reviews.cache_clear()
+    reads = []
+    real_read_text = Path.read_text
+
+    def counted(path, *args, **kwargs):
+        reads.append(path.name)
+        return real_read_text(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", counted)
+    first = data.load_movie_reviews()
+    assert sum(name.endswith(".txt") for name in reads) == 2000
+    first.loc[0, "text"], first["fold"] = "changed by the caller", -1
+    second = data.load_movie_reviews()
+    assert sum(name.endswith(".txt") for name in reads) == 2000  # not read again
+    assert second.iloc[0].text.startswith("plot : two teen couples") and second.fold.between(0, 9).all()
+    assert second is not data.load_movie_reviews()
 
 
 @pytest.mark.parametrize("split,size", [("train", 25000), ("test", 25000), ("unsup", 50000)])

@@ -151,3 +151,61 @@ def test_probe_arguments_are_checked(toy_model):
         embedding_space.document_word_similarity(vectors, texts, model, {"film": np.nan})
     with pytest.raises(InputError, match="'pos' and 'neg'"):
         embedding_space.word_polarity_probe(model, {"positive": frozenset(GOOD)})
+
+
+@pytest.fixture
+def one_thread():
+    """Native libraries on one thread for the test (t-SNE's Barnes-Hut sums in OpenMP threads,
+    whose order of adding differs from run to run on more than two)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        yield
+
+
+@pytest.mark.usefixtures("one_thread")
+def test_tsne_map_is_scikit_learn_s_computed_once_and_read_back_verified(empty_data_dir, monkeypatch):
+    from sklearn.manifold import TSNE
+
+    points = np.random.default_rng(3).normal(size=(60, 5)).astype(np.float32)
+    expected = TSNE(n_components=2, init="pca", perplexity=10, random_state=4)
+    expected = expected.fit_transform(points.astype(float))
+    runs = []
+    real_tsne = embedding_space.TSNE
+
+    def counted(**kwargs):
+        runs.append(kwargs)
+        return real_tsne(**kwargs)
+
+    monkeypatch.setattr(embedding_space, "TSNE", counted)
+    first = embedding_space.tsne_map(points, perplexity=10, seed=4)
+    np.testing.assert_array_equal(first, expected)
+    np.testing.assert_array_equal(embedding_space.tsne_map(points.tolist(), perplexity=10, seed=4), expected)
+    assert len(runs) == 1  # the second call read the cache
+    stored, = (empty_data_dir / "cache").glob("tsne_*.npy")
+
+    stored.write_bytes(stored.read_bytes()[:-8] + b"\0" * 8)  # damaged: set aside, computed again
+    np.testing.assert_array_equal(embedding_space.tsne_map(points, perplexity=10, seed=4), expected)
+    assert len(runs) == 2 and list((empty_data_dir / "cache").glob("tsne_*.npy.corrupt-*"))
+
+    for other in ({"perplexity": 12, "seed": 4}, {"perplexity": 10, "seed": 5}):
+        embedding_space.tsne_map(points, **other)
+    embedding_space.tsne_map(points[::-1], perplexity=10, seed=4)  # other points, same shape
+    assert len(runs) == 5 and len(list((empty_data_dir / "cache").glob("tsne_*.npy"))) == 4
+
+
+@pytest.mark.parametrize(("vectors", "perplexity", "seed", "named"), [
+    (np.zeros(10), 3, 0, "vectors"),
+    ([[0.0, 1.0], [np.nan, 0.0], [1.0, 1.0]], 1, 0, "vectors"),
+    (np.zeros((1, 3)), 0.5, 0, "vectors"),
+    (np.arange(6.0).reshape(6, 1), 2, 0, "2 columns"),
+    (np.ones((6, 3)), 2, 0, "all the same row"),
+    (np.eye(5), 5, 0, "perplexity"),
+    (np.eye(5), 0, 0, "perplexity"),
+    (np.eye(5), "30", 0, "perplexity"),
+    (np.eye(5), 2, -1, "seed"),
+])
+def test_tsne_map_refuses_bad_input_before_any_work(empty_data_dir, vectors, perplexity, seed, named):
+    with pytest.raises(InputError, match=named):
+        embedding_space.tsne_map(vectors, perplexity=perplexity, seed=seed)
+    assert not (empty_data_dir / "cache").exists()

@@ -233,3 +233,26 @@ def test_models_train_longest_first_so_short_ones_fill_the_other_cores():
 def test_a_sample_larger_than_the_corpus_is_an_input_error(corpora):
     with pytest.raises(InputError, match="n_docs must be at most"):
         embeddings.training_documents(Doc2VecConfig(n_docs=10**9))
+
+
+def test_inferred_vectors_are_cached_by_model_texts_in_order_and_epochs(private_data_dir, monkeypatch):
+    texts = ["a truly great film", "dull and awful", "the plot is thin"]
+    embeddings.infer_vectors(TINY, texts, workers=1, progress=False)
+    assert not list((private_data_dir / "models").glob("inferred_*")), "a few texts are not cached"
+    monkeypatch.setattr(embeddings, "INFER_CACHE_MIN", len(texts))
+    first = embeddings.infer_vectors(TINY, texts, workers=1, progress=False)
+    computed = []
+    real = embeddings._inferred
+    monkeypatch.setattr(embeddings, "_inferred", lambda *args: computed.append(args[1]) or real(*args))
+    again = embeddings.infer_vectors(TINY, pd.Series(texts), workers=1, progress=False)
+    assert computed == [] and again.dtype == first.dtype and np.array_equal(again, first)
+    reordered = embeddings.infer_vectors(TINY, texts[::-1], workers=1, progress=False)
+    more_epochs = embeddings.infer_vectors(TINY, texts, infer_epochs=TINY.epochs + 1, progress=False)
+    assert computed == [texts[::-1], texts] and reordered.shape == more_epochs.shape == (3, 8)
+    assert len(list((private_data_dir / "models").glob("inferred_*.npy"))) == 3
+    assert embeddings.infer_vectors(TINY, [], progress=False).shape == (0, 8)
+    with pytest.raises(InputError, match=r"texts\[1\] is None"):
+        embeddings.infer_vectors(TINY, ["fine", None])
+    for epochs in (0, 2.5):
+        with pytest.raises(InputError, match="infer_epochs must be"):
+            embeddings.infer_vectors(TINY, texts, infer_epochs=epochs)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 import subprocess
 import sys
 
@@ -74,7 +75,91 @@ def test_the_sampler_keeps_the_peak_of_what_a_tree_held_and_its_cpu_time():
         finally:
             _end(process)
     assert held >= 250 * MB
-    assert sampler.peak_bytes >= held  # kept after the process ended
+    assert sampler.peak_bytes >= 250 * MB  # kept after the process ended
+
+
+#: Holds 100 MB; each line read from stdin adds 100 MB more (touched) and says "grown".
+GROWING = """
+import sys
+blocks = []
+def grow():
+    block = bytearray(100 * 2**20)
+    for i in range(0, len(block), 4096):
+        block[i] = 1
+    blocks.append(block)
+grow()
+print("ready", flush=True)
+for _ in sys.stdin:
+    grow()
+    print("grown", flush=True)
+"""
+
+
+def test_the_sampler_counts_exactly_only_when_a_count_could_be_a_new_peak_or_past_the_limit(monkeypatch):
+    clock = [0.0]  # the sampler's clock, moved by hand: a busy machine must not change what it does
+    monkeypatch.setattr(memory, "_clock", lambda: clock[0])
+    process = subprocess.Popen([sys.executable, "-c", GROWING], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().strip() == "ready"
+        sampler = memory.PeakSampler(memory.tree(process.pid))  # sampled by hand here, no thread
+        first = sampler.sample()
+        assert sampler.exact_counts == 1 and sampler.peak_bytes == first >= 100 * MB
+        steady = [sampler.sample() for _ in range(20)]  # no time passes
+        assert sampler.exact_counts == 1, "a group that did not grow was counted again"
+        assert all(bound >= memory.held(memory.tree(process.pid)()) for bound in steady)
+        process.stdin.write("grow\n")
+        process.stdin.flush()
+        assert process.stdout.readline().strip() == "grown"
+        grown = sampler.sample()  # 100 MB more: a possible peak, counted at once
+        assert sampler.exact_counts == 2 and sampler.peak_bytes == grown >= first + 95 * MB
+        clock[0] += memory.EXACT_SECONDS * 0.9
+        sampler.sample()
+        assert sampler.exact_counts == 2
+        clock[0] += memory.EXACT_SECONDS * 0.1
+        sampler.sample()
+        assert sampler.exact_counts == 3, "no exact count after EXACT_SECONDS"
+
+        limited = memory.PeakSampler(memory.tree(process.pid), exact_above=150 * MB)
+        for _ in range(5):
+            limited.sample()
+        assert limited.exact_counts == 5, "above the limit, a sample must be an exact count"
+    finally:
+        _end(process)
+
+
+#: Holds 100 MB (touched) and forks; the child, told to, writes to every page of the block.
+COPY_ON_WRITE = """
+import os, sys, time
+block = bytearray(100 * 2**20)
+for i in range(0, len(block), 4096):
+    block[i] = 1
+if os.fork() == 0:
+    print("ready", flush=True)
+    sys.stdin.readline()
+    for i in range(0, len(block), 4096):
+        block[i] = 2
+    print("written", flush=True)
+time.sleep(3600)
+"""
+
+
+def test_a_copy_on_write_which_leaves_the_resident_size_as_it_was_is_counted(monkeypatch):
+    monkeypatch.setattr(memory, "_clock", lambda: 0.0)  # no count is due to time
+    process = subprocess.Popen([sys.executable, "-c", COPY_ON_WRITE], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().strip() == "ready"
+        sampler = memory.PeakSampler(memory.tree(process.pid))
+        shared = sampler.sample()  # parent and child share the block: counted once
+        assert 100 * MB <= shared < 160 * MB
+        process.stdin.write("go\n")
+        process.stdin.flush()
+        assert process.stdout.readline().strip() == "written"
+        assert sampler.sample() >= shared + 90 * MB and sampler.exact_counts == 2
+        assert sampler.peak_bytes >= shared + 90 * MB
+    finally:
+        _end(process)
 
 
 def test_children_are_what_this_process_started():
@@ -110,7 +195,28 @@ def test_after_each_sample_the_caller_sees_what_was_held_and_the_sampling_ends_w
 @pytest.mark.parametrize(("arguments", "message"), [
     ({"processes": [1, 2]}, "must be a function listing the processes"),
     ({"processes": memory.children(), "interval": 0}, "interval must be a positive number"),
+    ({"processes": memory.children(), "exact_above": -1}, "exact_above must be a whole number of bytes"),
+    ({"processes": memory.children(), "exact_above": 1.5}, "exact_above must be a whole number of bytes"),
 ])
 def test_the_sampler_refuses_what_it_cannot_sample(arguments, message):
     with pytest.raises(InputError, match=message):
         memory.PeakSampler(**arguments)
+
+
+def _children_faults() -> int:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_minflt + usage.ru_majflt
+
+
+def test_page_faults_are_the_kernel_s_count_and_nothing_for_a_process_gone():
+    code = ("import sys\nblock = bytearray(50 * 2**20)\nfor i in range(0, len(block), 4096):\n"
+            "    block[i] = 1\nprint('ready', flush=True)\nsys.stdin.readline()")
+    before = _children_faults()
+    process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True)
+    assert process.stdout.readline().strip() == "ready"
+    seen = memory.page_faults(process.pid)
+    process.communicate("exit\n")
+    taken = _children_faults() - before  # its whole life: reaped
+    assert taken / 2 < seen <= taken  # a few more faults while it exited
+    assert memory.page_faults(process.pid) == 0

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from helpers import files, settings, storage
@@ -194,3 +196,33 @@ def test_every_file_a_stored_artefact_makes_belongs_to_it(tmp_path):
     assert len(made) == 3, made  # the artefact, its checksum and its lock file
     assert {storage.artefact_of(found) for found in made} == {path}
     assert storage.artefact_of(tmp_path / ".hidden.csv") == tmp_path / ".hidden.csv"  # no lock: its own
+
+
+def test_arrays_are_stored_as_npy_and_read_back_as_they_were_never_unpickled(tmp_path):
+    values = np.arange(12, dtype=np.float32).reshape(4, 3) / 7
+    path = tmp_path / "a.npy"
+    io = {"write": storage.write_array, "read": storage.read_array}
+    assert storage.cached(path, lambda: values, **io) is values
+    found = storage.cached(path, lambda: pytest.fail("computed again"), **io)
+    assert found.dtype == np.float32 and np.array_equal(found, values)
+    with pytest.raises(ValueError, match="pickle"):
+        storage.write_array(np.array([{"a": 1}], dtype=object), tmp_path / "objects.npy")
+    np.save(tmp_path / "pickled.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    with pytest.raises(ValueError, match="pickle"):
+        storage.read_array(tmp_path / "pickled.npy")
+
+
+def test_a_file_is_hashed_once_per_version_and_a_change_is_seen_whatever_its_times_say(tmp_path, monkeypatch):
+    path = tmp_path / "a.csv"
+    storage.store(path, _write_text("doc,correct\\nd1,False\\n"))
+    hashed = []
+    monkeypatch.setattr(storage, "sha256sum", lambda found: hashed.append(found) or files.sha256sum(found))
+    for _ in range(3):
+        assert storage.load(path, _read_text) == "doc,correct\\nd1,False\\n"
+    assert hashed == [path]
+    info = path.stat()
+    path.write_text(path.read_text().replace("False", "Fakes"))  # in place, the same size
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))  # and its modification time put back
+    assert path.stat().st_size == info.st_size and path.stat().st_mtime_ns == info.st_mtime_ns
+    assert storage.load(path, _read_text) is None  # hashed again: set aside
+    assert list(tmp_path.glob("a.csv.corrupt-*"))

@@ -198,10 +198,13 @@ class _Watch:
     def __init__(self, pid: int, limits: Limits, tmpfs: Sequence[str] = ()) -> None:
         self.limits = limits
         self.stopped_for = ""
-        self.sampler = memory.PeakSampler(memory.tree(pid), tmpfs=tmpfs, after_sample=self._enforce)
+        self.sampler = memory.PeakSampler(memory.tree(pid), tmpfs=tmpfs, after_sample=self._enforce,
+                                          exact_above=limits.memory_mb * 2**20)
         self.sampler.start()  # after the assignment: a first sample past a limit stops it
 
     def _enforce(self, tree: list[psutil.Process], held: int) -> None:
+        """Stop the job past a limit; ``held`` is the sampler's count (exact above the memory
+        limit: ``exact_above``)."""
         if sum(_threads(p) for p in tree) > self.limits.processes:
             self._stop(tree, f"it ran more than {self.limits.processes} processes and threads at once")
         elif held > self.limits.memory_mb * 2**20:
