@@ -357,7 +357,7 @@ def tsne_map(vectors, perplexity: float = TSNE_PERPLEXITY, seed: int = 0) -> np.
         return tsne.fit_transform(vectors)
 
     return storage.cached(_tsne_path(vectors, perplexity, seed), compute, storage.write_array,
-                          lambda stored: _map_of(storage.read_array(stored), len(vectors)))
+                          lambda stored: storage.read_array(stored, (len(vectors), 2)))
 
 
 def _tsne_path(vectors: np.ndarray, perplexity: float, seed: int) -> Path:
@@ -365,9 +365,3 @@ def _tsne_path(vectors: np.ndarray, perplexity: float, seed: int) -> Path:
     key = storage.key({"artefact": "t-SNE map", "vectors": content, "shape": list(vectors.shape),
                        "perplexity": perplexity, "seed": seed}, libraries=["scikit-learn"])
     return settings.data_dir() / "cache" / f"tsne_{key}.npy"
-
-
-def _map_of(stored: np.ndarray, rows: int) -> np.ndarray | None:
-    """A stored map that fits ``rows`` points, else None (computed again)."""
-    fits = stored.shape == (rows, 2) and np.issubdtype(stored.dtype, np.floating)
-    return stored if fits and np.isfinite(stored).all() else None

@@ -391,12 +391,7 @@ def review_vectors(config: Doc2VecConfig, workers: int | None = None, infer_epoc
 
     shape = (data.MOVIE_REVIEWS, config.vector_size)
     return storage.cached(_vector_path(config, infer_epochs), compute, storage.write_array,
-                          lambda stored: _of_shape(storage.read_array(stored), shape))
-
-
-def _of_shape(vectors: np.ndarray, shape: tuple[int, int]) -> np.ndarray | None:
-    """Stored vectors of the expected shape, else None (computed again)."""
-    return vectors if vectors.shape == shape else None
+                          lambda stored: storage.read_array(stored, shape))
 
 
 #: Fewer texts than this are inferred in under a second: not worth three files in the cache.
@@ -440,7 +435,7 @@ def infer_vectors(config: Doc2VecConfig, texts, workers: int | None = None,
             / f"inferred_{config.key()}_{infer_epochs or config.epochs}_{content}.npy")
     shape = (len(texts), config.vector_size)
     return storage.cached(path, lambda: _inferred(config, texts, workers, infer_epochs, progress),
-                          storage.write_array, lambda stored: _of_shape(storage.read_array(stored), shape))
+                          storage.write_array, lambda stored: storage.read_array(stored, shape))
 
 
 def _inferred(config: Doc2VecConfig, texts: list[str], workers: int | None, infer_epochs: int | None,

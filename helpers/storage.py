@@ -281,8 +281,12 @@ def write_array(values: np.ndarray, tmp: Path) -> None:
         np.save(handle, values, allow_pickle=False)
 
 
-def read_array(path: Path) -> np.ndarray:
-    """The array :func:`write_array` wrote to ``path`` (never unpickles)."""
+def read_array(path: Path, shape: tuple[int, ...]) -> np.ndarray | None:
+    """The array :func:`write_array` wrote to ``path`` (never unpickled): a ``read`` for
+    :func:`cached` of vectors, which holds only finite numbers of this ``shape``; else None
+    (a bad artefact, computed again)."""
     import numpy as np
 
-    return np.load(path, allow_pickle=False)
+    found = np.load(path, allow_pickle=False)
+    fits = found.shape == tuple(shape) and np.issubdtype(found.dtype, np.floating)
+    return found if fits and np.isfinite(found).all() else None

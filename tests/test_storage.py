@@ -201,15 +201,19 @@ def test_every_file_a_stored_artefact_makes_belongs_to_it(tmp_path):
 def test_arrays_are_stored_as_npy_and_read_back_as_they_were_never_unpickled(tmp_path):
     values = np.arange(12, dtype=np.float32).reshape(4, 3) / 7
     path = tmp_path / "a.npy"
-    io = {"write": storage.write_array, "read": storage.read_array}
+    io = {"write": storage.write_array, "read": lambda stored: storage.read_array(stored, (4, 3))}
     assert storage.cached(path, lambda: values, **io) is values
     found = storage.cached(path, lambda: pytest.fail("computed again"), **io)
     assert found.dtype == np.float32 and np.array_equal(found, values)
+    assert storage.read_array(path, (3, 4)) is None  # another shape: not these vectors
+    for unfit in (np.where(values > 1, np.nan, values), np.arange(12).reshape(4, 3)):
+        storage.write_array(unfit, tmp_path / "unfit.npy")
+        assert storage.read_array(tmp_path / "unfit.npy", (4, 3)) is None  # NaN, or not floats
     with pytest.raises(ValueError, match="pickle"):
         storage.write_array(np.array([{"a": 1}], dtype=object), tmp_path / "objects.npy")
     np.save(tmp_path / "pickled.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
     with pytest.raises(ValueError, match="pickle"):
-        storage.read_array(tmp_path / "pickled.npy")
+        storage.read_array(tmp_path / "pickled.npy", (1,))
 
 
 def test_a_file_is_hashed_once_per_version_and_a_change_is_seen_whatever_its_times_say(tmp_path, monkeypatch):
