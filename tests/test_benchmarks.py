@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import psutil
@@ -109,11 +110,34 @@ def test_iqr_is_the_spread_of_the_middle_half():
     assert cost.iqr(values) == pytest.approx(q3 - q1)
 
 
-def test_the_sampler_benchmark_samples_one_workload_both_ways_and_finds_one_peak():
-    done = subprocess.run([sys.executable, str(REPO_ROOT / "benchmarks" / "bench_sampler.py"), "--mb", "60",
-                           "--seconds", "0.5", "--repeats", "5"], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    result = dict(field.split("=", 1) for field in done.stdout.splitlines()[-1].split()[1:])
+def _marked(mark: str) -> list[psutil.Process]:
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if process.environ().get("KIT_TEST_MARK") == mark:
+                found.append(process)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return found
+
+
+def test_the_sampler_benchmark_samples_one_workload_both_ways_and_finds_one_peak(tmp_path):
+    # The workload's processes inherit the mark; any found after the run outlived it (an
+    # orphan is re-parented to init, so it would not show among this process's children).
+    # Output goes to a file, not a pipe, which a leaked process would hold open.
+    mark = f"bench-sampler-{os.getpid()}-{time.time_ns()}"
+    with open(tmp_path / "out", "w+") as out:
+        command = [sys.executable, str(REPO_ROOT / "benchmarks" / "bench_sampler.py"), "--mb", "60",
+                   "--seconds", "0.5", "--repeats", "5"]
+        done = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT,
+                              text=True, timeout=600, env={**os.environ, "KIT_TEST_MARK": mark})
+        out.seek(0)
+        printed = out.read()
+    outlived = _marked(mark)
+    for process in outlived:
+        process.kill()
+    assert not outlived, "the workload outlived the benchmark"
+    assert done.returncode == 0, printed
+    result = dict(field.split("=", 1) for field in printed.splitlines()[-1].split()[1:])
     assert result["name"] == "sampler" and result["equal"] == "yes" and result["repeats"] == "5"
     assert float(result["kit_s"]) > 0 and float(result["peer_s"]) > 0
-    assert not psutil.Process().children(recursive=True), "the workload outlived the benchmark"
