@@ -25,6 +25,8 @@ IMDB_SAMPLE_SEED = 0
 DEPLOYMENT_SIZE = 1000
 #: Reviews in the polarity dataset v2.0 (1,000 positive, 1,000 negative).
 MOVIE_REVIEWS = 2000
+#: File names of the cached groups of near-duplicate reviews (``fold_of_copies``) begin so.
+GROUPS_CACHE_PREFIX = "review_groups_"
 
 
 def load_movie_reviews() -> pd.DataFrame:
@@ -87,8 +89,14 @@ def fold_of_copies(reviews: pd.DataFrame) -> np.ndarray:
 
 @cache
 def _groups(texts: tuple[str, ...]) -> np.ndarray:
-    """``similarity_groups`` once per process: notebooks load the reviews many times."""
-    return overlap.similarity_groups(list(texts))
+    """``similarity_groups`` of the texts, cached under ``data/cache`` (about 1 s of every
+    kernel that loads the reviews) and kept for the process (notebooks load them many times)."""
+    digest = storage.content_digest(pd.DataFrame({"text": texts}), ["text"])
+    key = storage.key({"artefact": "review groups", "texts": digest, "threshold": overlap.NEAR_DUPLICATE},
+                      libraries=["scikit-learn"])
+    return storage.cached(settings.data_dir() / "cache" / f"{GROUPS_CACHE_PREFIX}{key}.npy",
+                          lambda: overlap.similarity_groups(list(texts)), storage.write_array,
+                          lambda stored: storage.read_array(stored, (len(texts),), kind="i"))
 
 
 IMDB_SPLITS = ("train", "test", "unsup")

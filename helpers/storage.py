@@ -281,12 +281,13 @@ def write_array(values: np.ndarray, tmp: Path) -> None:
         np.save(handle, values, allow_pickle=False)
 
 
-def read_array(path: Path, shape: tuple[int, ...]) -> np.ndarray | None:
+def read_array(path: Path, shape: tuple[int, ...], kind: str = "f") -> np.ndarray | None:
     """The array :func:`write_array` wrote to ``path`` (never unpickled): a ``read`` for
-    :func:`cached` of vectors, which holds only finite numbers of this ``shape``; else None
-    (a bad artefact, computed again)."""
+    :func:`cached`, which holds only numbers of this ``shape`` and numpy dtype ``kind``
+    (``"f"``, floating: every one finite; ``"i"``, signed whole numbers); else None (a bad
+    artefact, computed again)."""
     import numpy as np
 
     found = np.load(path, allow_pickle=False)
-    fits = found.shape == tuple(shape) and np.issubdtype(found.dtype, np.floating)
-    return found if fits and np.isfinite(found).all() else None
+    fits = found.shape == tuple(shape) and found.dtype.kind == kind
+    return found if fits and (kind != "f" or np.isfinite(found).all()) else None

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from helpers import data, storage
+from helpers import data, overlap, storage
 from helpers.errors import InputError, KitError
 
 
@@ -43,6 +44,29 @@ def test_movie_reviews_are_read_once_and_each_call_gets_its_own_table(corpora, m
     assert sum(name.endswith(".txt") for name in reads) == 2000  # not read again
     assert second.iloc[0].text.startswith("plot : two teen couples") and second.fold.between(0, 9).all()
     assert second is not data.load_movie_reviews()
+
+
+def test_near_duplicate_groups_are_read_from_their_cache_and_computed_again_when_damaged(
+        corpora, tmp_path, monkeypatch, capsys):
+    reviews = data.load_movie_reviews()
+    texts = tuple(reviews.text)
+    folder = tmp_path / "data"  # a cache of its own: the groups depend on the texts alone
+    folder.mkdir()
+    monkeypatch.setenv("KIT_DATA_DIR", str(folder))
+    computed = overlap.similarity_groups(list(texts))
+    data._groups.cache_clear()
+    assert np.array_equal(data._groups(texts), computed)
+    [cache] = (folder / "cache").glob(f"{data.GROUPS_CACHE_PREFIX}*.npy")
+    data._groups.cache_clear()
+    monkeypatch.setattr(overlap, "similarity_groups", lambda texts: pytest.fail("computed again"))
+    assert np.array_equal(data._groups(texts), computed)  # read from the cache
+    for damaged in (computed[:-1], computed.astype(float)):  # another length; not whole numbers
+        storage.store(cache, lambda tmp, damaged=damaged: storage.write_array(damaged, tmp))
+        data._groups.cache_clear()
+        monkeypatch.setattr(overlap, "similarity_groups", lambda texts: computed)
+        assert np.array_equal(data._groups(texts), computed)
+        assert "set aside as" in capsys.readouterr().err
+    assert np.array_equal(data.fold_of_copies(reviews.assign(fold=reviews.cv % 10)), reviews.fold)
 
 
 @pytest.mark.parametrize("split,size", [("train", 25000), ("test", 25000), ("unsup", 50000)])

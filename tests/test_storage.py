@@ -209,6 +209,10 @@ def test_arrays_are_stored_as_npy_and_read_back_as_they_were_never_unpickled(tmp
     for unfit in (np.where(values > 1, np.nan, values), np.arange(12).reshape(4, 3)):
         storage.write_array(unfit, tmp_path / "unfit.npy")
         assert storage.read_array(tmp_path / "unfit.npy", (4, 3)) is None  # NaN, or not floats
+    whole = np.arange(12).reshape(4, 3)
+    storage.write_array(whole, tmp_path / "whole.npy")
+    assert np.array_equal(storage.read_array(tmp_path / "whole.npy", (4, 3), kind="i"), whole)
+    assert storage.read_array(path, (4, 3), kind="i") is None  # floats where whole numbers must be
     with pytest.raises(ValueError, match="pickle"):
         storage.write_array(np.array([{"a": 1}], dtype=object), tmp_path / "objects.npy")
     np.save(tmp_path / "pickled.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)

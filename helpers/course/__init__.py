@@ -23,7 +23,9 @@ Shared by all of them:
   ``memory``: the one sampler of the memory a group of processes holds (the runner's
   kernels, a sandboxed job, a benchmark); ``safe_text``: the one boundary every text from a
   student crosses before it is written to a file or a terminal (``printable``); ``stops``:
-  Ctrl-C and SIGTERM as one exception, with the exit status each calls for.
+  Ctrl-C and SIGTERM as one exception, with the exit status each calls for; ``startup``:
+  what the kit's own processes do before they read a notebook (go without an optional module
+  jsonschema would spend 2 s importing).
 
 The course library (``helpers.*`` outside this package) never imports from here.
 """

@@ -75,10 +75,12 @@ SHOWN_DATA = ("nltk_data", "aclImdb", "cache", "models", "results")
 SHOWN_IMDB = ("train", "imdb.vocab", ".kit-verified")
 #: Of ``cache`` and ``models``, only artefacts of these kinds are shown (their file names begin
 #: so; each with its checksum and lock file): the parsed IMDB train and unlabelled tables, the
-#: Doc2Vec models and the 2,000 reviews' vectors. Any other file there (the test table, the
+#: groups of near-duplicates among the 2,000 reviews (their folds), the Doc2Vec models and the
+#: 2,000 reviews' vectors. Any other file there (the test table, the
 #: held-out reviews, an artefact set aside, one of a kind added later) is hidden until its kind is
 #: named here: an allow-list, since no scan can see a test review's id in every encoding.
-SHOWN_KINDS = {"cache": ("imdb_train_", "imdb_unsup_"), "models": ("d2v_", "vectors_")}
+SHOWN_KINDS = {"cache": ("imdb_train_", "imdb_unsup_", data.GROUPS_CACHE_PREFIX),
+               "models": ("d2v_", "vectors_")}
 #: ``results`` names its artefacts by their keys alone, so each is read: a table of predictions
 #: is shown when every review it names is one of the 2,000, a feature choice when it holds
 #: only the choice (``CHOICE_KEYS``); any other file is hidden.

@@ -48,6 +48,10 @@ import time
 from queue import Empty
 from typing import Any
 
+from helpers.course.startup import skip_slow_imports
+
+skip_slow_imports()  # before nbval imports nbformat: pytest imports this plugin first (-p)
+
 import nbval.kernel
 import pytest
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager, RunningKernel

@@ -104,7 +104,7 @@ def run_notebook(path: Path, timeout: float, job: Job = UNSANDBOXED, progress: s
         # -P: the job's folder, which student code can write, is not on pytest's import path;
         # no plugin is loaded unless named (a module planted there could not run in pytest)
         command = [sys.executable, "-P", "-m", "pytest", NOTEBOOK_FILE, "-c", "pytest.ini",
-                   "--rootdir", ".", "-p", "nbval", *_nbval_options(timeout),
+                   "--rootdir", ".", *_nbval_options(timeout), "-p", "nbval",
                    f"--kit-report={sandbox.REPORT}", f"--kit-output-mb={limits.output_mb}", "--kit-grading"]
         files = {NOTEBOOK_FILE: Path(path).read_bytes(), "pytest.ini": b"[pytest]\n"}
         outcome = sandbox.run(command, files, limits, total, settings.data_dir(), job.slot,
