@@ -359,6 +359,7 @@ def test_an_entry_sees_only_the_data_it_may_train_on(tmp_path):
         "cache/imdb_train_1.pkl.sha256": "abc", "cache/.imdb_train_1.pkl.lock": "",
         "cache/held_out_1.csv": "doc_id\ntest_pos_3", "cache/later_kind_1.pkl": "no test id in sight",
         "cache/imdb_sentences_test_1.pkl": "test words", "cache/imdb_sentences_train_1.pkl": "train words",
+        "cache/review_groups_1.npy": "the 2,000 reviews' groups", "cache/review_groups_1.npy.sha256": "abc",
         "results/cv.csv": "doc_id,label\ncv001_1,pos\ncv002_17,neg", "results/cv.csv.sha256": "abc",
         # ids shaped like the 2,000 reviews' but not theirs (an instructor's test set): hidden
         "results/lookalike.csv": "doc_id,label\ncv999_99999,pos",

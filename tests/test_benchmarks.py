@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -124,20 +125,22 @@ def _marked(mark: str) -> list[psutil.Process]:
 def test_the_sampler_benchmark_samples_one_workload_both_ways_and_finds_one_peak(tmp_path):
     # The workload's processes inherit the mark; any found after the run outlived it (an
     # orphan is re-parented to init, so it would not show among this process's children).
-    # Output goes to a file, not a pipe, which a leaked process would hold open.
+    # Output goes to files, not pipes, which a leaked process would hold open.
     mark = f"bench-sampler-{os.getpid()}-{time.time_ns()}"
-    with open(tmp_path / "out", "w+") as out:
-        command = [sys.executable, str(REPO_ROOT / "benchmarks" / "bench_sampler.py"), "--mb", "60",
-                   "--seconds", "0.5", "--repeats", "5"]
-        done = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT,
-                              text=True, timeout=600, env={**os.environ, "KIT_TEST_MARK": mark})
-        out.seek(0)
-        printed = out.read()
-    outlived = _marked(mark)
-    for process in outlived:
-        process.kill()
+    command = [sys.executable, str(REPO_ROOT / "benchmarks" / "bench_sampler.py"), "--mb", "60",
+               "--seconds", "0.5", "--repeats", "5"]
+    out, err = tmp_path / "out", tmp_path / "err"
+    try:
+        with open(out, "w") as stdout, open(err, "w") as stderr:
+            done = subprocess.run(command, stdout=stdout, stderr=stderr, timeout=600,
+                                  env={**os.environ, "KIT_TEST_MARK": mark})
+    finally:
+        outlived = _marked(mark)
+        for process in outlived:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.kill()
     assert not outlived, "the workload outlived the benchmark"
-    assert done.returncode == 0, printed
-    result = dict(field.split("=", 1) for field in printed.splitlines()[-1].split()[1:])
+    assert done.returncode == 0, err.read_text()
+    result = dict(field.split("=", 1) for field in out.read_text().splitlines()[-1].split()[1:])
     assert result["name"] == "sampler" and result["equal"] == "yes" and result["repeats"] == "5"
     assert float(result["kit_s"]) > 0 and float(result["peer_s"]) > 0

@@ -53,19 +53,20 @@ def test_near_duplicate_groups_are_read_from_their_cache_and_computed_again_when
     folder = tmp_path / "data"  # a cache of its own: the groups depend on the texts alone
     folder.mkdir()
     monkeypatch.setenv("KIT_DATA_DIR", str(folder))
-    computed = overlap.similarity_groups(list(texts))
-    data._groups.cache_clear()
-    assert np.array_equal(data._groups(texts), computed)
+    computed = overlap.similarity_groups(list(texts), **data.GROUPING)
+    assert np.array_equal(data._review_groups(texts), computed)
     [cache] = (folder / "cache").glob(f"{data.GROUPS_CACHE_PREFIX}*.npy")
-    data._groups.cache_clear()
-    monkeypatch.setattr(overlap, "similarity_groups", lambda texts: pytest.fail("computed again"))
-    assert np.array_equal(data._groups(texts), computed)  # read from the cache
+    monkeypatch.setattr(overlap, "similarity_groups", lambda *args, **kwargs: pytest.fail("computed again"))
+    assert np.array_equal(data._review_groups(texts), computed)  # read from the cache
+    monkeypatch.setattr(overlap, "similarity_groups", lambda *args, **kwargs: computed)
     for damaged in (computed[:-1], computed.astype(float)):  # another length; not whole numbers
         storage.store(cache, lambda tmp, damaged=damaged: storage.write_array(damaged, tmp))
-        data._groups.cache_clear()
-        monkeypatch.setattr(overlap, "similarity_groups", lambda texts: computed)
-        assert np.array_equal(data._groups(texts), computed)
+        assert np.array_equal(data._review_groups(texts), computed)
         assert "set aside as" in capsys.readouterr().err
+
+
+def test_fold_of_copies_puts_each_pair_of_near_duplicates_in_the_fold_of_its_first_copy(corpora):
+    reviews = data.load_movie_reviews()
     assert np.array_equal(data.fold_of_copies(reviews.assign(fold=reviews.cv % 10)), reviews.fold)
 
 

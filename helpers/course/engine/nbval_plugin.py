@@ -65,6 +65,8 @@ from helpers.course.notebook import compare, environment
 from helpers.course.notebook.cells import is_graded_hidden
 from helpers.exercises import STOPPED_ON, STUB_MESSAGE
 
+#: The heading of nbval's options in ``pytest --help`` (nbval's own).
+NBVAL_GROUP = "Jupyter Notebook validation"
 #: Seconds between checks that the kernel is still alive while a cell runs.
 ALIVE_POLL = 1.0
 #: Messages that carry what a cell shows; their size counts towards ``--kit-output-mb``.
@@ -104,17 +106,19 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.getgroup("nbval").addoption(
+    # this plugin is loaded before nbval's, so it names the group nbval's options join
+    group = parser.getgroup("nbval", NBVAL_GROUP)
+    group.addoption(
         "--kit-output-mb", type=float, default=None, metavar="MB",
         help="stop a notebook that shows more than MB megabytes of output in all")
-    parser.getgroup("nbval").addoption(
+    group.addoption(
         "--kit-grading", action="store_true",
         help="grading a student: delete each notebook once collected, and keep this process "
         "out of the kernel's reach (its reference outputs, hidden checks and report)")
-    parser.getgroup("nbval").addoption(
+    group.addoption(
         "--kit-progress-fd", type=int, default=None, metavar="N",
         help="write one byte to file descriptor N as each cell finishes (a progress bar's feed)")
-    parser.getgroup("nbval").addoption(
+    group.addoption(
         "--kit-report", default=None, metavar="PATH",
         help="write how each cell ended to PATH, one JSON line per cell as it ends")
 

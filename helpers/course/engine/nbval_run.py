@@ -102,9 +102,11 @@ def run_notebook(path: Path, timeout: float, job: Job = UNSANDBOXED, progress: s
     limits = job.limits
     if limits is not None:
         # -P: the job's folder, which student code can write, is not on pytest's import path;
-        # no plugin is loaded unless named (a module planted there could not run in pytest)
+        # no plugin is loaded unless named (a module planted there could not run in pytest).
+        # The kit's plugin comes first (it imports nbval itself, see startup), so nbval is
+        # imported before pytest could rewrite its asserts: there are none to rewrite.
         command = [sys.executable, "-P", "-m", "pytest", NOTEBOOK_FILE, "-c", "pytest.ini",
-                   "--rootdir", ".", *_nbval_options(timeout), "-p", "nbval",
+                   "--rootdir", ".", "--assert=plain", *_nbval_options(timeout), "-p", "nbval",
                    f"--kit-report={sandbox.REPORT}", f"--kit-output-mb={limits.output_mb}", "--kit-grading"]
         files = {NOTEBOOK_FILE: Path(path).read_bytes(), "pytest.ini": b"[pytest]\n"}
         outcome = sandbox.run(command, files, limits, total, settings.data_dir(), job.slot,
