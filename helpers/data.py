@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
@@ -25,9 +26,19 @@ IMDB_SAMPLE_SEED = 0
 DEPLOYMENT_SIZE = 1000
 #: Reviews in the polarity dataset v2.0 (1,000 positive, 1,000 negative).
 MOVIE_REVIEWS = 2000
+
+
+class _Grouping(TypedDict):
+    """``overlap.similarity_groups``' arguments but the texts."""
+
+    threshold: float
+    ngram: int
+    stop_words: str
+
+
 #: How near-duplicates are grouped (``overlap.similarity_groups``' arguments), in the folds of
 #: ``fold_of_copies`` and in the key of the 2,000 reviews' cached groups.
-GROUPING = {"threshold": overlap.NEAR_DUPLICATE, "ngram": 1, "stop_words": "english"}
+GROUPING: _Grouping = {"threshold": overlap.NEAR_DUPLICATE, "ngram": 1, "stop_words": "english"}
 #: File names of the 2,000 reviews' cached groups of near-duplicates begin so.
 GROUPS_CACHE_PREFIX = "review_groups_"
 

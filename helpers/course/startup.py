@@ -21,4 +21,5 @@ def skip_slow_imports() -> None:
     ``ModuleNotFoundError``, which jsonschema expects of an optional module). A module already
     imported stays as it is; call this before the first ``import nbformat``."""
     for name in SKIPPED_MODULES:
-        sys.modules.setdefault(name, None)
+        if name not in sys.modules:
+            sys.modules[name] = None  # type: ignore[assignment]  # the import system's "not importable"
