@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+import psutil
 import pytest
 
 from helpers import fetch, settings
@@ -40,6 +41,21 @@ def corpora(source: Path) -> Path:
     """The kit's data folder with every data set fetched and verified (done once per run)."""
     fetch.fetch(source=source, progress=False)
     return settings.data_dir()
+
+
+def marked_processes(variable: str, mark: str) -> list[psutil.Process]:
+    """The running processes (not zombies, not this one) whose environment holds
+    ``variable=mark``: what a test's subprocesses, which inherit it, left running (an orphan is
+    re-parented to init, so it is not among the test's children)."""
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if process.environ().get(variable) == mark and process.status() != psutil.STATUS_ZOMBIE \
+                    and process.pid != os.getpid():
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
 
 
 def without_pytest_options() -> dict[str, str]:

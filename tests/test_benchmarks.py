@@ -11,6 +11,7 @@ import time
 import numpy as np
 import psutil
 import pytest
+from conftest import marked_processes
 
 from helpers.settings import REPO_ROOT
 
@@ -21,6 +22,8 @@ import cost  # noqa: E402
 import measure  # noqa: E402
 
 MB = 2**20
+#: The environment variable a benchmark's processes inherit, so that any left over is found.
+MARK = "KIT_TEST_MARK"
 
 
 def test_memory_cap_kills_a_notebook_run_that_needs_more():
@@ -111,20 +114,8 @@ def test_iqr_is_the_spread_of_the_middle_half():
     assert cost.iqr(values) == pytest.approx(q3 - q1)
 
 
-def _marked(mark: str) -> list[psutil.Process]:
-    found = []
-    for process in psutil.process_iter():
-        try:
-            if process.environ().get("KIT_TEST_MARK") == mark:
-                found.append(process)
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-            continue
-    return found
-
-
 def test_the_sampler_benchmark_samples_one_workload_both_ways_and_finds_one_peak(tmp_path):
-    # The workload's processes inherit the mark; any found after the run outlived it (an
-    # orphan is re-parented to init, so it would not show among this process's children).
+    # The workload's processes inherit the mark; any found after the run outlived it.
     # Output goes to files, not pipes, which a leaked process would hold open.
     mark = f"bench-sampler-{os.getpid()}-{time.time_ns()}"
     command = [sys.executable, str(REPO_ROOT / "benchmarks" / "bench_sampler.py"), "--mb", "60",
@@ -133,9 +124,9 @@ def test_the_sampler_benchmark_samples_one_workload_both_ways_and_finds_one_peak
     try:
         with open(out, "w") as stdout, open(err, "w") as stderr:
             done = subprocess.run(command, stdout=stdout, stderr=stderr, timeout=600,
-                                  env={**os.environ, "KIT_TEST_MARK": mark})
+                                  env={**os.environ, MARK: mark})
     finally:
-        outlived = _marked(mark)
+        outlived = marked_processes(MARK, mark)
         for process in outlived:
             with contextlib.suppress(psutil.NoSuchProcess):
                 process.kill()

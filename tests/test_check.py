@@ -15,6 +15,7 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
+from conftest import marked_processes
 
 from helpers import settings
 from helpers.cli import main
@@ -321,19 +322,6 @@ def slow_kit(tmp_path) -> dict:
     return {"root": root, "env": env, "tmp": tmp_path / "tmp"}
 
 
-def _marked(mark: str) -> list[psutil.Process]:
-    """The running processes (not zombies) whose environment holds ``MARK=mark``."""
-    found = []
-    for process in psutil.process_iter():
-        try:
-            if process.environ().get(MARK) == mark and process.status() != psutil.STATUS_ZOMBIE \
-                    and process.pid != os.getpid():
-                found.append(process)
-        except psutil.Error:
-            continue
-    return found
-
-
 def _wait_for_workers(kit: subprocess.Popen) -> list[psutil.Process]:
     """The processes under ``kit`` once the slow cell's two loky workers run."""
     deadline = time.monotonic() + START_SECONDS
@@ -387,11 +375,12 @@ def test_a_real_stop_ends_kit_check_at_once_with_the_partial_table_and_nothing_l
         row = _row(out, FIXTURE.name)
         assert row[:8] == [FIXTURE.name, "2", "1", "0", "0", "0", "1", "1/2"], out
         time.sleep(1)  # a process killed a moment ago may take that long to be gone
-        left = [p for p in running if _alive(p)] + _marked(env[MARK])
+        left = [p for p in running if _alive(p)] + marked_processes(MARK, env[MARK])
         assert not left, f"left running: {[' '.join(_cmdline(p)) for p in left]}"
         assert sorted(path.name for path in slow_kit["tmp"].iterdir()) == []
     finally:
-        for process in [*_marked(env[MARK]), *([] if kit.poll() is not None else [psutil.Process(kit.pid)])]:
+        running_kit = [] if kit.poll() is not None else [psutil.Process(kit.pid)]
+        for process in [*marked_processes(MARK, env[MARK]), *running_kit]:
             with contextlib.suppress(psutil.Error):
                 process.kill()
         kit.communicate()
@@ -409,9 +398,9 @@ def test_a_run_out_of_time_is_stopped_whole_even_what_runs_in_a_session_of_its_o
     try:
         assert nbval_run._ran_within([sys.executable, "-c", code], tmp_path, 5, 0, "") is False
         assert time.monotonic() - started < STOP_SECONDS
-        assert _marked(str(tmp_path)) == []
+        assert marked_processes(MARK, str(tmp_path)) == []
     finally:
-        for process in _marked(str(tmp_path)):
+        for process in marked_processes(MARK, str(tmp_path)):
             with contextlib.suppress(psutil.Error):
                 process.kill()
 
