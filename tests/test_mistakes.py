@@ -5,14 +5,22 @@ calls ``grading.grade``, the code behind ``kit grade``), one kernel per notebook
 smallest slice of it: the notebook up to the last catalogued exercise's last check, where each
 exercise's block (its cell and checks) is run once per answer — the solution, the released
 stub, every mistake, and the solution again (it must still pass, so no answer changed what the
-next one used) — from the exercise's cell to the end of the slice, so each answer is graded on
-its own exercise and on every later one, which must not be charged for it. Each answer starts
-from the kernel's names as they were before the exercise.
+next one used). Each answer starts from the kernel's names as they were before the exercise.
+
+An answer that later cells can see is run from the exercise's cell to the end of the slice, so
+it is graded on its own exercise and on every later one, which must not be charged for it: the
+stub (a later exercise that needs its work must say "blocked by"), and every answer that binds
+a name a later cell reads (``seen_later``: the later cells call or use what it defined). Any
+other answer is graded on its own exercise only. The later cells could reach it only through
+an object it changed in place, and the solution's second run, graded on the same objects after
+every mistake, shows such a change.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib.util
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -66,16 +74,69 @@ def _answers(exercise: str, solution: nbformat.NotebookNode) -> dict[str, str]:
             "solution again": source}
 
 
+def _bound(source: str) -> set[str] | None:
+    """The module-level names ``source`` binds (defines, assigns, imports, or declares
+    global in a function); None if it is not plain Python (then anything may be bound).
+    A function's or class's own names are its own: a later cell cannot read them."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                found.add(child.name)
+                found.update(name for inner in ast.walk(child) if isinstance(inner, ast.Global)
+                             for name in inner.names)
+                continue
+            if isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load):
+                found.add(child.id)
+            elif isinstance(child, ast.Import | ast.ImportFrom):
+                found.update((alias.asname or alias.name).split(".")[0] for alias in child.names)
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def seen_later(answer: str, later_sources: list[str]) -> bool:
+    """Whether a cell after the exercise's checks may read a name ``answer`` binds (every
+    word of their sources counts, comments and strings too: when in doubt, seen)."""
+    bound = _bound(answer)
+    if bound is None:
+        return True
+    read = {word for source in later_sources for word in re.findall(r"[A-Za-z_]\w*", source)}
+    return bool(bound & read)
+
+
+def _alone(solution: nbformat.NotebookNode, answers: dict[str, dict[str, str]]) -> dict[str, list[int]]:
+    """For each exercise, the positions of the answers graded on their own exercise only: the
+    solutions (the next exercise's runs grade the later ones) and every answer but the stub
+    that no later cell of the slice sees."""
+    found = {ex.id: ex for ex in exercises(solution)}
+    ids = [cell.id for cell in solution.cells]
+    cut = max(ids.index(found[ex].cell_ids[-1]) for ex in answers) + 1
+    alone = {}
+    for ex, named in answers.items():
+        later = [cell.source for cell in solution.cells[ids.index(found[ex].cell_ids[-1]) + 1:cut]
+                 if cell.cell_type == "code"]
+        alone[ex] = [i for i, (name, source) in enumerate(named.items())
+                     if name in SOLUTIONS or (name != "stub" and not seen_later(source, later))]
+    return alone
+
+
 def _grade(number: str, work: Path) -> pd.DataFrame:
     """Grade every catalogued exercise of notebook ``number`` in one kernel.
 
-    One row per answer and graded exercise: the answer's own and every later one's.
+    One row per answer and graded exercise: the answer's own and, for an answer later cells
+    see, every later one's.
     """
     solution = _solution_of(number)
     answers = {ex: _answers(ex, solution) for ex in MISTAKES if _notebook(ex) == number}
     work.mkdir()
-    # the solutions' later exercises are graded by the next exercise's runs
-    alone = {ex: [i for i, name in enumerate(a) if name in SOLUTIONS] for ex, a in answers.items()}
+    alone = _alone(solution, answers)
     results = grading_harness.grade_variants(solution, {ex: list(a.values()) for ex, a in answers.items()},
                                              work, alone=alone)
     return pd.DataFrame([(ex, name, graded, v.passed, str(v.status), v.reason, v.position)
@@ -171,6 +232,31 @@ def test_every_mistake_fails_its_exercise_and_no_other(graded, capsys):
     charged = _later(answers)[~_later(answers).passed]
     assert charged.empty, "mistakes charged to a later exercise:\n" + charged[
         ["exercise", "answer", "graded", "error"]].to_string()
+
+
+def test_an_answer_is_seen_later_when_a_later_cell_reads_a_name_it_binds():
+    later = ["errors = most_confident_errors(predictions, 5)\nprint(reviews.shape)"]
+    assert seen_later("def most_confident_errors(p, n):\n    return p[:n]", later)
+    assert seen_later("def f(p):\n    return p\nreviews = reviews.head()", later)  # a kit name rebound
+    assert seen_later("def f(p):\n    global reviews\n    reviews = p", later)
+    assert seen_later("from pandas import DataFrame as predictions", later)
+    assert seen_later("%time x = 1", later)  # not plain Python: assumed seen
+    assert not seen_later("def nb_fit(X, y):\n    counts = X.sum(0)\n    return counts", later)
+    assert not seen_later("def f(p):\n    return reviews.shape", later)  # reads a kit name, binds none
+
+
+def test_the_answers_later_cells_see_are_graded_on_the_later_exercises():
+    """01's later cells fit and predict with the student's nb_fit and nb_predict, so their
+    mistakes are graded on 1.3 too; no later cell of 05 calls the student's functions."""
+    for number, seen in [("01", {"1.1", "1.2"}), ("05", set())]:
+        solution = _solution_of(number)
+        answers = {ex: _answers(ex, solution) for ex in MISTAKES if _notebook(ex) == number}
+        alone = _alone(solution, answers)
+        for ex, named in answers.items():
+            names = list(named)
+            expected = [i for i, name in enumerate(names) if name in SOLUTIONS or
+                        (name != "stub" and ex not in seen)]
+            assert alone[ex] == expected, (ex, [names[i] for i in alone[ex]])
 
 
 def test_every_exercise_has_a_catalogue():
