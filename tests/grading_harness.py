@@ -61,8 +61,8 @@ def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str
         For each exercise id (e.g. ``"1.2"``), the exercise cell's source for each answer.
     alone : mapping of str to sequence of int, optional
         For each exercise, the positions of answers graded on their own exercise only (their
-        run stops after its last check): solutions, whose later exercises the next
-        exercise's runs grade anyway.
+        run stops after its last check): e.g. solutions, whose later exercises the next
+        exercise's runs grade anyway, and answers no later cell can see.
 
     Returns
     -------
