@@ -70,6 +70,11 @@ def _solution_of(number: str) -> nbformat.NotebookNode:
     return nbformat.read(notebooks_in(SOLUTIONS_DIR, [number])[0], as_version=4)
 
 
+def _answers_of(number: str, solution: nbformat.NotebookNode) -> dict[str, dict[str, str]]:
+    """The answers to every catalogued exercise of notebook ``number``, by exercise."""
+    return {ex: _answers(ex, solution) for ex in MISTAKES if _notebook(ex) == number}
+
+
 def _answers(exercise: str, solution: nbformat.NotebookNode) -> dict[str, str]:
     source = next(c.source for c in solution.cells if exercise_id(c) == exercise)
     return {"solution": source, "stub": stub_source(source, exercise), **MISTAKES[exercise],
@@ -147,9 +152,10 @@ def _alone(solution: nbformat.NotebookNode, answers: dict[str, dict[str, str]]) 
     alone = {}
     for ex, named in answers.items():
         later = [cell.source for cell in _later_cells(solution, ex, list(answers))]
+        solution_seen = seen_later(named["solution"], later)
         alone[ex] = [i for i, (name, source) in enumerate(named.items())
-                     if name in SOLUTIONS or (name != "stub" and not seen_later(source, later)
-                                              and not seen_later(named["solution"], later))]
+                     if name in SOLUTIONS or (name != "stub" and not solution_seen
+                                              and not seen_later(source, later))]
     return alone
 
 
@@ -160,7 +166,7 @@ def _grade(number: str, work: Path) -> pd.DataFrame:
     see, every later one's.
     """
     solution = _solution_of(number)
-    answers = {ex: _answers(ex, solution) for ex in MISTAKES if _notebook(ex) == number}
+    answers = _answers_of(number, solution)
     work.mkdir()
     alone = _alone(solution, answers)
     results = grading_harness.grade_variants(solution, {ex: list(a.values()) for ex, a in answers.items()},
@@ -294,7 +300,7 @@ def test_the_answers_later_cells_see_are_graded_on_the_later_exercises():
     mistakes are graded on 1.3 too; no later cell of 05 calls the student's functions."""
     for number, seen in [("01", {"1.1", "1.2"}), ("05", set())]:
         solution = _solution_of(number)
-        answers = {ex: _answers(ex, solution) for ex in MISTAKES if _notebook(ex) == number}
+        answers = _answers_of(number, solution)
         alone = _alone(solution, answers)
         for ex, named in answers.items():
             names = list(named)
