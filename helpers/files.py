@@ -68,6 +68,9 @@ def file_lock(path: Path, shared: bool = False) -> Iterator[bool]:
         fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         yield True
     finally:
+        # Unlocked before closed: a process forked inside the block shares the descriptor,
+        # and would hold the lock until it exits.
+        fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
 
 

@@ -11,6 +11,9 @@ through this module, under one set of rules:
   the artefact and renames it into place, then writes the artefact's sha256 to a sidecar
   ``<name>.sha256``. A lock file per artefact lets two processes store the same artefact at
   once without mixing one's file with the other's checksum.
+- **Computed once.** While a process computes an artefact it holds a second lock file,
+  ``.<name>.computing``: another process (or thread) that needs the same artefact waits for
+  it and reads what it stored, rather than computing it a second time beside it.
 - **Verified on every read.** :func:`load` reads an artefact only if it matches its sidecar
   and ``read`` accepts it; a process hashes one version of a file once (a file written
   since, whatever its times say, has a new change time and is hashed again). One rule for
@@ -53,8 +56,9 @@ CACHE_VERSION = 2
 #: Hex characters of a key (64 bits: no two artefacts of one data folder collide).
 KEY_CHARS = 16
 SIDECAR = ".sha256"
-#: An artefact's lock file is named ``LOCK_PREFIX + name + LOCK_SUFFIX`` beside it.
-LOCK_PREFIX, LOCK_SUFFIX = ".", ".lock"
+#: An artefact's lock file is named ``LOCK_PREFIX + name + LOCK_SUFFIX`` beside it, and the
+#: lock held while it is computed ``LOCK_PREFIX + name + COMPUTING_SUFFIX``.
+LOCK_PREFIX, LOCK_SUFFIX, COMPUTING_SUFFIX = ".", ".lock", ".computing"
 #: The digests this process computed, by version of the file (``_version``).
 _DIGESTS: dict[tuple[int, ...], str] = {}
 
@@ -124,14 +128,19 @@ def _lock_file(path: Path) -> Path:
     return path.with_name(LOCK_PREFIX + path.name + LOCK_SUFFIX)
 
 
+def _computing_file(path: Path) -> Path:
+    return path.with_name(LOCK_PREFIX + path.name + COMPUTING_SUFFIX)
+
+
 def artefact_of(path: Path) -> Path:
     """The artefact a file of a cache folder belongs to: itself, or the artefact whose checksum
-    (``<name>.sha256``) or lock file (``.<name>.lock``) it is."""
+    (``<name>.sha256``) or lock file (``.<name>.lock``, ``.<name>.computing``) it is."""
     path = Path(path)
     if path.name.endswith(SIDECAR):
         return path.with_name(path.name.removesuffix(SIDECAR))
-    if path.name.startswith(LOCK_PREFIX) and path.name.endswith(LOCK_SUFFIX):
-        return path.with_name(path.name.removeprefix(LOCK_PREFIX).removesuffix(LOCK_SUFFIX))
+    for suffix in (LOCK_SUFFIX, COMPUTING_SUFFIX):
+        if path.name.startswith(LOCK_PREFIX) and path.name.endswith(suffix):
+            return path.with_name(path.name.removeprefix(LOCK_PREFIX).removesuffix(suffix))
     return path
 
 
@@ -253,6 +262,9 @@ def cached(path: Path | None, compute: Callable[[], T], write: Callable[[T, Path
            read: Callable[[Path], T | None]) -> T:
     """The stored artefact at ``path`` if intact; else ``compute()``, stored with ``write``.
 
+    One process computes an artefact at a time: another that needs it meanwhile waits for
+    the first (``.<name>.computing``) and reads what it stored.
+
     Parameters
     ----------
     path : Path or None
@@ -264,13 +276,37 @@ def cached(path: Path | None, compute: Callable[[], T], write: Callable[[T, Path
     read : callable
         ``read(path)`` reads it back (see :func:`load`).
     """
-    found = load(path, read) if path is not None else None
+    if path is None:
+        return compute()
+    found = load(path, read)
     if found is not None:
         return found
-    value = compute()
-    if path is not None:
-        store(path, lambda tmp: write(value, tmp))
+    made = _make_folders(path.parent)
+    try:
+        with file_lock(_computing_file(path)):
+            found = load(path, read)  # stored by another process while this one waited
+            if found is not None:
+                return found
+            value = compute()
+            store(path, lambda tmp: write(value, tmp))
+    except BaseException:
+        if made:  # nothing left behind by a computation that failed (bad input found late)
+            for lock in (_computing_file(path), _lock_file(path)):
+                lock.unlink(missing_ok=True)
+            for folder in reversed(made):
+                with contextlib.suppress(OSError):  # not empty: another process uses it
+                    folder.rmdir()
+        raise
     return value
+
+
+def _make_folders(folder: Path) -> list[Path]:
+    """Make ``folder`` and its missing parents; return those made, outermost first (none if it
+    cannot be made: the artefact is then computed without its lock)."""
+    missing = [parent for parent in (folder, *folder.parents) if not parent.exists()][::-1]
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)
+    return [made for made in missing if made.is_dir()]
 
 
 def write_array(values: np.ndarray, tmp: Path) -> None:

@@ -39,7 +39,7 @@ def _kernel_cell(source: str, cell_id: str) -> NotebookNode:
 
 
 def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str]],
-                      alone: Mapping[str, Sequence[int]] | None = None
+                      until: Mapping[str, Sequence[str | None]] | None = None
                       ) -> tuple[NotebookNode, dict[str, list[dict[str, Exercise]]]]:
     """One notebook that grades several answers to some of a notebook's exercises in one kernel.
 
@@ -59,10 +59,11 @@ def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str
         The instructor's notebook.
     answers : mapping of str to sequence of str
         For each exercise id (e.g. ``"1.2"``), the exercise cell's source for each answer.
-    alone : mapping of str to sequence of int, optional
-        For each exercise, the positions of answers graded on their own exercise only (their
-        run stops after its last check): e.g. solutions, whose later exercises the next
-        exercise's runs grade anyway, and answers no later cell can see.
+    until : mapping of str to sequence of (str or None), optional
+        For each exercise, for each of its answers, the exercise whose last check ends that
+        answer's run (None, the default: the cut). The answer's own exercise grades it on that
+        exercise only: e.g. solutions, whose later exercises the next exercise's runs grade
+        anyway, and answers no later cell can see.
 
     Returns
     -------
@@ -81,6 +82,8 @@ def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str
     first_cell = {ex: ids.index(found[ex].cell_ids[0]) for ex in found}
     named = sorted(answers, key=first_cell.get)
     cut = max(ids.index(found[ex].cell_ids[-1]) for ex in named) + 1
+    ends = {ex: [cut if last is None else ids.index(found[last].cell_ids[-1]) + 1 for last in lasts]
+            for ex, lasts in (until or {}).items()}
     cells, items, done = [], {}, 0
     for exercise in named:
         start = first_cell[exercise]
@@ -90,10 +93,12 @@ def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str
         cells += [*complete.cells[done:start], _kernel_cell(_SNAPSHOT_SOURCE, f"kit-snapshot-{name}")]
         graded = [ex for ex in found.values() if start <= first_cell[ex.id] < cut]
         items[exercise] = []
-        own_end = ids.index(found[exercise].cell_ids[-1]) + 1
         for number, source in enumerate(answers[exercise]):
             suffix = f"-{name}-v{number}"
-            end = own_end if number in (alone or {}).get(exercise, ()) else cut
+            end = ends[exercise][number] if exercise in ends else cut
+            if not ids.index(found[exercise].cell_ids[-1]) < end <= cut:
+                raise KitError(f"An answer to {exercise} must run to its own last check, and no further "
+                               "than the last exercise named.")
             cells.append(_kernel_cell(_RESTORE_SOURCE, f"kit-restore{suffix}"))
             for cell in complete.cells[start:end]:
                 repeated = nbformat.from_dict(cell)
@@ -110,7 +115,8 @@ def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str
 
 def grade_variants(solution: NotebookNode, answers: Mapping[str, Sequence[str]], work: Path,
                    timeout: float = config.CELL_TIMEOUT,
-                   alone: Mapping[str, Sequence[int]] | None = None) -> dict[str, list[dict[str, Verdict]]]:
+                   until: Mapping[str, Sequence[str | None]] | None = None
+                   ) -> dict[str, list[dict[str, Verdict]]]:
     """Grade several answers to exercises of one notebook, as ``kit grade`` would.
 
     See ``variants_notebook``; the notebook runs under nbval in one fresh process.
@@ -122,7 +128,7 @@ def grade_variants(solution: NotebookNode, answers: Mapping[str, Sequence[str]],
         exercise and on every later one (``Verdict.position`` is the first failing cell's:
         0 the exercise cell, 1 its first check...).
     """
-    graded, items = variants_notebook(solution, answers, alone)
+    graded, items = variants_notebook(solution, answers, until)
     runs = [(exercise, run) for exercise, found in items.items() for run in found]
     every = [ex for _, run in runs for ex in run.values()]
     _, verdicts = grading.grade(graded, work, timeout, items=every)

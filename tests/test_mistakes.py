@@ -7,14 +7,16 @@ exercise's block (its cell and checks) is run once per answer — the solution, 
 stub, every mistake, and the solution again (it must still pass, so no answer changed what the
 next one used). Each answer starts from the kernel's names as they were before the exercise.
 
-An answer that later cells can see is run from the exercise's cell to the end of the slice, so
-it is graded on its own exercise and on every later one, which must not be charged for it: the
-stub (a later exercise that needs its work must say "blocked by"), and every answer that binds
-a name a later cell reads, or whose solution does (``seen_later``: the later cells call or use
-what it defined). Any other answer is graded on its own exercise only. The later cells could
-reach it only through an object it changed in place: objects change in place across answers,
-so the solutions graded after it (this exercise's second run, and the later exercises' own
-runs, which start from the state it left) fail on such a change.
+An answer runs on to the later exercises that can see it, so that it is graded on its own
+exercise and on each of them, which must not be charged for it: the stub runs to the end of
+the slice (a later exercise that needs its work must say "blocked by"); any other answer runs to
+the last later exercise one of whose cells may read what the answer changed (``reached``: the
+names it, or its solution, binds, followed through every cell that reads one to the names that
+cell binds and the objects it changes in place), or stops after its own checks. What a cell
+does to an object through another name (an alias, a function it hands the object to) is not
+followed; objects changed in place stay changed across answers, so the solutions graded after
+it (this exercise's second run, and the later exercises' own runs, which start from the state
+it left) fail on such a change if it lasts.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
+import symtable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -33,7 +36,7 @@ import pytest
 from helpers import embeddings
 from helpers.course.config import GRADE_JOBS, SOLUTIONS_DIR, notebooks_in
 from helpers.course.engine.verdict import Status
-from helpers.course.notebook.cells import exercise_id, exercises
+from helpers.course.notebook.cells import HIDDEN_BEGIN, HIDDEN_END, exercise_id, exercises
 from helpers.course.notebook.release import stub_source
 
 CATALOGUE = Path(__file__).parent / "mistakes"
@@ -45,6 +48,8 @@ WITHOUT_DOC2VEC = {"01", "02", "03", "09"}
 #: 2 cores (2026-11-29, before answers later cells cannot see were graded alone): 04 1,712 s
 #: (its first run trains the twelve sample models of 04-005), 05 567 s, 06 193, 07 164, 08 37.
 LONGEST_FIRST = ("04", "05", "06", "07", "08")
+#: The name under which a hidden check calls the student's functions (``student.nb_fit(...)``).
+STUDENT = "student"
 ACCIDENTS = ("Timeout|not run|ran out of time|blocked by|"
              "(?:Syntax|Indentation|Name|Attribute|Type|Import|ModuleNotFound)Error")
 
@@ -123,40 +128,130 @@ def _bound(source: str) -> set[str] | None:
     return found
 
 
-def seen_later(answer: str, later_sources: list[str]) -> bool:
-    """Whether a cell after the exercise's checks may read a name ``answer`` binds (every
-    word of their sources counts, comments and strings too: when in doubt, seen)."""
-    bound = _bound(answer)
-    if bound is None:
-        return True
-    read = {word for source in later_sources for word in re.findall(r"[A-Za-z_]\w*", source)}
-    return bool(bound & read)
+def _globals_read(source: str) -> set[str]:
+    """The globals plain Python ``source`` may read before it binds them: each statement's
+    names read at module level or as globals in its functions (``symtable``), less those the
+    statements before it bound."""
+    found: set[str] = set()
+    bound: set[str] = set()
+    for statement in ast.parse(source).body:
+        text = ast.unparse(statement)
+        scopes = [symtable.symtable(text, "<cell>", "exec")]
+        while scopes:
+            scope = scopes.pop()
+            found.update(symbol.get_name() for symbol in scope.get_symbols()
+                         if symbol.is_referenced() and symbol.get_name() not in bound
+                         and (scope.get_type() == "module" or symbol.is_global()))
+            scopes += scope.get_children()
+        bound |= _bound(text) or set()
+    return found
 
 
-def _later_cells(solution: nbformat.NotebookNode, exercise: str,
-                 named: list[str]) -> list[nbformat.NotebookNode]:
-    """The code cells a run of ``exercise``'s answers goes on to after its last check: up to
-    the last check of the last exercise in ``named`` (the slice's cut, as in the harness)."""
+def _reads(source: str) -> set[str] | None:
+    """The names a cell may read from the kernel's globals: those its code reads
+    (``_globals_read``; none for a hidden check, which runs in the grader), the student's
+    functions a hidden check calls (``student.<name>``) and every string that is a name
+    (``kernel("model")``); None if it is not plain Python (it may read anything)."""
+    tree = _parsed(source)
+    if tree is None:
+        return None
+    found = set() if HIDDEN_BEGIN in source else _globals_read(source)  # a hidden check's: the grader's
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == STUDENT:
+            found.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+            found.add(node.value)
+    return found
+
+
+def _changed(source: str) -> set[str]:
+    """The globals whose objects plain Python ``source`` may change in place (``x[k] = v``,
+    ``x.a += v``, ``del x[k]``, ``x.append(v)``), in its functions too."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        target = node.value if isinstance(node, ast.Attribute | ast.Subscript) and \
+            not isinstance(node.ctx, ast.Load) else None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            target = node.func.value
+        if isinstance(target, ast.Name):
+            found.add(target.id)
+    return found & _globals_read(source)
+
+
+def reached(answer: str, solution: str, later: list[str], imported: set[str]) -> list[bool] | None:
+    """For each cell after an exercise's cell (``later``, in order), whether it may read what
+    the answer changed, or None when that cannot be told (a cell that is not plain Python,
+    or binds names by other means, ``DYNAMIC_BINDING``).
+
+    What the answer changed: the names it binds and those its solution binds (an answer that
+    leaves one out leaves it undefined). Each cell that reads one of them passes it on, to
+    the names it binds and the objects it may change in place (``_changed``), except the
+    modules and objects the notebook imports (``imported``); a cell that reads none of them
+    and binds one binds it anew. A hidden check binds nothing: it runs in the grader.
+    """
+    bound, in_solution = _bound(answer), _bound(solution)
+    if bound is None or in_solution is None:
+        return None
+    tainted, found = bound | in_solution, []
+    for source in later:
+        reads, binds = _reads(source), _bound(source)
+        if reads is None or binds is None:
+            return None
+        if HIDDEN_BEGIN in source:
+            binds = set()
+        found.append(bool(reads & tainted))
+        if found[-1]:
+            tainted |= (binds | (set() if HIDDEN_BEGIN in source else _changed(source))) - imported
+        else:
+            tainted -= binds
+    return found
+
+
+def _imported(solution: nbformat.NotebookNode) -> set[str]:
+    """The names any code cell of the notebook binds by an import."""
+    found = set()
+    for cell in solution.cells:
+        if cell.cell_type == "code" and (tree := _parsed(cell.source)) is not None:
+            found.update((alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
+                         if isinstance(node, ast.Import | ast.ImportFrom) for alias in node.names)
+    return found
+
+
+def _parsed(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return None
+
+
+def _until(solution: nbformat.NotebookNode,
+           answers: dict[str, dict[str, str]]) -> dict[str, list[str | None]]:
+    """For each exercise, for each answer, the exercise whose last check ends its run (None:
+    the slice's cut): the stub runs to the cut (a later exercise that needs its work must say
+    "blocked by"), the solutions stop at their own exercise (the next exercise's runs grade
+    the later ones), and every other answer runs to the last later exercise with a cell that
+    may read what it changed (``reached``), or stops at its own."""
     found = {ex.id: ex for ex in exercises(solution)}
     ids = [cell.id for cell in solution.cells]
-    cut = max(ids.index(found[ex].cell_ids[-1]) for ex in named) + 1
-    return [cell for cell in solution.cells[ids.index(found[exercise].cell_ids[-1]) + 1:cut]
-            if cell.cell_type == "code"]
-
-
-def _alone(solution: nbformat.NotebookNode, answers: dict[str, dict[str, str]]) -> dict[str, list[int]]:
-    """For each exercise, the positions of the answers graded on their own exercise only: the
-    solutions (the next exercise's runs grade the later ones) and every answer but the stub
-    that no later cell of the slice sees (nor would see the solution, whose names an answer
-    leaving one out would leave undefined)."""
-    alone = {}
+    cut = max(ids.index(found[ex].cell_ids[-1]) for ex in answers) + 1
+    imported = _imported(solution)
+    until = {}
     for ex, named in answers.items():
-        later = [cell.source for cell in _later_cells(solution, ex, list(answers))]
-        solution_seen = seen_later(named["solution"], later)
-        alone[ex] = [i for i, (name, source) in enumerate(named.items())
-                     if name in SOLUTIONS or (name != "stub" and not solution_seen
-                                              and not seen_later(source, later))]
-    return alone
+        first, own_end = ids.index(found[ex].cell_ids[0]), ids.index(found[ex].cell_ids[-1])
+        later = [i for i in range(first + 1, cut) if solution.cells[i].cell_type == "code"]
+        spans = {other.id: range(ids.index(other.cell_ids[0]), ids.index(other.cell_ids[-1]) + 1)
+                 for other in found.values() if own_end < ids.index(other.cell_ids[0]) < cut}
+        until[ex] = []
+        for name, source in named.items():
+            seen = None if name == "stub" else [False] * len(later) if name in SOLUTIONS else \
+                reached(source, named["solution"], [solution.cells[i].source for i in later], imported)
+            if seen is None:
+                until[ex].append(None)
+                continue
+            reading = {i for i, read in zip(later, seen, strict=True) if read}
+            until[ex].append(max((other for other, span in spans.items() if reading & set(span)),
+                                 key=lambda other: spans[other].start, default=ex))
+    return until
 
 
 def _grade(number: str, work: Path) -> pd.DataFrame:
@@ -168,9 +263,8 @@ def _grade(number: str, work: Path) -> pd.DataFrame:
     solution = _solution_of(number)
     answers = _answers_of(number, solution)
     work.mkdir()
-    alone = _alone(solution, answers)
     results = grading_harness.grade_variants(solution, {ex: list(a.values()) for ex, a in answers.items()},
-                                             work, alone=alone)
+                                             work, until=_until(solution, answers))
     return pd.DataFrame([(ex, name, graded, v.passed, str(v.status), v.reason, v.position)
                          for ex, named in answers.items()
                          for name, run in zip(named, results[ex], strict=True)
@@ -266,47 +360,55 @@ def test_every_mistake_fails_its_exercise_and_no_other(graded, capsys):
         ["exercise", "answer", "graded", "error"]].to_string()
 
 
-def test_an_answer_is_seen_later_when_a_later_cell_reads_a_name_it_binds():
-    later = ["errors = most_confident_errors(predictions, 5)\nprint(reviews.shape)"]
-    assert seen_later("def most_confident_errors(p, n):\n    return p[:n]", later)
-    assert seen_later("def f(p):\n    return p\nreviews = reviews.head()", later)  # a kit name rebound
-    assert seen_later("def f(p):\n    global reviews\n    reviews = p", later)
-    assert seen_later("from pandas import DataFrame as predictions", later)
-    assert seen_later("%time x = 1", later)  # not plain Python: assumed seen
-    assert not seen_later("def nb_fit(X, y):\n    counts = X.sum(0)\n    return counts", later)
-    assert not seen_later("def f(p):\n    return reviews.shape", later)  # reads a kit name, binds none
-    assert seen_later("from numpy import *", later)
-    assert seen_later("def f(p):\n    globals()['reviews'] = p", later)
-    assert seen_later("try:\n    pass\nexcept ValueError as reviews:\n    pass", later)
-    assert seen_later("match 1:\n    case predictions:\n        pass", later)
-    assert seen_later("def f(p=(reviews := 1)):\n    return p", later)
-    assert seen_later("for reviews in range(2):\n    pass", later)
-    assert seen_later("if True:\n    with open('x') as predictions:\n        pass", later)
+def test_the_names_an_answer_binds_are_those_of_the_module_level():
+    assert _bound("def f(p):\n    x = 1\n    return p") == {"f"}
+    assert _bound("def f(p):\n    global reviews\n    reviews = p") == {"f", "reviews"}
+    assert _bound("from pandas import DataFrame as predictions") == {"predictions"}
+    assert _bound("try:\n    pass\nexcept ValueError as reviews:\n    pass") == {"reviews"}
+    assert _bound("match 1:\n    case predictions:\n        pass") == {"predictions"}
+    assert _bound("def f(p=(reviews := 1)):\n    return p") == {"f", "reviews"}
+    assert _bound("for reviews in range(2):\n    pass") == {"reviews"}
+    assert _bound("if True:\n    with open('x') as predictions:\n        pass") == {"predictions"}
+    for unknown in ("%time x = 1", "from numpy import *", "def f(p):\n    globals()['reviews'] = p"):
+        assert _bound(unknown) is None, unknown  # anything may be bound
 
 
-def test_the_later_cells_of_an_exercise_are_those_after_its_checks_up_to_the_cut():
-    solution = _solution_of("01")
-    later = [cell.id for cell in _later_cells(solution, "1.2", ["1.1", "1.2", "1.3"])]
-    assert later == ["01-011", "01-013", "01-yours", "01-015", "01-016", "01-017", "01-019", "01-020",
-                     "01-020-hidden"]
-    assert _later_cells(solution, "1.3", ["1.1", "1.2", "1.3"]) == []
-    # 5.1's hidden check is followed by a code cell, and 5.5's last check ends the slice
-    later = [cell.id for cell in _later_cells(_solution_of("05"), "5.1", ["5.1", "5.5"])]
-    assert later[0] == "05-005-doc2vec" and later[-1] == "05-reviews-needed-hidden"
+def test_what_an_answer_changed_reaches_the_cells_that_read_it_and_what_they_made_of_it():
+    answer, solution = "def nb_fit(X, y):\n    return X", "def nb_fit(X, y):\n    return X"
+    imported = {"np"}
+
+    def reaches(*later: str) -> list[bool] | None:
+        return reached(answer, solution, list(later), imported)
+
+    assert reaches("model = nb_fit(1, 2)", "print(model)", "print(labels)") == [True, True, False]
+    assert reaches("model = nb_fit(1, 2)", "model = 3", "print(model)") == [True, False, False]  # bound anew
+    assert reaches("def g():\n    nb_fit = 1\n    return nb_fit") == [False]  # a function's own name
+    assert reaches("def g():\n    return nb_fit(1, 2)") == [True]  # a global its function reads
+    assert reaches("def nb_fit(X, y):\n    return y\nnb_fit(1, 2)") == [False]  # bound before read
+    assert reaches("reviews['nb'] = nb_fit(1, 2)", "print(reviews)") == [True, True]  # changed in place
+    assert reaches("found.append(nb_fit(1, 2))", "print(found)") == [True, True]
+    assert reaches("import numpy as np\nx = nb_fit(np, 2)", "np.mean(1)") == [True, False]  # a module
+    hidden = f"# NBVAL_CHECK_OUTPUT\n{HIDDEN_BEGIN}\ny = student.nb_fit(1, 2)\nprint(labels)\n{HIDDEN_END}"
+    assert reaches(hidden, "print(y)") == [True, False]  # a hidden check runs in the grader
+    assert reaches("print(labels)", "print(kernel('nb_fit'))") == [False, True]
+    assert reached("def f():\n    pass", solution, ["print(nb_fit)"], imported) == [True]  # the solution's
+    assert reaches("%time nb_fit(1, 2)") is None  # not plain Python: cannot tell
+    assert reached("from numpy import *", solution, ["print(1)"], imported) is None
 
 
-def test_the_answers_later_cells_see_are_graded_on_the_later_exercises():
-    """01's later cells fit and predict with the student's nb_fit and nb_predict, so their
-    mistakes are graded on 1.3 too; no later cell of 05 calls the student's functions."""
-    for number, seen in [("01", {"1.1", "1.2"}), ("05", set())]:
+def test_an_answer_is_graded_up_to_the_last_later_exercise_that_reads_what_it_changed():
+    """05's 5.1 check leaves the student's errors in the kernel (errors = most_confident_errors(...)),
+    which 5.2's first check reads; 04's later cells read train_dbow's model only outside any
+    exercise (04-010-variants), and 01's only in the cells between exercises."""
+    expected = {"05": {"5.1": "5.2"}, "04": {}, "01": {}}
+    for number, reaching in expected.items():
         solution = _solution_of(number)
         answers = _answers_of(number, solution)
-        alone = _alone(solution, answers)
+        until = _until(solution, answers)
         for ex, named in answers.items():
-            names = list(named)
-            expected = [i for i, name in enumerate(names) if name in SOLUTIONS or
-                        (name != "stub" and ex not in seen)]
-            assert alone[ex] == expected, (ex, [names[i] for i in alone[ex]])
+            wanted = [None if name == "stub" else ex if name in SOLUTIONS else reaching.get(ex, ex)
+                      for name in named]
+            assert until[ex] == wanted, (ex, until[ex])
 
 
 def test_every_exercise_has_a_catalogue():

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -91,6 +95,58 @@ def test_cached_computes_once(tmp_path):
     for _ in range(3):
         assert storage.cached(tmp_path / "x", compute, lambda v, tmp: tmp.write_text(v), _read_text) == "v"
     assert len(calls) == 1
+
+
+#: A process that asks for one artefact: it notes each computation in ``computed.log`` and
+#: takes a second, so that the other process asks while it computes.
+_ASK = """
+import sys, time
+from pathlib import Path
+from helpers import storage
+
+folder = Path(sys.argv[1])
+
+def compute():
+    with open(folder / "computed.log", "a") as log:
+        log.write(sys.argv[2] + "\\n")
+    time.sleep(1.0)
+    return "value of " + sys.argv[2]
+
+print(storage.cached(folder / "artefact.txt", compute, lambda v, tmp: tmp.write_text(v),
+                     lambda p: p.read_text()))
+"""
+
+
+def test_two_processes_that_need_one_artefact_compute_it_once(tmp_path):
+    asks = [subprocess.Popen([sys.executable, "-c", _ASK, str(tmp_path), name], stdout=subprocess.PIPE,
+                             text=True) for name in ("one", "two")]
+    answers = [ask.communicate(timeout=120)[0].strip() for ask in asks]
+    computed = (tmp_path / "computed.log").read_text().split()
+    assert len(computed) == 1, computed  # the second process waited and read the first one's
+    assert answers == [f"value of {computed[0]}"] * 2
+    assert storage.artefact_of(tmp_path / ".artefact.txt.computing") == tmp_path / "artefact.txt"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="fork is POSIX")
+def test_a_process_forked_while_a_lock_is_held_does_not_keep_it(tmp_path):
+    lock = tmp_path / ".x.lock"
+    with files.file_lock(lock):
+        child = os.fork()
+        if child == 0:  # holds a copy of the lock's descriptor until it exits
+            time.sleep(30)
+            os._exit(0)
+    try:
+        taken = threading.Event()
+
+        def take() -> None:
+            with files.file_lock(lock):
+                taken.set()
+
+        threading.Thread(target=take, daemon=True).start()
+        assert taken.wait(10), "the lock stayed held by the forked child"
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
 
 
 def test_a_folder_that_cannot_be_written_costs_the_cache_not_the_result(tmp_path, capsys, monkeypatch):
