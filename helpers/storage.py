@@ -263,7 +263,8 @@ def cached(path: Path | None, compute: Callable[[], T], write: Callable[[T, Path
     """The stored artefact at ``path`` if intact; else ``compute()``, stored with ``write``.
 
     One process computes an artefact at a time: another that needs it meanwhile waits for
-    the first (``.<name>.computing``) and reads what it stored.
+    the first (``.<name>.computing``) and reads what it stored. A computation that refuses its
+    input (``InputError``, found only once the work began) leaves no folder it made.
 
     Parameters
     ----------
@@ -289,10 +290,11 @@ def cached(path: Path | None, compute: Callable[[], T], write: Callable[[T, Path
                 return found
             value = compute()
             store(path, lambda tmp: write(value, tmp))
-    except BaseException:
-        if made:  # nothing left behind by a computation that failed (bad input found late)
+    except InputError:
+        if made:  # nothing left behind by a computation that refused its input
             for lock in (_computing_file(path), _lock_file(path)):
-                lock.unlink(missing_ok=True)
+                with contextlib.suppress(OSError):
+                    lock.unlink()
             for folder in reversed(made):
                 with contextlib.suppress(OSError):  # not empty: another process uses it
                     folder.rmdir()

@@ -45,9 +45,10 @@ def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str
 
     The graded notebook of a student who solved everything (hidden checks included) is cut
     after the last check of the last exercise named. For each answer to an exercise, the
-    notebook from that exercise's cell to the cut is repeated with the answer as the exercise
-    cell, so the answer is graded on its own checks and on every later exercise's (which
-    should not be charged for it). Before each answer the kernel's names are put back as they
+    notebook from that exercise's cell to the cut (or to the end of the exercise ``until``
+    names) is repeated with the answer as the exercise cell, so the answer is graded on its
+    own checks and on every later exercise's in its run (which should not be charged for
+    it). Before each answer the kernel's names are put back as they
     were before the exercise (names added since are deleted, names rebound are restored), so
     no answer is graded on what an earlier one left behind; objects changed in place stay
     changed, so end each exercise's answers with its solution, which must pass again. The

@@ -25,8 +25,10 @@ import ast
 import importlib.util
 import re
 import symtable
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import MappingProxyType
 
 import grading_harness
 import nbformat
@@ -48,6 +50,8 @@ WITHOUT_DOC2VEC = {"01", "02", "03", "09"}
 #: 2 cores (2026-11-29, before answers later cells cannot see were graded alone): 04 1,712 s
 #: (its first run trains the twelve sample models of 04-005), 05 567 s, 06 193, 07 164, 08 37.
 LONGEST_FIRST = ("04", "05", "06", "07", "08")
+#: The statements and expressions whose names are their own (unless declared global).
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 #: The name under which a hidden check calls the student's functions (``student.nb_fit(...)``).
 STUDENT = "student"
 ACCIDENTS = ("Timeout|not run|ran out of time|blocked by|"
@@ -106,6 +110,10 @@ def _bound(source: str) -> set[str] | None:
 
     def visit(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.comprehension):  # its target is its own; a walrus in it is not
+                for part in (child.iter, *child.ifs):
+                    visit(part)
+                continue
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 found.add(child.name)
                 for inner in ast.walk(child):
@@ -130,8 +138,8 @@ def _bound(source: str) -> set[str] | None:
 
 def _globals_read(source: str) -> set[str]:
     """The globals plain Python ``source`` may read before it binds them: each statement's
-    names read at module level or as globals in its functions (``symtable``), less those the
-    statements before it bound."""
+    names read at module level or as globals in its functions (``symtable``) or updated in
+    place (``x += 1``), less those the statements before it bound for certain."""
     found: set[str] = set()
     bound: set[str] = set()
     for statement in ast.parse(source).body:
@@ -143,7 +151,43 @@ def _globals_read(source: str) -> set[str]:
                          if symbol.is_referenced() and symbol.get_name() not in bound
                          and (scope.get_type() == "module" or symbol.is_global()))
             scopes += scope.get_children()
-        bound |= _bound(text) or set()
+        found.update(name for name in _updated(statement) if name not in bound)
+        bound |= _bound_for_certain(text)
+    return found
+
+
+def _updated(statement: ast.stmt) -> set[str]:
+    """The globals a statement updates in place (``x += 1``; in a function, only a name it
+    declares global): a read that ``symtable`` does not report."""
+    declared = {name for node in ast.walk(statement) if isinstance(node, ast.Global) for name in node.names}
+    found: set[str] = set()
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and \
+                (not in_function or node.target.id in declared):
+            found.add(node.target.id)
+        inner = in_function or isinstance(node, SCOPES)
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+
+    visit(statement, False)
+    return found
+
+
+def _bound_for_certain(source: str) -> set[str]:
+    """The names plain Python ``source`` binds whatever happens: by its own statements (not in
+    an ``if``, a loop, a ``try`` or a function), assigning, defining or importing each."""
+    found: set[str] = set()
+    for statement in ast.parse(source).body:
+        if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            found.update(node.id for target in targets for node in ast.walk(target)
+                         if isinstance(node, ast.Name))
+        elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(statement.name)
+        elif isinstance(statement, ast.Import | ast.ImportFrom):
+            found.update((alias.asname or alias.name).split(".")[0] for alias in statement.names
+                         if alias.name != "*")
     return found
 
 
@@ -178,42 +222,69 @@ def _changed(source: str) -> set[str]:
     return found & _globals_read(source)
 
 
-def reached(answer: str, solution: str, later: list[str], imported: set[str]) -> list[bool] | None:
+def reached(answer: str, solution: str, later: list[str], imported: set[str],
+            functions: Mapping[str, set[str]] = MappingProxyType({})) -> list[bool] | None:
     """For each cell after an exercise's cell (``later``, in order), whether it may read what
     the answer changed, or None when that cannot be told (a cell that is not plain Python,
     or binds names by other means, ``DYNAMIC_BINDING``).
 
     What the answer changed: the names it binds and those its solution binds (an answer that
-    leaves one out leaves it undefined). Each cell that reads one of them passes it on, to
-    the names it binds and the objects it may change in place (``_changed``), except the
+    leaves one out leaves it undefined), and the objects it may change in place
+    (``_changed``). Each cell that reads one of them, itself or through a function defined
+    earlier that reads it (``functions``: each function's name and the globals it reads),
+    passes it on, to the names it binds and the objects it may change in place, except the
     modules and objects the notebook imports (``imported``); a cell that reads none of them
-    and binds one binds it anew. A hidden check binds nothing: it runs in the grader.
+    and binds one for certain binds it anew. A hidden check binds nothing: it runs in the
+    grader.
     """
     bound, in_solution = _bound(answer), _bound(solution)
     if bound is None or in_solution is None:
         return None
-    tainted, found = bound | in_solution, []
+    tainted, found = bound | in_solution | (_changed(answer) - imported), []
     for source in later:
         reads, binds = _reads(source), _bound(source)
         if reads is None or binds is None:
             return None
-        if HIDDEN_BEGIN in source:
-            binds = set()
+        hidden, called = HIDDEN_BEGIN in source, set()
+        while new := (reads & functions.keys()) - called:
+            called |= new
+            reads |= set().union(*(functions[name] for name in new))
         found.append(bool(reads & tainted))
+        if hidden:
+            continue
         if found[-1]:
-            tainted |= (binds | (set() if HIDDEN_BEGIN in source else _changed(source))) - imported
+            tainted |= (binds | _changed(source)) - imported
         else:
-            tainted -= binds
+            tainted -= _bound_for_certain(source)
+        functions = {**functions, **_functions_of(source)}
     return found
 
 
 def _imported(solution: nbformat.NotebookNode) -> set[str]:
-    """The names any code cell of the notebook binds by an import."""
+    """The names any code cell of the notebook (not a hidden check: it runs in the grader)
+    binds by an import."""
     found = set()
     for cell in solution.cells:
-        if cell.cell_type == "code" and (tree := _parsed(cell.source)) is not None:
+        if cell.cell_type == "code" and HIDDEN_BEGIN not in cell.source and \
+                (tree := _parsed(cell.source)) is not None:
             found.update((alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
                          if isinstance(node, ast.Import | ast.ImportFrom) for alias in node.names)
+    return found
+
+
+def _functions_of(source: str) -> dict[str, set[str]]:
+    """The functions plain Python ``source`` defines, with the globals each reads."""
+    return {node.name: _globals_read(ast.unparse(node)) for node in ast.parse(source).body
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+
+def _functions_before(solution: nbformat.NotebookNode, end: int) -> dict[str, set[str]]:
+    """The functions the code cells before cell ``end`` define (not a hidden check's), the
+    last definition of each, with the globals each reads."""
+    found: dict[str, set[str]] = {}
+    for cell in solution.cells[:end]:
+        if cell.cell_type == "code" and HIDDEN_BEGIN not in cell.source and _parsed(cell.source) is not None:
+            found.update(_functions_of(cell.source))
     return found
 
 
@@ -235,6 +306,7 @@ def _until(solution: nbformat.NotebookNode,
     ids = [cell.id for cell in solution.cells]
     cut = max(ids.index(found[ex].cell_ids[-1]) for ex in answers) + 1
     imported = _imported(solution)
+    before = {ex: _functions_before(solution, ids.index(found[ex].cell_ids[0])) for ex in answers}
     until = {}
     for ex, named in answers.items():
         first, own_end = ids.index(found[ex].cell_ids[0]), ids.index(found[ex].cell_ids[-1])
@@ -244,7 +316,8 @@ def _until(solution: nbformat.NotebookNode,
         until[ex] = []
         for name, source in named.items():
             seen = None if name == "stub" else [False] * len(later) if name in SOLUTIONS else \
-                reached(source, named["solution"], [solution.cells[i].source for i in later], imported)
+                reached(source, named["solution"], [solution.cells[i].source for i in later], imported,
+                        before[ex])
             if seen is None:
                 until[ex].append(None)
                 continue
@@ -369,6 +442,8 @@ def test_the_names_an_answer_binds_are_those_of_the_module_level():
     assert _bound("def f(p=(reviews := 1)):\n    return p") == {"f", "reviews"}
     assert _bound("for reviews in range(2):\n    pass") == {"reviews"}
     assert _bound("if True:\n    with open('x') as predictions:\n        pass") == {"predictions"}
+    assert _bound("x = [i for i in range(3)]") == {"x"}  # a comprehension's variable is its own
+    assert _bound("x = [(y := i) for i in range(3)]") == {"x", "y"}
     for unknown in ("%time x = 1", "from numpy import *", "def f(p):\n    globals()['reviews'] = p"):
         assert _bound(unknown) is None, unknown  # anything may be bound
 
@@ -392,6 +467,16 @@ def test_what_an_answer_changed_reaches_the_cells_that_read_it_and_what_they_mad
     assert reaches(hidden, "print(y)") == [True, False]  # a hidden check runs in the grader
     assert reaches("print(labels)", "print(kernel('nb_fit'))") == [False, True]
     assert reached("def f():\n    pass", solution, ["print(nb_fit)"], imported) == [True]  # the solution's
+    for maybe in ("if False:\n    model = 0", "for model in []:\n    pass", "model: int",
+                  "def reset():\n    global model\n    model = 0"):  # bound only perhaps: still reached
+        assert reaches("model = nb_fit(1, 2)", maybe, "print(model)") == [True, False, True], maybe
+    assert reaches("model = nb_fit(1, 2)", "model += 1", "print(model)") == [True, True, True]
+    assert reaches("def g():\n    n = 0\n    n += 1") == [False]  # a function's own name
+    assert reached("X = 1", "X = 1", ["print(report())"], imported, {"report": {"X"}}) == [True]
+    report = "def report():\n    return model"  # defined before model is changed, called after
+    assert reaches(report, "model = nb_fit(1, 2)", "report()") == [False, True, True]
+    changes = "reviews.drop(columns='x', inplace=True)"  # the answer changes a kit object in place
+    assert reached(changes, solution, ["print(reviews)"], imported) == [True]
     assert reaches("%time nb_fit(1, 2)") is None  # not plain Python: cannot tell
     assert reached("from numpy import *", solution, ["print(1)"], imported) is None
 

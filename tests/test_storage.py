@@ -97,8 +97,8 @@ def test_cached_computes_once(tmp_path):
     assert len(calls) == 1
 
 
-#: A process that asks for one artefact: it notes each computation in ``computed.log`` and
-#: takes a second, so that the other process asks while it computes.
+#: A process that asks for one artefact: it says it is asking (``asking-<name>``), and each
+#: computation, noted in ``computed.log``, lasts until both processes are asking and 2 s more.
 _ASK = """
 import sys, time
 from pathlib import Path
@@ -109,8 +109,13 @@ folder = Path(sys.argv[1])
 def compute():
     with open(folder / "computed.log", "a") as log:
         log.write(sys.argv[2] + "\\n")
-    time.sleep(1.0)
+    deadline = time.monotonic() + 60
+    while len(list(folder.glob("asking-*"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(2.0)
     return "value of " + sys.argv[2]
+
+(folder / f"asking-{sys.argv[2]}").touch()
 
 print(storage.cached(folder / "artefact.txt", compute, lambda v, tmp: tmp.write_text(v),
                      lambda p: p.read_text()))
@@ -125,6 +130,20 @@ def test_two_processes_that_need_one_artefact_compute_it_once(tmp_path):
     assert len(computed) == 1, computed  # the second process waited and read the first one's
     assert answers == [f"value of {computed[0]}"] * 2
     assert storage.artefact_of(tmp_path / ".artefact.txt.computing") == tmp_path / "artefact.txt"
+
+
+def test_a_computation_that_refuses_its_input_leaves_no_folder_it_made(tmp_path):
+    def refuse() -> str:
+        raise InputError("found only once the work began")
+
+    io = {"write": lambda v, tmp: tmp.write_text(v), "read": _read_text}
+    with pytest.raises(InputError):
+        storage.cached(tmp_path / "new" / "deeper" / "x.txt", refuse, **io)
+    assert not (tmp_path / "new").exists()
+    (tmp_path / "kept").mkdir()
+    with pytest.raises(InputError):
+        storage.cached(tmp_path / "kept" / "x.txt", refuse, **io)
+    assert (tmp_path / "kept").is_dir()  # not made by it
 
 
 @pytest.mark.skipif(os.name != "posix", reason="fork is POSIX")
