@@ -22,7 +22,7 @@ from helpers.course.classroom import classgrade, gradebook, layout, summaries
 from helpers.course.classroom.record import Record
 from helpers.course.engine import bubblewrap, grading, nbval_run, sandbox
 from helpers.course.engine.limits import Job
-from helpers.course.engine.verdict import DIFFERS, HIDDEN_CODE, Problem, Status
+from helpers.course.engine.verdict import DIFFERS, HIDDEN_CODE, Ending, Problem, Status
 from helpers.course.notebook import cells, merge, release
 from helpers.errors import KitError
 
@@ -625,6 +625,18 @@ def test_grading_again_skips_what_is_graded_and_merges_a_regrade(graded, capsys)
     assert [record.student for record in regraded.graded] == ["wrong"]
     assert _result(regraded.table, "wrong")[0] == ("0.1", True)
     assert len(regraded.table) == len(grades)  # merged into the class table, not replacing it
+
+
+@pytest.mark.kernel
+def test_the_grader_s_pytest_takes_no_options_meant_for_another(tmp_path, monkeypatch):
+    """PYTEST_ADDOPTS and PYTEST_PLUGINS, a user's or an outer test run's, are not for the
+    kit's own nbval run (a plugin it cannot import would stop it before any cell ran)."""
+    path = tmp_path / "x.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)")]), path)
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p a_plugin_nobody_has")
+    monkeypatch.setenv("PYTEST_PLUGINS", "another_plugin_nobody_has")
+    run = nbval_run.run_notebook(path, 60)
+    assert run.problem is Problem.NONE and [r.ending for r in run.results.values()] == [Ending.PASSED], run
 
 
 def test_graded_notebook_restores_reference_cells():

@@ -38,6 +38,8 @@ from helpers.errors import KitError
 
 #: pytest's exit statuses when it ran every test (0: all passed, 1: some failed).
 PYTEST_FINISHED = (0, 1)
+#: The environment variables of pytest (PYTEST_ADDOPTS, PYTEST_PLUGINS...), left out of the run's.
+PYTEST_VARIABLES = "PYTEST_"
 #: The graded notebook's name in a sandboxed job's folder.
 NOTEBOOK_FILE = "graded.ipynb"
 #: Seconds a whole run may take beyond its cells' timeouts (starting the kernel, nbval).
@@ -172,7 +174,9 @@ def _ran_within(command: list[str], cwd: Path, total: float, cells: int, name: s
     read_end, write_end = os.pipe()
     if cells:
         command = [*command, f"--kit-progress-fd={write_end}"]
-    env = {**config.reference_environ(), **({"TMPDIR": str(scratch)} if scratch else {})}
+    env = {name: value for name, value in config.reference_environ().items()
+           if not name.startswith(PYTEST_VARIABLES)}  # a user's or an outer run's options are not for it
+    env.update({"TMPDIR": str(scratch)} if scratch else {})
     with subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                           pass_fds=(write_end,), start_new_session=True) as process:
