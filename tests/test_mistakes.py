@@ -100,11 +100,8 @@ def _bound(source: str) -> set[str] | None:
     means (``DYNAMIC_BINDING``): then anything may be bound. A function's or class's own
     names are its own, but a walrus anywhere in one counts (in a default, a decorator or a
     base it binds a module-level name)."""
-    if DYNAMIC_BINDING.search(source):
-        return None
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = None if DYNAMIC_BINDING.search(source) else _parsed(source)
+    if tree is None:
         return None
     found: set[str] = set()
 
@@ -125,7 +122,7 @@ def _bound(source: str) -> set[str] | None:
             if isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load):
                 found.add(child.id)
             elif isinstance(child, ast.Import | ast.ImportFrom):
-                found.update((alias.asname or alias.name).split(".")[0] for alias in child.names)
+                found.update(_import_names(child))
             elif isinstance(child, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and child.name:
                 found.add(child.name)
             elif isinstance(child, ast.MatchMapping) and child.rest:
@@ -186,8 +183,7 @@ def _bound_for_certain(source: str) -> set[str]:
         elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             found.add(statement.name)
         elif isinstance(statement, ast.Import | ast.ImportFrom):
-            found.update((alias.asname or alias.name).split(".")[0] for alias in statement.names
-                         if alias.name != "*")
+            found |= _import_names(statement)
     return found
 
 
@@ -267,8 +263,8 @@ def _imported(solution: nbformat.NotebookNode) -> set[str]:
     for cell in solution.cells:
         if cell.cell_type == "code" and HIDDEN_BEGIN not in cell.source and \
                 (tree := _parsed(cell.source)) is not None:
-            found.update((alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
-                         if isinstance(node, ast.Import | ast.ImportFrom) for alias in node.names)
+            found.update(name for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)
+                         for name in _import_names(node))
     return found
 
 
@@ -286,6 +282,11 @@ def _functions_before(solution: nbformat.NotebookNode, end: int) -> dict[str, se
         if cell.cell_type == "code" and HIDDEN_BEGIN not in cell.source and _parsed(cell.source) is not None:
             found.update(_functions_of(cell.source))
     return found
+
+
+def _import_names(node: ast.Import | ast.ImportFrom) -> set[str]:
+    """The names an import binds (``import a.b`` binds ``a``; a star import names none)."""
+    return {(alias.asname or alias.name).split(".")[0] for alias in node.names if alias.name != "*"}
 
 
 def _parsed(source: str) -> ast.Module | None:
