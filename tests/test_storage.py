@@ -152,7 +152,7 @@ def test_a_process_forked_while_a_lock_is_held_does_not_keep_it(tmp_path):
     with files.file_lock(lock):
         child = os.fork()
         if child == 0:  # holds a copy of the lock's descriptor until it exits
-            time.sleep(30)
+            time.sleep(300)
             os._exit(0)
     try:
         taken = threading.Event()
@@ -162,7 +162,7 @@ def test_a_process_forked_while_a_lock_is_held_does_not_keep_it(tmp_path):
                 taken.set()
 
         threading.Thread(target=take, daemon=True).start()
-        assert taken.wait(10), "the lock stayed held by the forked child"
+        assert taken.wait(60), "the lock stayed held by the forked child"
     finally:
         os.kill(child, signal.SIGKILL)
         os.waitpid(child, 0)
