@@ -31,6 +31,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeGuard, cast
 
+from helpers import syntax
 from helpers.errors import KitError
 
 NOT_DONE = "not done yet"
@@ -70,7 +71,7 @@ def defined_names(source: str) -> set[str]:
     not parse defines nothing.
     """
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except SyntaxError:
         return set()
     names: set[str] = set()

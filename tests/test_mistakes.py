@@ -35,7 +35,7 @@ import nbformat
 import pandas as pd
 import pytest
 
-from helpers import embeddings
+from helpers import embeddings, syntax
 from helpers.course.config import GRADE_JOBS, SOLUTIONS_DIR, notebooks_in
 from helpers.course.engine.verdict import Status
 from helpers.course.notebook.cells import HIDDEN_BEGIN, HIDDEN_END, exercise_id, exercises
@@ -139,7 +139,7 @@ def _globals_read(source: str) -> set[str]:
     place (``x += 1``), less those the statements before it bound for certain."""
     found: set[str] = set()
     bound: set[str] = set()
-    for statement in ast.parse(source).body:
+    for statement in syntax.parse(source).body:
         text = ast.unparse(statement)
         scopes = [symtable.symtable(text, "<cell>", "exec")]
         while scopes:
@@ -175,7 +175,7 @@ def _bound_for_certain(source: str) -> set[str]:
     """The names plain Python ``source`` binds whatever happens: by its own statements (not in
     an ``if``, a loop, a ``try`` or a function), assigning, defining or importing each."""
     found: set[str] = set()
-    for statement in ast.parse(source).body:
+    for statement in syntax.parse(source).body:
         if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             found.update(node.id for target in targets for node in ast.walk(target)
@@ -208,7 +208,7 @@ def _changed(source: str) -> set[str]:
     """The globals whose objects plain Python ``source`` may change in place (``x[k] = v``,
     ``x.a += v``, ``del x[k]``, ``x.append(v)``), in its functions too."""
     found = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(syntax.parse(source)):
         target = node.value if isinstance(node, ast.Attribute | ast.Subscript) and \
             not isinstance(node.ctx, ast.Load) else None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
@@ -270,7 +270,7 @@ def _imported(solution: nbformat.NotebookNode) -> set[str]:
 
 def _functions_of(source: str) -> dict[str, set[str]]:
     """The functions plain Python ``source`` defines, with the globals each reads."""
-    return {node.name: _globals_read(ast.unparse(node)) for node in ast.parse(source).body
+    return {node.name: _globals_read(ast.unparse(node)) for node in syntax.parse(source).body
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
 
 
@@ -291,7 +291,7 @@ def _import_names(node: ast.Import | ast.ImportFrom) -> set[str]:
 
 def _parsed(source: str) -> ast.Module | None:
     try:
-        return ast.parse(source)
+        return syntax.parse(source)
     except SyntaxError:
         return None
 

@@ -41,7 +41,18 @@ import numpy as np
 import pandas as pd
 from nbformat import NotebookNode
 
-from helpers import data, embeddings, evaluation, leaderboard, overlap, owned, settings, storage, systems
+from helpers import (
+    data,
+    embeddings,
+    evaluation,
+    leaderboard,
+    overlap,
+    owned,
+    settings,
+    storage,
+    syntax,
+    systems,
+)
 from helpers.bakeoff import BAKEOFF_NOTEBOOK, ENTRY, LABELS, checked_labels
 from helpers.course import config
 from helpers.course.classroom import layout
@@ -392,7 +403,7 @@ def flags(notebook: NotebookNode) -> tuple[str, ...]:
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     for number, cell in enumerate(code, start=1):
         try:
-            tree = ast.parse(transformer.transform_cell(cell.source))
+            tree = syntax.parse(transformer.transform_cell(cell.source))
         except (SyntaxError, ValueError):
             continue
         nodes = list(ast.walk(tree))

@@ -49,6 +49,7 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
+from helpers import syntax
 from helpers.course.notebook.cells import exercise_id, exercises
 from helpers.course.notebook.compare import tokens
 
@@ -73,7 +74,7 @@ def library_modules() -> dict[str, frozenset[str]]:
     its top level, read from their source (no module is imported)."""
     found = {}
     for path in sorted(LIBRARY.glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = syntax.parse(path.read_text(encoding="utf-8"))
         found[f"{LIBRARY.name}.{path.stem}"] = frozenset(_top_level_bindings(tree))
     return found
 
@@ -236,7 +237,7 @@ def code_flags(code: str, reference: frozenset[str] = frozenset(), printed: str 
         Sorted, without repeats; empty when nothing needs a look.
     """
     try:
-        tree = ast.parse(code)
+        tree = syntax.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # also too deep, or a NUL byte
         return ["code that cannot be parsed"]
     flags = set()
@@ -270,7 +271,7 @@ def code_flags(code: str, reference: frozenset[str] = frozenset(), printed: str 
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
                 SOLUTIONS_PATH.search(node.value):
             flags.add("reads the solutions or a notebook file")
-    solution_literals = _literals(ast.parse(solution)) if solution else set()
+    solution_literals = _literals(syntax.parse(solution)) if solution else set()
     for value in sorted(_literals(tree) & _decimals(printed) - solution_literals):
         if _significant(value) >= TYPED_DIGITS:
             flags.add(f"a literal that equals a reference output ({value})")

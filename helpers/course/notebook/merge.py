@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import nbformat
 from nbformat import NotebookNode
 
+from helpers import syntax
 from helpers.course.notebook.cells import exercise_id, is_hidden
 from helpers.course.notebook.release import without_run_on
 
@@ -92,7 +93,7 @@ def locate(reference: NotebookNode, submission: NotebookNode) -> dict[str, Locat
 def _functions(source: str) -> set[str]:
     """The functions and classes a cell defines at its top level (none if it does not parse)."""
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except SyntaxError:
         return set()
     return {node.name for node in tree.body

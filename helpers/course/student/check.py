@@ -36,7 +36,7 @@ import nbformat
 import pandas as pd
 from nbformat import NotebookNode
 
-from helpers import fetch, settings
+from helpers import fetch, settings, syntax
 from helpers.course import config, stops
 from helpers.course.engine import grading
 from helpers.course.engine.nbval_run import RunInterrupted
@@ -488,7 +488,7 @@ def _live_result(cell: NotebookNode, number: int, namespace: dict, sanitize: Any
 def _run(source: str, namespace: dict) -> Any:
     """Run a cell's code; return the value of its last line when that is an expression (what
     a notebook shows as the cell's result), else None."""
-    tree = ast.parse(source)
+    tree = syntax.parse(source)
     shown = tree.body and isinstance(tree.body[-1], ast.Expr) and not source.rstrip().endswith(";")
     last = tree.body.pop() if shown else None  # a trailing ";" hides the value, as in a notebook
     exec(compile(tree, "<check>", "exec"), namespace)  # noqa: S102
