@@ -568,6 +568,7 @@ def test_large_literals_are_flagged_and_an_entry_s_ordinary_lists_are_not():
              new_code_cell("PACKED = " + repr("x" * 6_000) + "\nrows = " + repr(tuple(range(500)))),
              new_code_cell("x = !true\n" + "\n".join(f"PART_{i} = {['pos'] * 100!r}" for i in range(6))),
              new_code_cell("def broken(:\n" + repr(["pos"] * 900)),  # no Python: its run says so
+             new_code_cell("x = -" + "-" * 100_000 + "1\n" + repr(["pos"] * 900)),  # too deep to parse
              new_markdown_cell(repr(["pos"] * 900))]
     assert bakeoff.flags(new_notebook(cells=cells)) == (
         "code cell 2 holds literals of 600 items", "code cell 3 holds literals of 500 items",

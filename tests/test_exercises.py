@@ -23,6 +23,8 @@ def test_a_cell_s_defined_names_are_found():
     assert exercises.defined_names(source) == {"np", "d", "x", "y", "z", "f", "K", "i"}
     assert exercises.defined_names("total = sum(v for v in values)\nif x:\n    late = 1") == {"total", "late"}
     assert exercises.defined_names("def broken(:") == set()
+    for unparsable in ("x = '\ud800'", "-" * 100_000 + "1", "a" + ".b" * 200_000):  # surrogate, too deep
+        assert exercises.defined_names(unparsable) == set()
 
 
 def test_a_name_error_on_a_name_a_stub_stopped_says_which_exercise():

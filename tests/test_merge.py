@@ -43,6 +43,15 @@ def test_a_retyped_exercise_is_found_by_its_function_and_runs_once_in_its_place(
     assert "x = 1" in sources  # the student's other cell stays
 
 
+def test_cells_that_do_not_parse_define_nothing_and_stop_no_search():
+    reference = _released()
+    theirs = nbformat.from_dict(reference)
+    del theirs.cells[1]
+    for number, source in enumerate(["x = '\ud800'", "-" * 100_000 + "1", "a" + ".b" * 200_000, RETYPED]):
+        theirs.cells.append(nbformat.v4.new_code_cell(source, id=f"mine-{number}"))
+    assert merge.locate(reference, theirs)["0.1"].cell_id == "mine-3"
+
+
 def test_a_deleted_exercise_is_named_and_its_stub_runs():
     reference = _released()
     deleted = nbformat.from_dict(reference)

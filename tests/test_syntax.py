@@ -14,12 +14,16 @@ from helpers import syntax
 from helpers.errors import InputError
 
 SOURCE = "\n".join(f"def f{i}(a, b):\n    return [x + y * {i} for x in a for y in b if x]" for i in range(50))
+#: A literal as large, for ``ast.literal_eval``.
+LITERAL = repr([[i, str(i), (i, i + 1.5)] for i in range(200)])
 #: How long a paused parse waits for the other thread's: far longer than a parse takes, so that
 #: the other one has finished, unless something holds it back, when the first goes on.
 PAUSE_SECONDS = 1.0
 #: The collection inside ``ast.parse`` that pauses it: one well inside the building of the tree
 #: (the first ones come before it).
 PAUSE_AT = 10
+#: The first CPython 3.11 release whose tree builder keeps its count per call (gh-106905).
+RACE_FIXED_IN = (3, 11, 8)
 #: How many Python calls deeper the other thread parses (CPython 3.11 before 3.11.8 starts the
 #: count of the tree being built from the calling thread's depth).
 DEEPER = 10
@@ -29,12 +33,12 @@ def _deeper(depth: int, then: Callable[[], object]) -> object:
     return then() if depth == 0 else _deeper(depth - 1, then)
 
 
-def _parse_while_another_thread_parses(
-        parse: Callable[[str], ast.Module]) -> tuple[list[BaseException], bool]:
+def _parse_while_another_thread_parses(parse: Callable[[str], object], other_parse: Callable[[str], object],
+                                       other_source: str = SOURCE) -> tuple[list[BaseException], bool]:
     """Parse ``SOURCE`` here with ``parse``, collecting garbage at every allocation; the
-    ``PAUSE_AT``-th collection that starts inside ``ast.parse`` lets another thread parse with
-    ``parse`` (deeper in its stack) and waits for it. Returns what either parse raised, and
-    whether the first one paused."""
+    ``PAUSE_AT``-th collection that starts inside ``ast.parse`` lets another thread call
+    ``other_parse(other_source)`` (deeper in its stack) and waits for it. Returns what either
+    raised, and whether the first parse paused."""
     started, finished = threading.Event(), threading.Event()
     raised: list[BaseException] = []
     inside = []
@@ -49,7 +53,7 @@ def _parse_while_another_thread_parses(
     def other() -> None:
         started.wait()
         try:
-            _deeper(DEEPER, lambda: parse(SOURCE))
+            _deeper(DEEPER, lambda: other_parse(other_source))
         except BaseException as err:  # noqa: BLE001 - the test reports it
             raised.append(err)
         finally:
@@ -73,14 +77,21 @@ def _parse_while_another_thread_parses(
     return raised, len(inside) >= PAUSE_AT
 
 
-def test_the_test_can_pause_a_parse_inside_it_while_another_thread_parses():
-    _, paused = _parse_while_another_thread_parses(ast.parse)
+def test_the_test_pauses_a_plain_parse_and_breaks_it_where_python_has_the_race():
+    raised, paused = _parse_while_another_thread_parses(ast.parse, ast.parse)
     assert paused, "no garbage collection started inside ast.parse"
+    if sys.version_info < RACE_FIXED_IN:
+        assert [type(err) for err in raised] == [SystemError]
 
 
-def test_a_parse_builds_its_tree_whatever_another_thread_parses_meanwhile():
-    raised, _ = _parse_while_another_thread_parses(syntax.parse)
+@pytest.mark.parametrize(("other_parse", "other_source"),
+                         [(syntax.parse, SOURCE), (ast.parse, SOURCE), (ast.literal_eval, LITERAL)],
+                         ids=["kit", "ast.parse", "literal_eval"])
+def test_a_parse_builds_its_tree_whatever_another_thread_parses_meanwhile(other_parse, other_source):
+    """Collection held off keeps a plain parse elsewhere out of it; the lock alone would not."""
+    raised, paused = _parse_while_another_thread_parses(syntax.parse, other_parse, other_source)
     assert raised == []
+    assert not paused
 
 
 def test_parse_returns_what_ast_parse_returns_and_raises_what_it_raises():
