@@ -25,6 +25,7 @@ import ast
 import importlib.util
 import re
 import symtable
+import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -50,6 +51,9 @@ WITHOUT_DOC2VEC = {"01", "02", "03", "09"}
 #: 2 cores (2026-11-29, before answers later cells cannot see were graded alone): 04 1,712 s
 #: (its first run trains the twelve sample models of 04-005), 05 567 s, 06 193, 07 164, 08 37.
 LONGEST_FIRST = ("04", "05", "06", "07", "08")
+#: The cell that trains the Doc2Vec models the slices read: the kit's model and the sample's
+#: (04's variants and seeds), with the names it uses from the cells above it.
+MODELS_CELL = ("04", "04-005")
 #: The statements and expressions whose names are their own (unless declared global).
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 #: The name under which a hidden check calls the student's functions (``student.nb_fit(...)``).
@@ -351,12 +355,11 @@ def graded(corpora, tmp_path_factory) -> pd.DataFrame:
     work = tmp_path_factory.mktemp("mistakes")
     numbers = sorted({_notebook(ex) for ex in MISTAKES}, key=_schedule)
     with ThreadPoolExecutor(max_workers=GRADE_JOBS) as pool:
-        # The slices of 04-08 read the kit's model and the sample's PV-DBOW and PV-DM from
-        # the shared cache: train them first, side by side, so that two grading kernels never
-        # train one model at once; the notebooks without Doc2Vec are graded meanwhile.
-        models = pool.submit(embeddings.prepare, [embeddings.config_for("quick"),
-                                                  embeddings.sample_config(), embeddings.sample_config(dm=1)],
-                             profile="quick", progress=False)
+        # The slices of 04-08 read the kit's model and the sample's models from the shared
+        # cache: train them first, two at a time, while the notebooks without Doc2Vec are graded.
+        # 04's kernel would train the sample's alone, one exercise ahead of its checks, while
+        # 05-08 are graded beside it and then leave a core idle.
+        models = pool.submit(embeddings.prepare, _models(), profile="quick", progress=False)
 
         def grade(number: str) -> pd.DataFrame:
             if number not in WITHOUT_DOC2VEC:
@@ -367,11 +370,32 @@ def graded(corpora, tmp_path_factory) -> pd.DataFrame:
     return pd.concat(tables, ignore_index=True)
 
 
+def _models() -> list[embeddings.Doc2VecConfig]:
+    """The models ``MODELS_CELL`` trains: its code run with ``prepare`` replaced by a recorder
+    (nothing is trained), after the names it takes from 04's first cell."""
+    number, cell_id = MODELS_CELL
+    source = next(cell.source for cell in _solution_of(number).cells if cell.id == cell_id)
+    recorded: list[embeddings.Doc2VecConfig] = []
+    names = {"time": time, "kit_config": embeddings.config_for("quick"),
+             "sample_config": embeddings.sample_config, "print": lambda *_, **__: None,
+             "prepare": lambda models, **_: recorded.extend(models)}
+    exec(source, names)  # noqa: S102 - the kit's own solution cell
+    return recorded
+
+
 def _schedule(number: str) -> tuple[bool, int, str]:
     """The order to grade notebooks in: those without Doc2Vec first (they need no model),
     then the longest first, so that the two jobs end together."""
     rank = LONGEST_FIRST.index(number) if number in LONGEST_FIRST else len(LONGEST_FIRST)
     return number not in WITHOUT_DOC2VEC, rank, number
+
+
+def test_the_models_trained_first_are_the_kit_s_and_the_sample_s_of_notebook_04():
+    models = _models()
+    assert len(models) == len(set(models)) > 10
+    read_by_05_to_08 = {embeddings.config_for("quick"), embeddings.sample_config(),
+                        embeddings.sample_config(dm=1)}
+    assert read_by_05_to_08 <= set(models)
 
 
 def test_each_catalogued_exercise_has_enough_mistakes():
