@@ -23,7 +23,8 @@ The course library, which the notebooks import, holds one topic per module:
   ``projector`` (Embedding Projector export), ``transport`` (transportability),
   ``leakage`` (notebook 08's analysis of overlap), ``adversarial`` (Zelligs and Claudes),
   ``bakeoff`` (the class bake-off's rules, a dry run of an entry and its cross-validation);
-- in a notebook: ``exercises`` (an unfinished exercise's error is one line, not a traceback).
+- in a notebook: ``exercises`` (an unfinished exercise's error is one line, not a traceback);
+- code read as code: ``syntax`` (Python parsed into a tree, safely from several threads).
 
 On top of it sit the ``kit`` command (``cli``) and the course tooling, ``helpers.course``
 (its modules are listed in its own docstring). The library never imports either.
