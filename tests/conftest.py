@@ -154,9 +154,8 @@ def failed_if_unmarked(item: pytest.Item, report: pytest.TestReport) -> None:
 # tests/test_portability.py grades a Doc2Vec notebook's solution (05) under another BLAS kernel
 # setting with a fresh data folder: the kit's model and every prediction from it are computed
 # again. The rest of the suite leaves a core idle now and then (one pytest process, Doc2Vec's one
-# worker): the grading starts in the background when the session starts, at the lowest priority
-# (it takes what the suite leaves idle; a suite job that needs an artefact it is computing waits
-# for it), and its test, moved to the end of the run, waits for it and reads its grades.
+# worker): the grading starts in the background when the session starts, at the suite's own
+# priority, and its test, moved to the end of the run, waits for it and reads its grades.
 
 PORTABILITY_TEST = "test_portability.py"
 

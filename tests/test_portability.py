@@ -22,12 +22,9 @@ import shlex
 import signal
 import subprocess
 import sys
-import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import psutil
 import pytest
 
 from helpers import evaluation, settings
@@ -57,15 +54,10 @@ OTHER_KERNELS = Setting("Sandybridge", 1)
 #: held-out reviews (scikit-learn's sparse product), the parsed IMDB tables and Doc2Vec's corpus
 #: files (text). Models, vectors and every prediction from them are recomputed.
 BLAS_FREE = (f"results/{evaluation.BLAS_FREE}", "overlap", "cache", "corpora")
-#: The grading runs beside the suite on what CPU it leaves idle: the lowest priority.
-IDLE_NICE = 19
-#: Seconds a cell may take in that grading. It runs on the CPU the suite leaves idle, so a cell's
-#: wall time measures the suite's load, not the cell (the kit's Doc2Vec model, which 05 reads,
-#: can take most of the hour that ``classgrade.PREPARE_CELL_TIMEOUT`` allows at the lowest
-#: priority beside a cold suite): only the CI's own limit, 90 minutes for everything, bounds it.
-IDLE_CELL_TIMEOUT = 90 * 60
-#: Seconds between looks for the grading's new processes, to lower their priority.
-WATCH_SECONDS = 1.0
+#: Seconds a cell may take in that grading. It runs beside the suite, which keeps both cores
+#: busy for most of a CI run, so a cell's wall time measures the suite's load as much as the
+#: cell: only the CI's own limit, 90 minutes for everything, bounds it.
+BESIDE_SUITE_CELL_TIMEOUT = 90 * 60
 
 
 @dataclass
@@ -97,43 +89,15 @@ def start_grading(folder: Path, source: Path) -> GradingRun:
     names = [path.stem for path in notebooks_in(SOLUTIONS_DIR, KERNEL_DEPENDENT)]
     prepare = ("from helpers.course.classroom import classgrade\n"
                f"for name in {json.dumps(names)}:\n"
-               f"    print(classgrade.prepare(notebooks=[name], timeout={IDLE_CELL_TIMEOUT}))\n")
+               f"    print(classgrade.prepare(notebooks=[name], timeout={BESIDE_SUITE_CELL_TIMEOUT}))\n")
     script = f"{python} -m helpers.cli fetch --source {source} && {python} -c {shlex.quote(prepare)}"
     log = folder / "grading.log"
     with log.open("w") as out:
-        # At the lowest priority, so that the suite's own work keeps the cores it needs (Doc2Vec's
-        # models train in the suite's session while it grades). The risk taken: a suite job that
-        # waits for a shared artefact this run is computing (storage.cached computes each once)
-        # waits as long as the suite's other jobs keep both cores busy.
-        process = subprocess.Popen(["nice", "-n", str(IDLE_NICE), "bash", "-c", script], env=env, stdout=out,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
-    threading.Thread(target=_keep_idle, args=(process,), daemon=True).start()
+        # At the suite's own priority: a lower one would let the suite's jobs starve it while
+        # one of them waits for an artefact it is computing (storage.cached computes each once).
+        process = subprocess.Popen(["bash", "-c", script], env=env, stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
     return GradingRun(folder, process, log)
-
-
-def _keep_idle(process: subprocess.Popen) -> None:
-    """Let the grading have only the CPU the rest of the suite leaves idle, until it ends.
-
-    Under Linux's autogroup scheduling each session competes as a whole, whatever its
-    processes' nice values, and Jupyter starts every kernel in a session of its own: so the
-    session of each of the grading's processes gets the lowest priority too.
-    """
-    root = psutil.Process(process.pid)
-    lowered: set[int] = set()  # sessions: one write each (without root, one per 100 ms is allowed)
-    while process.poll() is None:
-        try:
-            tree = [root, *root.children(recursive=True)]
-        except psutil.Error:
-            return
-        for proc in tree:
-            try:
-                session = os.getsid(proc.pid)
-                if session not in lowered:
-                    Path(f"/proc/{proc.pid}/autogroup").write_text(f"{IDLE_NICE}\n")
-                    lowered.add(session)
-            except OSError:  # gone, refused for now (tried again), or no autogroup scheduling
-                pass
-        time.sleep(WATCH_SECONDS)
 
 
 def test_kernel_dependent_solutions_get_full_marks_under_other_kernels(other_kernels_grading):
