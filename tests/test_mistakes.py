@@ -48,8 +48,9 @@ SOLUTIONS = ("solution", "solution again")
 #: The notebooks whose slices use no Doc2Vec model.
 WITHOUT_DOC2VEC = {"01", "02", "03", "09"}
 #: The Doc2Vec notebooks whose catalogues take longest to grade, longest first. In a CI run on
-#: 2 cores (2026-11-29, before answers later cells cannot see were graded alone): 04 1,712 s
-#: (its first run trains the twelve sample models of 04-005), 05 567 s, 06 193, 07 164, 08 37.
+#: 2 cores (2026-11-29, before answers later cells cannot see were graded alone, and while
+#: 04's first run still trained the twelve sample models of 04-005 itself): 04 1,712 s, 05 567 s,
+#: 06 193, 07 164, 08 37.
 LONGEST_FIRST = ("04", "05", "06", "07", "08")
 #: The cell that trains the Doc2Vec models the slices read: the kit's model and the sample's
 #: (04's variants and seeds), with the names it uses from the cells above it.
