@@ -72,7 +72,7 @@ def defined_names(source: str) -> set[str]:
     """
     try:
         tree = syntax.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # a lone surrogate, too deep
+    except syntax.UNPARSABLE:
         return set()
     names: set[str] = set()
     pending: list[ast.AST] = list(tree.body)

@@ -23,6 +23,11 @@ import threading
 
 from helpers.errors import InputError
 
+#: What ``parse`` raises for code that does not parse: not Python (SyntaxError, a NUL byte
+#: too), a lone surrogate (UnicodeEncodeError, a ValueError), nesting too deep (RecursionError,
+#: MemoryError). Callers that read code they did not write catch these.
+UNPARSABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
+
 # Re-entrant: Python code that runs in this thread while it holds the lock, before the tree is
 # built (an audit hook, a warning about an escape sequence), may parse too.
 _PARSING = threading.RLock()
@@ -45,9 +50,7 @@ def parse(source: str) -> ast.Module:
     InputError
         ``source`` is not a string.
     SyntaxError, ValueError, RecursionError, MemoryError
-        As ``ast.parse``: the code does not parse (a NUL byte is a SyntaxError; a lone
-        surrogate a UnicodeEncodeError, which is a ValueError; code nested too deeply a
-        RecursionError or MemoryError).
+        As ``ast.parse``: the code does not parse (``UNPARSABLE``).
     """
     if not isinstance(source, str):
         raise InputError(f"parse: source must be a str of Python code, not {type(source).__name__}.")

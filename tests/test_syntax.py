@@ -98,6 +98,9 @@ def test_parse_returns_what_ast_parse_returns_and_raises_what_it_raises():
     assert ast.dump(syntax.parse(SOURCE)) == ast.dump(compile(SOURCE, "<unknown>", "exec", ast.PyCF_ONLY_AST))
     with pytest.raises(SyntaxError):
         syntax.parse("def (")
+    for unparsable in ("def (", "x = 1\0", "x = '\ud800'", "-" * 100_000 + "1", "a" + ".b" * 200_000):
+        with pytest.raises(syntax.UNPARSABLE):
+            syntax.parse(unparsable)
     with pytest.raises(InputError, match="must be a str"):
         syntax.parse(b"x = 1")
 

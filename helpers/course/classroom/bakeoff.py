@@ -404,7 +404,7 @@ def flags(notebook: NotebookNode) -> tuple[str, ...]:
     for number, cell in enumerate(code, start=1):
         try:
             tree = syntax.parse(transformer.transform_cell(cell.source))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):  # not Python, or too deep
+        except syntax.UNPARSABLE:
             continue
         nodes = list(ast.walk(tree))
         items = sum(len(node.elts) for node in nodes if isinstance(node, ast.List | ast.Tuple | ast.Set))

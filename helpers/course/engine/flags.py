@@ -238,7 +238,7 @@ def code_flags(code: str, reference: frozenset[str] = frozenset(), printed: str 
     """
     try:
         tree = syntax.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # also too deep, or a NUL byte
+    except syntax.UNPARSABLE:
         return ["code that cannot be parsed"]
     flags = set()
     own = set(_top_level_bindings(tree))

@@ -94,7 +94,7 @@ def _functions(source: str) -> set[str]:
     """The functions and classes a cell defines at its top level (none if it does not parse)."""
     try:
         tree = syntax.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # a lone surrogate, too deep
+    except syntax.UNPARSABLE:
         return set()
     return {node.name for node in tree.body
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
