@@ -16,9 +16,10 @@ from helpers.errors import InputError
 SOURCE = "\n".join(f"def f{i}(a, b):\n    return [x + y * {i} for x in a for y in b if x]" for i in range(50))
 #: A literal as large, for ``ast.literal_eval``.
 LITERAL = repr([[i, str(i), (i, i + 1.5)] for i in range(200)])
-#: How long a paused parse waits for the other thread's: far longer than a parse takes, so that
-#: the other one has finished, unless something holds it back, when the first goes on.
-PAUSE_SECONDS = 1.0
+#: How long a paused parse waits at most for the other thread's: far longer than a parse takes,
+#: even on a busy machine, so that the other one has finished when the first goes on, unless a
+#: lock holds it back (then the wait ends here, not in a deadlock). Passing runs never wait it.
+PAUSE_SECONDS = 30.0
 #: The collection inside ``ast.parse`` that pauses it: one well inside the building of the tree
 #: (the first ones come before it).
 PAUSE_AT = 10
