@@ -39,12 +39,12 @@ def _kernel_cell(source: str, cell_id: str) -> NotebookNode:
 
 
 def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str]],
-                      until: Mapping[str, Sequence[str | None]] | None = None
+                      until: Mapping[str, Sequence[str | None]] | None = None, through: str | None = None
                       ) -> tuple[NotebookNode, dict[str, list[dict[str, Exercise]]]]:
     """One notebook that grades several answers to some of a notebook's exercises in one kernel.
 
     The graded notebook of a student who solved everything (hidden checks included) is cut
-    after the last check of the last exercise named. For each answer to an exercise, the
+    after the last check of the last exercise named (or of ``through``). For each answer to an exercise, the
     notebook from that exercise's cell to the cut (or to the end of the exercise ``until``
     names) is repeated with the answer as the exercise cell, so the answer is graded on its
     own checks and on every later exercise's in its run (which should not be charged for
@@ -65,6 +65,10 @@ def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str
         answer's run (None, the default: the cut). The answer's own exercise grades it on that
         exercise only: e.g. solutions, whose later exercises the next exercise's runs grade
         anyway, and answers no later cell can see.
+    through : str, optional
+        The exercise whose last check is the cut (default: the last exercise named): an
+        exercise's answers graded in a notebook of their own run as far as they would among
+        every catalogued exercise of the notebook.
 
     Returns
     -------
@@ -75,14 +79,14 @@ def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str
     reference = release_notebook(solution, hidden=True)
     complete = graded_notebook(reference, solution)
     found = {ex.id: ex for ex in exercises(complete)}
-    unknown = [ex for ex in answers if ex not in found]
+    unknown = [ex for ex in [*answers, *([through] if through else [])] if ex not in found]
     if unknown:
         raise KitError(f"No exercise {', '.join(unknown)} in this notebook "
                        f"(it has {', '.join(found) or 'none'}).")
     ids = [cell.id for cell in complete.cells]
     first_cell = {ex: ids.index(found[ex].cell_ids[0]) for ex in found}
     named = sorted(answers, key=first_cell.get)
-    cut = max(ids.index(found[ex].cell_ids[-1]) for ex in named) + 1
+    cut = max(ids.index(found[ex].cell_ids[-1]) for ex in [*named, *([through] if through else [])]) + 1
     ends = {ex: [cut if last is None else ids.index(found[last].cell_ids[-1]) + 1 for last in lasts]
             for ex, lasts in (until or {}).items()}
     cells, items, done = [], {}, 0
@@ -116,7 +120,7 @@ def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str
 
 def grade_variants(solution: NotebookNode, answers: Mapping[str, Sequence[str]], work: Path,
                    timeout: float = config.CELL_TIMEOUT,
-                   until: Mapping[str, Sequence[str | None]] | None = None
+                   until: Mapping[str, Sequence[str | None]] | None = None, through: str | None = None
                    ) -> dict[str, list[dict[str, Verdict]]]:
     """Grade several answers to exercises of one notebook, as ``kit grade`` would.
 
@@ -129,7 +133,7 @@ def grade_variants(solution: NotebookNode, answers: Mapping[str, Sequence[str]],
         exercise and on every later one (``Verdict.position`` is the first failing cell's:
         0 the exercise cell, 1 its first check...).
     """
-    graded, items = variants_notebook(solution, answers, until)
+    graded, items = variants_notebook(solution, answers, until, through)
     runs = [(exercise, run) for exercise, found in items.items() for run in found]
     every = [ex for _, run in runs for ex in run.values()]
     _, verdicts = grading.grade(graded, work, timeout, items=every)

@@ -1,7 +1,8 @@
 """The catalogue of student mistakes (tests/mistakes/): every one must fail its exercise.
 
 The exercises are graded through the grading engine (``grading_harness.grade_variants``, which
-calls ``grading.grade``, the code behind ``kit grade``), one kernel per notebook, on the
+calls ``grading.grade``, the code behind ``kit grade``), one kernel per notebook (per exercise for
+the longest, ``BY_EXERCISE``), on the
 smallest slice of it: the notebook up to the last catalogued exercise's last check, where each
 exercise's block (its cell and checks) is run once per answer — the solution, the released
 stub, every mistake, and the solution again (it must still pass, so no answer changed what the
@@ -52,6 +53,10 @@ WITHOUT_DOC2VEC = {"01", "02", "03", "09"}
 #: 04's first run still trained the twelve sample models of 04-005 itself): 04 1,712 s, 05 567 s,
 #: 06 193, 07 164, 08 37.
 LONGEST_FIRST = ("04", "05", "06", "07", "08")
+#: The notebooks whose catalogue is graded in one kernel per exercise, side by side. 04's kernel
+#: was the last to end in a CI simulation (2026-11-29): 22 min, while 05-08 took 9 beside it (it
+#: still trained ten sample models itself then, about 10 CPU-min that ``MODELS_CELL`` now takes).
+BY_EXERCISE = {"04"}
 #: The cell that trains the Doc2Vec models the slices read: the kit's model and the sample's
 #: (04's variants and seeds), with the names it uses from the cells above it.
 MODELS_CELL = ("04", "04-005")
@@ -301,16 +306,17 @@ def _parsed(source: str) -> ast.Module | None:
         return None
 
 
-def _until(solution: nbformat.NotebookNode,
-           answers: dict[str, dict[str, str]]) -> dict[str, list[str | None]]:
+def _until(solution: nbformat.NotebookNode, answers: dict[str, dict[str, str]],
+           through: str | None = None) -> dict[str, list[str | None]]:
     """For each exercise, for each answer, the exercise whose last check ends its run (None:
     the slice's cut): the stub runs to the cut (a later exercise that needs its work must say
     "blocked by"), the solutions stop at their own exercise (the next exercise's runs grade
     the later ones), and every other answer runs to the last later exercise with a cell that
-    may read what it changed (``reached``), or stops at its own."""
+    may read what it changed (``reached``), or stops at its own. The slice is cut after the last
+    exercise named, or after ``through``."""
     found = {ex.id: ex for ex in exercises(solution)}
     ids = [cell.id for cell in solution.cells]
-    cut = max(ids.index(found[ex].cell_ids[-1]) for ex in answers) + 1
+    cut = max(ids.index(found[ex].cell_ids[-1]) for ex in [*answers, *([through] if through else [])]) + 1
     imported = _imported(solution)
     before = {ex: _functions_before(solution, ids.index(found[ex].cell_ids[0])) for ex in answers}
     until = {}
@@ -333,17 +339,27 @@ def _until(solution: nbformat.NotebookNode,
     return until
 
 
-def _grade(number: str, work: Path) -> pd.DataFrame:
-    """Grade every catalogued exercise of notebook ``number`` in one kernel.
+def _jobs(number: str) -> list[tuple[str, ...]]:
+    """The kernels notebook ``number``'s catalogue is graded in, each by the exercises it grades:
+    one for the whole catalogue, or one per exercise for ``BY_EXERCISE``."""
+    named = tuple(ex for ex in MISTAKES if _notebook(ex) == number)
+    return [(ex,) for ex in named] if number in BY_EXERCISE else [named]
 
-    One row per answer and graded exercise: the answer's own and, for an answer later cells
-    see, every later one's.
+
+def _grade(number: str, graded: tuple[str, ...], work: Path) -> pd.DataFrame:
+    """Grade the catalogued exercises ``graded`` of notebook ``number`` in one kernel.
+
+    Each answer runs as far as it would among every catalogued exercise of the notebook. One
+    row per answer and graded exercise: the answer's own and, for an answer later cells see,
+    every later one's.
     """
     solution = _solution_of(number)
-    answers = _answers_of(number, solution)
+    every = _answers_of(number, solution)
+    answers = {ex: every[ex] for ex in graded}
+    through = list(every)[-1]
     work.mkdir()
     results = grading_harness.grade_variants(solution, {ex: list(a.values()) for ex, a in answers.items()},
-                                             work, until=_until(solution, answers))
+                                             work, until=_until(solution, answers, through), through=through)
     return pd.DataFrame([(ex, name, graded, v.passed, str(v.status), v.reason, v.position)
                          for ex, named in answers.items()
                          for name, run in zip(named, results[ex], strict=True)
@@ -355,6 +371,7 @@ def _grade(number: str, work: Path) -> pd.DataFrame:
 def graded(corpora, tmp_path_factory) -> pd.DataFrame:
     work = tmp_path_factory.mktemp("mistakes")
     numbers = sorted({_notebook(ex) for ex in MISTAKES}, key=_schedule)
+    jobs = [(number, graded) for number in numbers for graded in _jobs(number)]
     with ThreadPoolExecutor(max_workers=GRADE_JOBS) as pool:
         # The slices of 04-08 read the kit's model and the sample's models from the shared
         # cache: train them first, two at a time, while the notebooks without Doc2Vec are graded.
@@ -362,12 +379,13 @@ def graded(corpora, tmp_path_factory) -> pd.DataFrame:
         # 05-08 are graded beside it and then leave a core idle.
         models = pool.submit(embeddings.prepare, _models(), profile="quick", progress=False)
 
-        def grade(number: str) -> pd.DataFrame:
+        def grade(job: tuple[str, tuple[str, ...]]) -> pd.DataFrame:
+            number, graded = job
             if number not in WITHOUT_DOC2VEC:
                 models.result()
-            return _grade(number, work / number)
+            return _grade(number, graded, work / "_".join(graded))
 
-        tables = list(pool.map(grade, numbers))
+        tables = list(pool.map(grade, jobs))
     return pd.concat(tables, ignore_index=True)
 
 
@@ -520,6 +538,19 @@ def test_an_answer_is_graded_up_to_the_last_later_exercise_that_reads_what_it_ch
             wanted = [None if name == "stub" else ex if name in SOLUTIONS else reaching.get(ex, ex)
                       for name in named]
             assert until[ex] == wanted, (ex, until[ex])
+
+
+def test_an_exercise_graded_in_a_kernel_of_its_own_runs_as_far_as_among_every_exercise():
+    for number in BY_EXERCISE:
+        solution = _solution_of(number)
+        answers = _answers_of(number, solution)
+        assert len(_jobs(number)) == len(answers) > 1
+        together, through = _until(solution, answers), list(answers)[-1]
+        for (ex,) in _jobs(number):
+            assert _until(solution, {ex: answers[ex]}, through) == {ex: together[ex]}, ex
+        _, items = grading_harness.variants_notebook(solution, {ex: ["pass"] for ex in answers})
+        _, first = grading_harness.variants_notebook(solution, {list(answers)[0]: ["pass"]}, through=through)
+        assert set(first[list(answers)[0]][0]) == set(items[list(answers)[0]][0]) == set(answers)
 
 
 def test_every_exercise_has_a_catalogue():
