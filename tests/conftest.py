@@ -152,10 +152,11 @@ def failed_if_unmarked(item: pytest.Item, report: pytest.TestReport) -> None:
 # --- Grading under other kernels, beside the rest of the suite --------------------------------
 #
 # tests/test_portability.py grades a Doc2Vec notebook's solution (06) under another BLAS kernel
-# setting with a fresh data folder: the kit's model and every prediction from it are computed
-# again. The rest of the suite leaves a core idle now and then (one pytest process, Doc2Vec's one
-# worker): the grading starts in the background when the session starts, at the suite's own
-# priority, and its test, moved to the end of the run, waits for it and reads its grades.
+# setting with a fresh data folder: the kit's model, two sample models and every figure 06 draws
+# from them are computed again. It starts in the background when the session starts, at the
+# suite's own priority, so that it uses whatever CPU the suite leaves (one pytest process,
+# Doc2Vec's one worker), and its test, moved to the end of the run, waits for it and reads its
+# grades.
 
 PORTABILITY_TEST = "test_portability.py"
 

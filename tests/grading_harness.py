@@ -66,9 +66,9 @@ def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str
         exercise only: e.g. solutions, whose later exercises the next exercise's runs grade
         anyway, and answers no later cell can see.
     through : str, optional
-        The exercise whose last check is the cut (default: the last exercise named): an
-        exercise's answers graded in a notebook of their own run as far as they would among
-        every catalogued exercise of the notebook.
+        An exercise the slice runs to at least: the cut is after the last check of the later of
+        it and the last exercise named. So an exercise's answers graded in a notebook of their
+        own run as far as they would beside every exercise up to ``through``.
 
     Returns
     -------
@@ -103,7 +103,7 @@ def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str
             end = ends[exercise][number] if exercise in ends else cut
             if not ids.index(found[exercise].cell_ids[-1]) < end <= cut:
                 raise KitError(f"An answer to {exercise} must run to its own last check, and no further "
-                               "than the last exercise named.")
+                               "than the cut (the last exercise named, or through).")
             cells.append(_kernel_cell(_RESTORE_SOURCE, f"kit-restore{suffix}"))
             for cell in complete.cells[start:end]:
                 repeated = nbformat.from_dict(cell)
