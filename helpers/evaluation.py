@@ -71,8 +71,8 @@ SCREEN_MARGIN = 0.01
 #: The sub-folder of ``data/results/`` for the predictions of bag-of-words systems (``BowSystem``,
 #: ``FeatureChoice``). They call no BLAS routine (liblinear's solver, scipy's sparse products,
 #: numpy's element-wise maths), so they are the same whatever BLAS kernels and threads run
-#: (tests/test_evaluation.py compares them under another kernel); a test that must recompute every
-#: BLAS-dependent cache under other kernels may share this folder (tests/test_portability.py).
+#: (tests/test_evaluation.py compares them under other kernels), so a run that must recompute every
+#: BLAS-dependent cache under other kernels may share this folder.
 BLAS_FREE = "bow"
 PREDICTION_COLUMNS = ["doc_id", "fold", "system", "prediction", "score", "correct", "C"]
 #: Cross-validated predictions also say which candidate setting a ``FeatureChoice`` chose in each

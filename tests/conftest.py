@@ -149,22 +149,18 @@ def failed_if_unmarked(item: pytest.Item, report: pytest.TestReport) -> None:
                                     for mark, started in missing.items())
 
 
-# --- Grading under other kernels, beside the rest of the suite --------------------------------
+# --- The cold practical's costliest caches, beside the suite's first part ------------------------
 #
-# tests/test_portability.py grades a Doc2Vec notebook's solution (06) under another BLAS kernel
-# setting with a fresh data folder: the kit's model, two sample models and every figure 06 draws
-# from them are computed again. It starts in the background when the session starts, at the
-# suite's own priority, so that it uses whatever CPU the suite leaves (one pytest process,
-# Doc2Vec's one worker), and its test, moved to the end of the run, waits for it and reads its
-# grades.
+# tests/warm_up.py computes them in the background from the session start, when a test that reads
+# them is selected and the data sets are verified; what is still running at the end is stopped.
 
-PORTABILITY_TEST = "test_portability.py"
+#: The tests that read the caches tests/warm_up.py computes (the solutions' nbval too).
+WARM_UP_READERS = frozenset({"test_mistakes.py", "test_run_all.py"})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         add_markers(item)
-    items.sort(key=lambda item: item.path.name == PORTABILITY_TEST)
 
 
 # --- Markers (registered in pyproject.toml) -------------------------------------------------------
@@ -190,15 +186,16 @@ def add_markers(item: pytest.Item) -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def other_kernels_grading(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    """The background grading run of tests/test_portability.py, or None when it is not selected."""
-    selected = any(item.path.name == PORTABILITY_TEST for item in request.session.items)
-    found = _source() if selected else None
-    if found is None:
+def warm_up(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """The background computation of tests/warm_up.py, or None when no test that reads its
+    caches is selected or the data sets are not verified yet."""
+    readers = any(item.path.name in WARM_UP_READERS or item.path.suffix == ".ipynb"
+                  for item in request.session.items)
+    if not (readers and all(fetch.is_verified(name) for name in fetch.DATASETS)):
         yield None
         return
-    from test_portability import start_grading
+    from warm_up import start
 
-    run = start_grading(tmp_path_factory.mktemp("other-kernels"), found)
+    run = start(tmp_path_factory.mktemp("warm-up"))
     yield run
     run.stop()

@@ -84,7 +84,7 @@ def test_a_test_that_starts_a_kernel_without_its_mark_fails(tmp_path):
 # --- Markers: the quick run leaves out what is slow, and nothing else --------------------------
 
 #: Modules whose every test is slow (the cold practical, a browser, mypy): none in the quick run.
-SLOW_MODULES = ("test_run_all.py", "test_portability.py", "test_lab_browser.py", "test_plots.py",
+SLOW_MODULES = ("test_run_all.py", "test_lab_browser.py", "test_plots.py",
                 "test_cheats.py", "test_types.py")
 #: Seconds a collection of the whole suite may take (it reads every notebook).
 COLLECT_SECONDS = 600

@@ -425,8 +425,8 @@ print(json.dumps({"scores": [[float(x).hex() for x in s] for s in [*scores, over
 
 @pytest.mark.slow
 def test_bag_of_words_predictions_and_overlaps_are_the_same_under_other_blas_kernels(corpora, tmp_path):
-    """What lets test_portability share evaluation.BLAS_FREE and the overlaps: bit for bit under
-    the CPU's own kernels and two others."""
+    """What lets a run under other kernels share evaluation.BLAS_FREE and the overlaps: bit for
+    bit under the CPU's own kernels and two others."""
     import subprocess
     import sys
 

@@ -1,0 +1,75 @@
+"""The cold practical's costliest caches, computed beside the suite's first part.
+
+Most of the suite's first part runs one test at a time in one process, leaving a core idle,
+while the tests that come later (the mistake catalogue, Run All, the solutions' nbval) read the
+practical's costliest caches: SVM-BOW's nested choice of features and C, the Doc2Vec models of
+notebook 04 (the kit's and the sample's) and the five SVM settings of notebook 02. ``start``
+computes them in the background from the start of the session, one at a time and one process
+at a time, at the suite's own priority (a lower one would make a test that waits for an
+artefact it is computing wait for the whole suite), in the suite's own data folder.
+``storage.cached`` computes each artefact once: a test that needs one that is being computed
+waits for it and reads it. Nothing is checked here: the tests that read these caches check
+what they read.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+from helpers.settings import REPO_ROOT
+
+#: What is computed, in order: SVM-BOW first (notebook 03's ``kit check`` test reads it early),
+#: then 04's models, shortest first (the catalogue's fixture trains what is left longest first,
+#: so the two seldom wait for the same model), then 02's five SVM settings. Folds and models run
+#: one at a time (``n_jobs=1``, one Doc2Vec worker): the other core is the suite's.
+SCRIPT = f"""\
+import sys
+sys.path.insert(0, {str(REPO_ROOT / "tests")!r})
+from helpers import embeddings, evaluation, systems
+from test_mistakes import _models
+
+evaluation.cross_validate(systems.system("svm-bow"), "svm-bow", progress=False, n_jobs=1)
+for config in reversed(embeddings.longest_first(dict.fromkeys(_models()))):
+    embeddings.review_vectors(config, progress=False)
+for name, setting in systems.SVM_FEATURES.items():
+    evaluation.cross_validate(setting, name, progress=False, n_jobs=1)
+print("warm-up done")
+"""
+
+
+@dataclass
+class WarmUp:
+    """The background computation, in a process of its own."""
+
+    process: subprocess.Popen
+    log: Path
+
+    def stop(self) -> None:
+        """End the computation and every process it started; what it finished stays cached
+        (each artefact is written atomically)."""
+        try:
+            root = psutil.Process(self.process.pid)
+            tree = [root, *root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            tree = []
+        for proc in tree:
+            try:
+                proc.kill()
+            except psutil.NoSuchProcess:
+                pass
+        psutil.wait_procs(tree, timeout=30)
+        self.process.wait()
+
+
+def start(folder: Path) -> WarmUp:
+    """Start computing ``SCRIPT``'s caches in the background; its output goes to ``folder``."""
+    log = folder / "warm-up.log"
+    with log.open("w") as out:
+        process = subprocess.Popen([sys.executable, "-c", SCRIPT], stdout=out, stderr=subprocess.STDOUT,
+                                   cwd=REPO_ROOT, start_new_session=True)
+    return WarmUp(process, log)
