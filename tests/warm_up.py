@@ -14,32 +14,36 @@ what they read.
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-
-import psutil
 
 from helpers.settings import REPO_ROOT
 
 #: What is computed, in order: SVM-BOW first (notebook 03's ``kit check`` test reads it early),
 #: then 04's models, shortest first (the catalogue's fixture trains what is left longest first,
 #: so the two seldom wait for the same model), then 02's five SVM settings. Folds and models run
-#: one at a time (``n_jobs=1``, one Doc2Vec worker): the other core is the suite's.
+#: one at a time (``n_jobs=1``, one Doc2Vec worker whatever KIT_PROFILE says, as the models'
+#: readers ask for): the other core is the suite's.
 SCRIPT = f"""\
-import sys
+import signal, sys
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # a stop unwinds: no half-written file left
 sys.path.insert(0, {str(REPO_ROOT / "tests")!r})
 from helpers import embeddings, evaluation, systems
 from test_mistakes import _models
 
 evaluation.cross_validate(systems.system("svm-bow"), "svm-bow", progress=False, n_jobs=1)
 for config in reversed(embeddings.longest_first(dict.fromkeys(_models()))):
-    embeddings.review_vectors(config, progress=False)
+    embeddings.review_vectors(config, embeddings.workers_for("quick"), progress=False)
 for name, setting in systems.SVM_FEATURES.items():
     evaluation.cross_validate(setting, name, progress=False, n_jobs=1)
 print("warm-up done")
 """
+#: Seconds a stopped computation has to exit on its own before it is killed.
+STOP_SECONDS = 30
 
 
 @dataclass
@@ -50,20 +54,17 @@ class WarmUp:
     log: Path
 
     def stop(self) -> None:
-        """End the computation and every process it started; what it finished stays cached
-        (each artefact is written atomically)."""
-        try:
-            root = psutil.Process(self.process.pid)
-            tree = [root, *root.children(recursive=True)]
-        except psutil.NoSuchProcess:
-            tree = []
-        for proc in tree:
+        """End the computation (it runs in a session of its own, started without children):
+        SIGTERM, which it turns into an exit that cleans up, then SIGKILL if it is still there.
+        What it finished stays cached (each artefact is written atomically)."""
+        for sign, wait in ((signal.SIGTERM, STOP_SECONDS), (signal.SIGKILL, None)):
+            if self.process.poll() is not None:
+                return
+            os.killpg(self.process.pid, sign)
             try:
-                proc.kill()
-            except psutil.NoSuchProcess:
-                pass
-        psutil.wait_procs(tree, timeout=30)
-        self.process.wait()
+                self.process.wait(wait)
+            except subprocess.TimeoutExpired:
+                continue
 
 
 def start(folder: Path) -> WarmUp:
