@@ -38,6 +38,24 @@ def _kernel_cell(source: str, cell_id: str) -> NotebookNode:
     return cell
 
 
+def slice_end(nb: NotebookNode, named: Sequence[str], through: str | None = None) -> int:
+    """The index of the cell after the last check of the later of the exercises ``named`` and
+    ``through``: where a slice of ``nb`` that grades them is cut.
+
+    Parameters
+    ----------
+    nb : NotebookNode
+        A solution or graded notebook (the ids are its own cells').
+    named : sequence of str
+        Exercise ids (e.g. ``"4.1"``), at least one.
+    through : str, optional
+        An exercise the slice runs to at least.
+    """
+    found = {ex.id: ex for ex in exercises(nb)}
+    ids = [cell.id for cell in nb.cells]
+    return max(ids.index(found[ex].cell_ids[-1]) for ex in [*named, *([through] if through else [])]) + 1
+
+
 def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str]],
                       until: Mapping[str, Sequence[str | None]] | None = None, through: str | None = None
                       ) -> tuple[NotebookNode, dict[str, list[dict[str, Exercise]]]]:
@@ -86,7 +104,7 @@ def variants_notebook(solution: NotebookNode, answers: Mapping[str, Sequence[str
     ids = [cell.id for cell in complete.cells]
     first_cell = {ex: ids.index(found[ex].cell_ids[0]) for ex in found}
     named = sorted(answers, key=first_cell.get)
-    cut = max(ids.index(found[ex].cell_ids[-1]) for ex in [*named, *([through] if through else [])]) + 1
+    cut = slice_end(complete, named, through)
     ends = {ex: [cut if last is None else ids.index(found[last].cell_ids[-1]) + 1 for last in lasts]
             for ex, lasts in (until or {}).items()}
     cells, items, done = [], {}, 0

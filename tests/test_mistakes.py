@@ -318,7 +318,7 @@ def _until(solution: nbformat.NotebookNode, answers: dict[str, dict[str, str]],
     exercise named, or after ``through``."""
     found = {ex.id: ex for ex in exercises(solution)}
     ids = [cell.id for cell in solution.cells]
-    cut = max(ids.index(found[ex].cell_ids[-1]) for ex in [*answers, *([through] if through else [])]) + 1
+    cut = grading_harness.slice_end(solution, list(answers), through)
     imported = _imported(solution)
     before = {ex: _functions_before(solution, ids.index(found[ex].cell_ids[0])) for ex in answers}
     until = {}
