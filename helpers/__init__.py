@@ -28,14 +28,12 @@ The course library, which the notebooks import, holds one topic per module:
 
 On top of it sit the ``kit`` command (``cli``) and the course tooling, ``helpers.course``
 (its modules are listed in its own docstring). The library never imports either.
+
+Importing the library changes nothing in the process: no environment variable, no hook. The
+kit's own processes set up what the reference outputs need (``helpers.course.startup``: the
+reference BLAS kernels before numpy loads; ``kit lab``, ``kit check`` and the grader: the hash
+seed), and the kit's kernel, which ``kit lab`` and Binder start, shows an unfinished exercise
+in one line (``exercises.show_unfinished_briefly``).
 """
 
 __version__ = "0.1.0"
-
-from helpers import settings  # noqa: E402
-
-settings.set_environment(settings.reference_blas())  # before numpy loads OpenBLAS (see settings)
-
-from helpers.exercises import show_unfinished_briefly  # noqa: E402
-
-show_unfinished_briefly()

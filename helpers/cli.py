@@ -22,7 +22,7 @@ from helpers import fetch, log, settings
 from helpers.course import config, stops
 from helpers.course.arguments import positive_float, positive_int
 from helpers.course.safe_text import printable
-from helpers.course.startup import skip_slow_imports
+from helpers.course.startup import skip_slow_imports, use_reference_blas
 from helpers.errors import KitError
 
 if TYPE_CHECKING:
@@ -829,6 +829,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the ``kit`` command line; return the exit status."""
     skip_slow_imports()
+    use_reference_blas()  # importing this module loads no numpy (tests/test_startup.py)
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     log.set_level(args.log_level)

@@ -1,9 +1,10 @@
 """Unfinished exercises in a notebook: one line that says so, instead of a traceback.
 
-A released exercise is a stub that raises ``NotImplementedError("exercise N.M")``. In a
-notebook (an IPython kernel) importing ``helpers`` shows that error as the single line
-``NotImplementedError: exercise N.M not done yet``, and a later cell that misses a name the
-stopped cell was to define says so (``NameError: name 'x' is not defined: the cell that
+A released exercise is a stub that raises ``NotImplementedError("exercise N.M")``. In the
+kit's kernel (``helpers.course.student.kernel``, which ``kit lab``, Binder, grading and the
+kit's runs start; ``show_unfinished_briefly`` does the same in any IPython kernel) that error
+shows as the single line ``NotImplementedError: exercise N.M not done yet``, and a later
+cell that misses a name the stopped cell was to define says so (``NameError: name 'x' is not defined: the cell that
 defines it stopped on exercise N.M, not done yet when it ran; ...``). The kit's own errors
 (``KitError``, ``InputError``), whose message says what to fix, are one line too. Every
 other error keeps its usual traceback, and so does any error if working this out fails.

@@ -207,8 +207,9 @@ def reference_blas() -> dict[str, str]:
     """``{"OPENBLAS_CORETYPE": "Haswell"}`` where the CPU runs those kernels and no kernels
     were chosen (``OPENBLAS_CORETYPE`` set, e.g. to try others), else ``{}``.
 
-    It must be in the environment before numpy loads OpenBLAS: ``import helpers`` applies
-    it, and every kernel the kit starts inherits it.
+    It must be in the environment before numpy loads OpenBLAS: the kit's processes apply it
+    first (``helpers.course.startup.use_reference_blas``; Binder's ``start`` likewise), and
+    every kernel the kit starts inherits it.
     """
     if os.environ.get("OPENBLAS_CORETYPE") or not REFERENCE_BLAS_FLAGS <= cpu_flags():
         return {}

@@ -16,6 +16,7 @@ import pytest
 from nbclient import NotebookClient
 
 from helpers.course import config
+from helpers.course.notebook import runner
 from helpers.course.notebook.cells import without_hidden
 
 pytestmark = [pytest.mark.kernel, pytest.mark.slow]
@@ -67,7 +68,7 @@ def figures(corpora) -> list[dict]:
     for path in config.notebooks_in(config.SOLUTIONS_DIR, list(NOTEBOOKS)):
         nb = without_hidden(nbformat.read(path, as_version=4))
         nb.cells = [nbformat.v4.new_code_cell(KEEP_FIGURES), *nb.cells, nbformat.v4.new_code_cell(PROBE)]
-        NotebookClient(nb, timeout=config.CELL_TIMEOUT, kernel_name="python3",
+        NotebookClient(nb, km=runner.kit_kernel(), timeout=config.CELL_TIMEOUT,
                        resources={"metadata": {"path": str(path.parent)}}).execute()
         printed = "".join(output.get("text", "") for output in nb.cells[-1].outputs)
         found += [{"notebook": path.name, **axes} for axes in json.loads(printed)]

@@ -1,12 +1,12 @@
 """Run All on every untouched student notebook reaches its end, and leaves the kit as it was.
 
-Each released notebook is copied into a workspace, as ``kit lab`` does, and run there the way
-JupyterLab's Run All runs it: nbclient, like JupyterLab, sends a cell tagged
-``raises-exception`` with ``stop_on_error`` off and stops at an error in any other cell. The
-executed notebook is saved over the working copy (JupyterLab's autosave). An unfinished
-exercise must show as one line in its checks and in the cells that need it, every other cell
-must run, and `git status` of the repository (tracked files, and files git does not ignore)
-must not change.
+Each released notebook is copied into a workspace, as ``kit lab`` does, and run there in the
+kernel ``kit lab`` starts, the way JupyterLab's Run All runs it: nbclient, like JupyterLab,
+sends a cell tagged ``raises-exception`` with ``stop_on_error`` off and stops at an error in
+any other cell. The executed notebook is saved over the working copy (JupyterLab's autosave).
+An unfinished exercise must show as one line in its checks and in the cells that need it,
+every other cell must run, and `git status` of the repository (tracked files, and files git
+does not ignore) must not change.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from helpers import exercises
 from helpers.course import config
 from helpers.course.classroom.classgrade import PREPARE_CELL_TIMEOUT
 from helpers.course.config import GRADE_JOBS
-from helpers.course.notebook import cells
+from helpers.course.notebook import cells, runner
 from helpers.course.student import workspace
 from helpers.settings import REPO_ROOT
 
@@ -62,7 +62,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory, corpora: Path) -> dict[str, o
         try:
             # A first Run All builds the caches its cells read, as `kit grade --prepare` does: in a
             # CI run, 02's five SVM settings with nested C took over 15 min of one cell, cold.
-            NotebookClient(nb, timeout=PREPARE_CELL_TIMEOUT, kernel_name="python3",
+            NotebookClient(nb, km=runner.kit_kernel(), timeout=PREPARE_CELL_TIMEOUT,
                            resources={"metadata": {"path": str(work)}}).execute()
         except Exception as err:  # the test of that notebook reports it
             return err

@@ -1,7 +1,9 @@
-"""The kit's processes go without the optional module jsonschema spends seconds importing."""
+"""The kit's processes go without the optional module jsonschema spends seconds importing, and
+set the reference BLAS kernels before numpy loads; importing the course library changes nothing."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from helpers import settings
 from helpers.course.engine import bubblewrap, grading
 from helpers.course.engine.limits import Job, Limits
 from helpers.course.engine.verdict import Problem
@@ -24,9 +27,30 @@ READ_AND_SAY = (f"import nbformat, sys; nbformat.validate(nbformat.read({str(NOT
 FIXTURE = Path(__file__).parent / "fixtures" / "solutions" / "00_fixture.ipynb"
 
 
-def _run(code: str) -> str:
+#: Every module of the course library (the ``kit`` command and ``helpers.course`` are its tooling).
+LIBRARY = sorted(f"helpers.{path.stem}" for path in (REPO_ROOT / "helpers").glob("*.py")
+                 if path.stem not in {"__init__", "cli"})
+#: The libraries it imports, imported first: what they set is their own (scikit-learn sets
+#: ``KMP_INIT_AT_FORK``).
+LIBRARIES_USED = ("numpy", "scipy", "sklearn", "pandas", "gensim", "nltk", "matplotlib", "joblib", "tqdm",
+                  "threadpoolctl")
+#: Before the entry point: note the BLAS kernels chosen when numpy is first imported.
+SPY_ON_NUMPY = """\
+import json, os, sys
+chosen = {}
+class Spy:
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy":
+            chosen.setdefault("numpy", os.environ.get("OPENBLAS_CORETYPE"))
+sys.meta_path.insert(0, Spy())
+"""
+#: After it: what was chosen when numpy loaded.
+SAY_CHOSEN = "import numpy; print(json.dumps(chosen['numpy']))"
+
+
+def _run(code: str, env: dict[str, str] | None = None) -> str:
     done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, cwd=REPO_ROOT,
-                          timeout=300)
+                          timeout=300, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip().splitlines()[-1]
 
@@ -65,3 +89,35 @@ def test_the_sandboxed_grader_runs_its_hidden_checks_without_them(tmp_path, monk
                                            Job(limits=Limits()))
     assert run.problem is Problem.NONE, run.problem_line
     assert [(v.exercise, v.passed) for v in verdicts] == [("0.1", True), ("0.2", True)], verdicts
+
+
+def _without_chosen_kernels() -> dict[str, str]:
+    """This process's environment without a choice of BLAS kernels (pytest's plugin made one)."""
+    return {name: value for name, value in settings.environment().items() if name != "OPENBLAS_CORETYPE"}
+
+
+def test_importing_the_course_library_changes_nothing_in_the_process():
+    """No environment variable (the BLAS kernels, the hash seed) and no IPython hook: those are
+    the kit's processes' own choices."""
+    script = ("import json, os\n"
+              f"for name in {LIBRARIES_USED!r}:\n"
+              "    __import__(name)\n"
+              "from IPython.core.interactiveshell import InteractiveShell\n"
+              "shell = InteractiveShell.instance()\n"
+              "before = dict(os.environ)\n"
+              f"for name in ['helpers', *{LIBRARY!r}]:\n"
+              "    __import__(name)\n"
+              "changed = sorted(n for n in {*before, *os.environ} if before.get(n) != os.environ.get(n))\n"
+              "print(json.dumps([changed, [kind.__name__ for kind in shell.custom_exceptions]]))")
+    assert len(LIBRARY) > 20
+    assert _run(script, _without_chosen_kernels()) == "[[], []]"
+
+
+@pytest.mark.parametrize("entry", ["import helpers.course.engine.nbval_plugin",
+                                   "import helpers.cli; helpers.cli.main(['course', 'check'])"])
+def test_the_kit_s_processes_choose_the_reference_blas_kernels_before_numpy_loads(entry):
+    """The kit command and the grader's plugin (pytest imports it first): where the CPU runs
+    the reference kernels and none were chosen, numpy loads with them chosen."""
+    reference = settings.REFERENCE_BLAS_FLAGS <= settings.cpu_flags()
+    expected = settings.REFERENCE_BLAS_CORE if reference else None
+    assert json.loads(_run(f"{SPY_ON_NUMPY}{entry}\n{SAY_CHOSEN}", _without_chosen_kernels())) == expected

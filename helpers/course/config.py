@@ -31,6 +31,12 @@ NOTEBOOK_GLOB = "[0-9][0-9]_*.ipynb"
 #: gensim seeds its initial vectors with Python's ``hash``, so the hash seed is fixed.
 REFERENCE_ENV = {"PYTHONHASHSEED": "0"}
 
+#: The kernel every notebook the kit runs starts in, as this Python starts it (the argv after
+#: the interpreter): the students' own, ``helpers.course.student.kernel`` (the kit imported
+#: before the working folder is on the path; the one-line display of unfinished exercises),
+#: which ``kit lab`` and Binder start.
+KIT_KERNEL = ("-P", "-m", "helpers.course.student.kernel", "-f", "{connection_file}")
+
 #: Seconds one cell may run before nbval (tests, grading) gives up on it.
 CELL_TIMEOUT = 1200
 
@@ -76,18 +82,20 @@ def is_student_copy(root: Path = REPO_ROOT) -> bool:
 
 
 def reference_environ(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Return ``base`` (default ``os.environ``) with the reference environment applied, and
-    without the lab's notebook (``LAB_SESSION_ENV``: a check run from a lab cell is no lab
-    session of that notebook)."""
-    found = {**(settings.environment() if base is None else base), **REFERENCE_ENV}
+    """Return ``base`` (default ``os.environ``) with the reference environment applied (the
+    reference BLAS kernels too, unless ``base`` chose others), and without the lab's notebook
+    (``LAB_SESSION_ENV``: a check run from a lab cell is no lab session of that notebook)."""
+    found = {**settings.reference_blas(), **(settings.environment() if base is None else base),
+             **REFERENCE_ENV}
     found.pop(LAB_SESSION_ENV, None)
     return found
 
 
 def apply_reference_env() -> None:
-    """Set the reference environment in this process, so kernels it starts inherit it (and
-    not the lab's notebook, ``LAB_SESSION_ENV``)."""
-    settings.set_environment(REFERENCE_ENV, unset=[LAB_SESSION_ENV])
+    """Set the reference environment in this process, so kernels it starts inherit it (the
+    reference BLAS kernels too, unless others were chosen), and not the lab's notebook
+    (``LAB_SESSION_ENV``)."""
+    settings.set_environment({**settings.reference_blas(), **REFERENCE_ENV}, unset=[LAB_SESSION_ENV])
 
 
 def backup_path(folder: Path, original: Path, stamp: str) -> Path:

@@ -1,4 +1,8 @@
-"""What the kit's own processes (``kit``, the grader's pytest) do before they import nbformat.
+"""What the kit's own processes (``kit``, the grader's pytest) do first, before they import
+nbformat or numpy: go without a slow optional module, and use the reference BLAS kernels.
+
+Importing the course library changes nothing in a process (``helpers``); these are the kit's
+processes' own choices, made here once.
 
 jsonschema, which nbformat imports to validate notebooks, imports ``rfc3987_syntax`` when it is
 installed (``jupyter-events`` asks for ``jsonschema[format-nongpl]``, which installs it), and that
@@ -12,6 +16,8 @@ from __future__ import annotations
 
 import sys
 
+from helpers import settings
+
 #: Optional modules the kit's processes go without (see the module's docstring).
 SKIPPED_MODULES = ("rfc3987_syntax",)
 
@@ -23,3 +29,11 @@ def skip_slow_imports() -> None:
     for name in SKIPPED_MODULES:
         if name not in sys.modules:
             sys.modules[name] = None  # type: ignore[assignment]  # the import system's "not importable"
+
+
+def use_reference_blas() -> None:
+    """Have OpenBLAS use the reference outputs' kernels in this process and every process it
+    starts, where the CPU runs them and no kernels were chosen (``settings.reference_blas``).
+    OpenBLAS reads the choice once, when numpy loads it: call this before the first
+    ``import numpy``."""
+    settings.set_environment(settings.reference_blas())

@@ -48,9 +48,10 @@ import time
 from queue import Empty
 from typing import Any
 
-from helpers.course.startup import skip_slow_imports
+from helpers.course.startup import skip_slow_imports, use_reference_blas
 
 skip_slow_imports()  # before nbval imports nbformat: pytest imports this plugin first (-p)
+use_reference_blas()  # before nbval and the kit import numpy
 
 import nbval.kernel
 import pytest
@@ -77,9 +78,6 @@ PR_SET_DUMPABLE = 4
 _progress: dict[str, int] = {}
 #: Where each cell's ending is written as it ends (``--kit-report``), under "file".
 _report: dict[str, Any] = {}
-#: The kernel every run starts: the students' own (the kit imported before the working folder is
-#: on the path; the one-line display of unfinished exercises), as the lab starts it.
-KIT_KERNEL = ("-P", "-m", "helpers.course.student.kernel", "-f", "{connection_file}")
 #: Seconds a student's function has to answer an interrupt (a hidden check out of time).
 INTERRUPT_GRACE = 5.0
 #: What nbval says when a cell raised, and when its outputs differ.
@@ -148,13 +146,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _start_kit_kernel() -> None:
-    """Have nbval start the kit's kernel (``KIT_KERNEL``) for this environment's Python."""
+    """Have nbval start the kit's kernel (``config.KIT_KERNEL``) for this environment's Python."""
     original = NbvalKernelspecManager.get_kernel_spec
 
     def kit_spec(manager: NbvalKernelspecManager, kernel_name: str) -> Any:
         spec = original(manager, kernel_name)
         if kernel_name == CURRENT_ENV_KERNEL_NAME:
-            spec.argv = [sys.executable, *KIT_KERNEL]
+            spec.argv = [sys.executable, *config.KIT_KERNEL]
         return spec
 
     nbval.kernel.NbvalKernelspecManager.get_kernel_spec = kit_spec

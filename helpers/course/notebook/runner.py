@@ -10,17 +10,19 @@ kept, and the executed copy goes beside it under a stamped name (``helpers.owned
 
 from __future__ import annotations
 
+import sys
 import time
 from datetime import datetime
 from pathlib import Path
 
 import nbformat
 import pandas as pd
+from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from tqdm import tqdm
 
-from helpers.course import memory
+from helpers.course import config, memory
 from helpers.course.config import NOTEBOOKS_DIR, RUNS_DIR, SOLUTIONS_DIR, apply_reference_env, notebooks_in
 from helpers.course.notebook.cells import without_hidden
 from helpers.errors import KitError
@@ -36,9 +38,18 @@ def select(which: str = "notebooks", numbers: list[str] | None = None) -> list[P
     return found
 
 
+def kit_kernel() -> AsyncKernelManager:
+    """A manager that starts the kit's kernel (``config.KIT_KERNEL``, what ``kit lab`` and
+    Binder start) for this environment's Python: ``NotebookClient(nb, km=kit_kernel())``."""
+    manager = AsyncKernelManager(kernel_name="python3")
+    manager.kernel_spec.argv = [sys.executable, *config.KIT_KERNEL]
+    return manager
+
+
 def run_notebook(path: Path, out_dir: Path, timeout: float | None = None,
                  workdir: Path | None = None) -> dict:
-    """Execute one notebook in a fresh kernel; save the executed copy to ``out_dir``.
+    """Execute one notebook in a fresh kit kernel (``kit_kernel``); save the executed copy to
+    ``out_dir``.
 
     A solution's hidden checks are left out (``cells.without_hidden``): they run in the grader.
     The kernel runs in ``workdir`` (default: the notebook's own folder) with
@@ -56,7 +67,7 @@ def run_notebook(path: Path, out_dir: Path, timeout: float | None = None,
     n_code = sum(c.cell_type == "code" for c in nb.cells)
     apply_reference_env()
     bar = tqdm(total=n_code, desc=path.name, unit="cell", leave=False)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+    client = NotebookClient(nb, km=kit_kernel(), timeout=timeout,
                             resources={"metadata": {"path": str(workdir or path.parent)}},
                             on_cell_executed=lambda **_: bar.update())
     status = "ok"

@@ -1,7 +1,7 @@
 """The kit's Jupyter kernel: ipykernel, with the kit imported before the notebook's folder.
 
 It also installs, once IPython's shell exists, the one-line display of unfinished exercises
-(``helpers.exercises``) that importing ``helpers`` installs in any other kernel, and the
+(``helpers.exercises``; importing ``helpers`` installs nothing), and the
 folding of what a cell shows after a "predict first" question (``reveal``), and the record of
 what the lab ran, which ``kit check`` compares with the saved file (``unsaved``).
 
@@ -86,7 +86,6 @@ def main() -> None:
     except Exception as error:  # a library the student changed: the kernel still starts, and says so
         print(f"kit: the lab's helpers are off ({type(error).__name__}: {error}); `kit info` says "
               "what changed in the kit's library.", file=sys.stderr)
-    # importing helpers above came before the shell existed, so its own call found none
     exercises.show_unfinished_briefly()
     app.start()
 
