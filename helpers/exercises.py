@@ -4,10 +4,11 @@ A released exercise is a stub that raises ``NotImplementedError("exercise N.M")`
 kit's kernel (``helpers.course.student.kernel``, which ``kit lab``, Binder, grading and the
 kit's runs start; ``show_unfinished_briefly`` does the same in any IPython kernel) that error
 shows as the single line ``NotImplementedError: exercise N.M not done yet``, and a later
-cell that misses a name the stopped cell was to define says so (``NameError: name 'x' is not defined: the cell that
-defines it stopped on exercise N.M, not done yet when it ran; ...``). The kit's own errors
-(``KitError``, ``InputError``), whose message says what to fix, are one line too. Every
-other error keeps its usual traceback, and so does any error if working this out fails.
+cell that misses a name the stopped cell was to define says so (``NameError: name 'x' is not
+defined: the cell that defines it stopped on exercise N.M, not done yet when it ran; ...``).
+The kit's own errors (``KitError``, ``InputError``), whose message says what to fix, are one
+line too. Every other error keeps its usual traceback, and so does any error if working this
+out fails.
 
 An error raised while importing a module of the kit's library (a ``SyntaxError`` in an
 edited ``helpers/text.py``) keeps its traceback, and a later cell that misses a name the

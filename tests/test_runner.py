@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
+import psutil
 import pytest
 
 from helpers.course.notebook import runner
@@ -67,3 +68,26 @@ def test_a_solution_s_hidden_checks_never_run_in_its_kernel(tmp_path):
     assert row["status"] == "ok"
     assert [cell.source for cell in executed.cells] == ["mine = 'the student\\'s'", "print(mine)"]
     assert executed.cells[1].outputs[0].text == "the student's\n"
+
+
+
+def _kit_kernels() -> set[int]:
+    return {child.pid for child in psutil.Process().children(recursive=True)
+            if "helpers.course.student.kernel" in " ".join(child.cmdline())}
+
+
+def test_the_kit_s_kernel_runs_the_notebook_and_is_shut_down_after_it(tmp_path):
+    """The kernel ``kit lab`` starts (an unfinished exercise is one line there), owned by the
+    run: none is left behind."""
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    before = _kit_kernels()
+    path = tmp_path / "00_which.ipynb"
+    cells = [new_code_cell("import sys\nprint(sys.argv[0].endswith('helpers/course/student/kernel.py'))"),
+             new_code_cell("raise NotImplementedError('exercise 0.1')")]
+    nbformat.write(new_notebook(cells=cells), path)
+    row = runner.run_notebook(path, tmp_path / "out")
+    executed = nbformat.read(row["output"], as_version=4)
+    assert executed.cells[0].outputs[0].text == "True\n"
+    assert executed.cells[1].outputs[0].traceback == ["NotImplementedError: exercise 0.1 not done yet"]
+    assert _kit_kernels() <= before

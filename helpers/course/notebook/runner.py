@@ -14,6 +14,7 @@ import sys
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pandas as pd
@@ -38,12 +39,18 @@ def select(which: str = "notebooks", numbers: list[str] | None = None) -> list[P
     return found
 
 
-def kit_kernel() -> AsyncKernelManager:
-    """A manager that starts the kit's kernel (``config.KIT_KERNEL``, what ``kit lab`` and
-    Binder start) for this environment's Python: ``NotebookClient(nb, km=kit_kernel())``."""
-    manager = AsyncKernelManager(kernel_name="python3")
-    manager.kernel_spec.argv = [sys.executable, *config.KIT_KERNEL]
-    return manager
+class KitKernelManager(AsyncKernelManager):
+    """Starts the kit's kernel (``config.KIT_KERNEL``, what ``kit lab`` and Binder start) for
+    this environment's Python, whatever kernel it is asked for:
+    ``NotebookClient(nb, kernel_manager_class=KitKernelManager)``, which then owns the kernel
+    and shuts it down at the end (a manager passed as ``km`` is left running)."""
+
+    @property
+    def kernel_spec(self) -> Any:
+        spec = super().kernel_spec
+        if spec is not None:  # None until a kernel is named (``kernel_name``)
+            spec.argv = [sys.executable, *config.KIT_KERNEL]
+        return spec
 
 
 def run_notebook(path: Path, out_dir: Path, timeout: float | None = None,
@@ -67,7 +74,7 @@ def run_notebook(path: Path, out_dir: Path, timeout: float | None = None,
     n_code = sum(c.cell_type == "code" for c in nb.cells)
     apply_reference_env()
     bar = tqdm(total=n_code, desc=path.name, unit="cell", leave=False)
-    client = NotebookClient(nb, km=kit_kernel(), timeout=timeout,
+    client = NotebookClient(nb, kernel_manager_class=KitKernelManager, timeout=timeout,
                             resources={"metadata": {"path": str(workdir or path.parent)}},
                             on_cell_executed=lambda **_: bar.update())
     status = "ok"
