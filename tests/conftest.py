@@ -158,9 +158,24 @@ def failed_if_unmarked(item: pytest.Item, report: pytest.TestReport) -> None:
 WARM_UP_READERS = frozenset({"test_mistakes.py", "test_run_all.py"})
 
 
+#: The modules that run two kernels at a time, run after every other test module (in this order)
+#: and before the solutions' nbval: the tests that run one at a time then run while the
+#: warm-up still keeps the other core busy, not at the end when nothing else runs (in a CI
+#: simulation, 2026-11-30, about 4.5 minutes of them followed these two modules).
+SIDE_BY_SIDE = ("test_mistakes.py", "test_run_all.py")
+
+
+def _phase(item: pytest.Item) -> int:
+    """0 for a test module's item, then SIDE_BY_SIDE's, then a solution notebook's cell."""
+    if item.path.suffix == ".ipynb":
+        return len(SIDE_BY_SIDE) + 1
+    return SIDE_BY_SIDE.index(item.path.name) + 1 if item.path.name in SIDE_BY_SIDE else 0
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         add_markers(item)
+    items.sort(key=_phase)  # stable: each module's items stay together, in their order
 
 
 # --- Markers (registered in pyproject.toml) -------------------------------------------------------
