@@ -31,9 +31,10 @@ On top of it sit the ``kit`` command (``cli``) and the course tooling, ``helpers
 
 Importing the library changes nothing in the process: no environment variable, no hook. The
 kit's own processes set up what the reference outputs need (``helpers.course.startup``: the
-reference BLAS kernels before numpy loads; ``kit lab``, ``kit check`` and the grader: the hash
-seed), and the kit's kernel, which ``kit lab`` and Binder start, shows an unfinished exercise
-in one line (``exercises.show_unfinished_briefly``).
+reference BLAS kernels before numpy loads; ``helpers.course.config.apply_reference_env``: those
+and the hash seed for the kernels they start; Binder's ``start`` likewise), and the kit's
+kernel, which ``kit lab`` and Binder start, shows an unfinished exercise in one line
+(``exercises.show_unfinished_briefly``).
 """
 
 __version__ = "0.1.0"

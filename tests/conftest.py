@@ -152,7 +152,8 @@ def failed_if_unmarked(item: pytest.Item, report: pytest.TestReport) -> None:
 # --- The cold practical's costliest caches, beside the suite's first part ------------------------
 #
 # tests/warm_up.py computes them in the background from the session start, when a test that reads
-# them is selected and the data sets are verified; what is still running at the end is stopped.
+# them is selected and there are data (fetched and verified first, through the corpora fixture);
+# what is still running at the end is stopped.
 
 #: The tests that read the caches tests/warm_up.py computes (the solutions' nbval too).
 WARM_UP_READERS = frozenset({"test_mistakes.py", "test_run_all.py"})
@@ -211,7 +212,7 @@ def warm_up(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         return
     try:
         request.getfixturevalue("corpora")  # fetched and verified once, for every test
-    except Exception:  # pytest keeps the error: each test that needs the data reports it
+    except (Exception, pytest.skip.Exception):  # pytest keeps it: each test that needs the data says it
         yield None
         return
     from warm_up import start

@@ -68,7 +68,8 @@ def figures(corpora) -> list[dict]:
     for path in config.notebooks_in(config.SOLUTIONS_DIR, list(NOTEBOOKS)):
         nb = without_hidden(nbformat.read(path, as_version=4))
         nb.cells = [nbformat.v4.new_code_cell(KEEP_FIGURES), *nb.cells, nbformat.v4.new_code_cell(PROBE)]
-        NotebookClient(nb, kernel_manager_class=runner.KitKernelManager, timeout=config.CELL_TIMEOUT,
+        NotebookClient(nb, kernel_manager_class=runner.KitKernelManager, kernel_name="python3",
+                       timeout=config.CELL_TIMEOUT,
                        resources={"metadata": {"path": str(path.parent)}}).execute()
         printed = "".join(output.get("text", "") for output in nb.cells[-1].outputs)
         found += [{"notebook": path.name, **axes} for axes in json.loads(printed)]

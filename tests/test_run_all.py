@@ -62,7 +62,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory, corpora: Path) -> dict[str, o
         try:
             # A first Run All builds the caches its cells read, as `kit grade --prepare` does: in a
             # CI run, 02's five SVM settings with nested C took over 15 min of one cell, cold.
-            NotebookClient(nb, kernel_manager_class=runner.KitKernelManager, timeout=PREPARE_CELL_TIMEOUT,
+            NotebookClient(nb, kernel_manager_class=runner.KitKernelManager, kernel_name="python3",
+                           timeout=PREPARE_CELL_TIMEOUT,
                            resources={"metadata": {"path": str(work)}}).execute()
         except Exception as err:  # the test of that notebook reports it
             return err

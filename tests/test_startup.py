@@ -4,6 +4,7 @@ set the reference BLAS kernels before numpy loads; importing the course library 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import nbformat
 import pytest
 
 from helpers import settings
+from helpers.course import config
 from helpers.course.engine import bubblewrap, grading
 from helpers.course.engine.limits import Job, Limits
 from helpers.course.engine.verdict import Problem
@@ -114,10 +116,27 @@ def test_importing_the_course_library_changes_nothing_in_the_process():
 
 
 @pytest.mark.parametrize("entry", ["import helpers.course.engine.nbval_plugin",
-                                   "import helpers.cli; helpers.cli.main(['course', 'check'])"])
+                                   "import helpers.cli; helpers.cli.main(['info'])"])
 def test_the_kit_s_processes_choose_the_reference_blas_kernels_before_numpy_loads(entry):
-    """The kit command and the grader's plugin (pytest imports it first): where the CPU runs
-    the reference kernels and none were chosen, numpy loads with them chosen."""
+    """The kit command (``kit info`` loads numpy to name its BLAS) and the grader's plugin
+    (pytest imports it first): where the CPU runs the reference kernels and none were chosen,
+    numpy loads with them chosen."""
     reference = settings.REFERENCE_BLAS_FLAGS <= settings.cpu_flags()
     expected = settings.REFERENCE_BLAS_CORE if reference else None
     assert json.loads(_run(f"{SPY_ON_NUMPY}{entry}\n{SAY_CHOSEN}", _without_chosen_kernels())) == expected
+
+
+def test_the_kernels_the_kit_starts_get_the_reference_blas_kernels_unless_others_were_chosen(monkeypatch):
+    """What a process that is not the kit's own (a benchmark's, a script's) passes on to the
+    kernels it starts through the kit (``kit run``'s runner, the grader's jobs)."""
+    monkeypatch.setattr(settings, "cpu_flags", lambda *_: settings.REFERENCE_BLAS_FLAGS)
+    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
+    monkeypatch.setenv("PYTHONHASHSEED", "random")
+    assert config.reference_environ({})["OPENBLAS_CORETYPE"] == settings.REFERENCE_BLAS_CORE
+    assert config.reference_environ({"OPENBLAS_CORETYPE": "Prescott"})["OPENBLAS_CORETYPE"] == "Prescott"
+    config.apply_reference_env()
+    chosen = (os.environ["OPENBLAS_CORETYPE"], os.environ["PYTHONHASHSEED"])
+    assert chosen == (settings.REFERENCE_BLAS_CORE, "0")
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Sandybridge")
+    config.apply_reference_env()
+    assert os.environ["OPENBLAS_CORETYPE"] == "Sandybridge"

@@ -41,8 +41,8 @@ def select(which: str = "notebooks", numbers: list[str] | None = None) -> list[P
 
 class KitKernelManager(AsyncKernelManager):
     """Starts the kit's kernel (``config.KIT_KERNEL``, what ``kit lab`` and Binder start) for
-    this environment's Python, whatever kernel it is asked for:
-    ``NotebookClient(nb, kernel_manager_class=KitKernelManager)``, which then owns the kernel
+    this environment's Python in place of ``python3``: ``NotebookClient(nb,
+    kernel_manager_class=KitKernelManager, kernel_name="python3")``, which then owns the kernel
     and shuts it down at the end (a manager passed as ``km`` is left running)."""
 
     @property
@@ -55,7 +55,7 @@ class KitKernelManager(AsyncKernelManager):
 
 def run_notebook(path: Path, out_dir: Path, timeout: float | None = None,
                  workdir: Path | None = None) -> dict:
-    """Execute one notebook in a fresh kit kernel (``kit_kernel``); save the executed copy to
+    """Execute one notebook in a fresh kit kernel (``KitKernelManager``); save the executed copy to
     ``out_dir``.
 
     A solution's hidden checks are left out (``cells.without_hidden``): they run in the grader.
@@ -74,7 +74,7 @@ def run_notebook(path: Path, out_dir: Path, timeout: float | None = None,
     n_code = sum(c.cell_type == "code" for c in nb.cells)
     apply_reference_env()
     bar = tqdm(total=n_code, desc=path.name, unit="cell", leave=False)
-    client = NotebookClient(nb, kernel_manager_class=KitKernelManager, timeout=timeout,
+    client = NotebookClient(nb, kernel_manager_class=KitKernelManager, kernel_name="python3", timeout=timeout,
                             resources={"metadata": {"path": str(workdir or path.parent)}},
                             on_cell_executed=lambda **_: bar.update())
     status = "ok"
