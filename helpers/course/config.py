@@ -7,6 +7,7 @@ and the reference environment from here, so they cannot drift apart.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -36,6 +37,11 @@ REFERENCE_ENV = {"PYTHONHASHSEED": "0"}
 #: before the working folder is on the path; the one-line display of unfinished exercises),
 #: which ``kit lab`` and Binder start.
 KIT_KERNEL = ("-P", "-m", "helpers.course.student.kernel", "-f", "{connection_file}")
+
+
+def kit_kernel_argv() -> list[str]:
+    """A kernel spec's ``argv`` that starts ``KIT_KERNEL`` with this environment's Python."""
+    return [sys.executable, *KIT_KERNEL]
 
 #: Seconds one cell may run before nbval (tests, grading) gives up on it.
 CELL_TIMEOUT = 1200

@@ -43,7 +43,6 @@ import ctypes
 import json
 import os
 import re
-import sys
 import time
 from queue import Empty
 from typing import Any
@@ -152,7 +151,7 @@ def _start_kit_kernel() -> None:
     def kit_spec(manager: NbvalKernelspecManager, kernel_name: str) -> Any:
         spec = original(manager, kernel_name)
         if kernel_name == CURRENT_ENV_KERNEL_NAME:
-            spec.argv = [sys.executable, *config.KIT_KERNEL]
+            spec.argv = config.kit_kernel_argv()
         return spec
 
     nbval.kernel.NbvalKernelspecManager.get_kernel_spec = kit_spec

@@ -10,7 +10,6 @@ kept, and the executed copy goes beside it under a stamped name (``helpers.owned
 
 from __future__ import annotations
 
-import sys
 import time
 from datetime import datetime
 from pathlib import Path
@@ -49,7 +48,7 @@ class KitKernelManager(AsyncKernelManager):
     def kernel_spec(self) -> Any:
         spec = super().kernel_spec
         if spec is not None:  # None until a kernel is named (``kernel_name``)
-            spec.argv = [sys.executable, *config.KIT_KERNEL]
+            spec.argv = config.kit_kernel_argv()
         return spec
 
 
