@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 
 import nbformat
 import pandas as pd
 import pytest
 
+from helpers import settings
 from helpers.course.config import SOLUTIONS_DIR, notebooks_in
 from helpers.course.notebook import tolerances
 from helpers.course.notebook.cells import is_checked
@@ -169,3 +172,33 @@ def test_seed_data_links_only_what_no_kernel_touches(tmp_path):
     assert sorted(p.name for p in (tmp_path / "fresh").iterdir()) == ["aclImdb", "cache"]
     linked = tmp_path / "fresh" / "aclImdb" / "train" / "1_7.txt"
     assert linked.stat().st_ino == (seed / "aclImdb" / "train" / "1_7.txt").stat().st_ino
+
+
+#: A process's start as the tolerance runs' `kit` children make it: the reference kernels chosen
+#: first (or, as a plain Python's, not), then numpy loaded; it prints the variable and the kernels.
+_START = """\
+import os, sys
+if sys.argv[1] == "kit":
+    from helpers.course.startup import use_reference_blas
+    use_reference_blas()
+import numpy, threadpoolctl
+[blas] = [found for found in threadpoolctl.threadpool_info() if found["internal_api"] == "openblas"]
+print(os.environ.get("OPENBLAS_CORETYPE"), blas["architecture"])
+"""
+
+
+def _started(how: str, env: dict[str, str]) -> tuple[str, str]:
+    done = subprocess.run([sys.executable, "-c", _START, how], env=env, capture_output=True, text=True,
+                          check=True)
+    chosen, kernels = done.stdout.split()
+    return chosen, kernels
+
+
+@pytest.mark.parametrize("core", [None, "Prescott", "Sandybridge"])
+def test_each_setting_runs_the_kernels_it_names_in_the_kit_s_own_processes(tmp_path, core):
+    """A setting's kit process runs the kernels a plain Python given that OPENBLAS_CORETYPE (or
+    none) runs: the native setting the CPU's own even where the kit's processes would choose the
+    reference ones (an AVX-512 CPU's are SkylakeX, not Haswell)."""
+    env = tolerances.Setting(core, 1).environ(tmp_path)
+    plain = {name: value for name, value in env.items() if name != settings.NATIVE_BLAS_ENV}
+    assert _started("kit", env) == _started("plain", plain) == (str(core), _started("plain", plain)[1])

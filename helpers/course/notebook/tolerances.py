@@ -39,6 +39,7 @@ from helpers.course.notebook.compare import is_exact, tokens, tolerance_of, unit
 from helpers.course.notebook.release import render
 from helpers.errors import KitError
 from helpers.files import atomic_write
+from helpers.settings import NATIVE_BLAS_ENV
 
 #: Core types × thread counts: ``None`` lets OpenBLAS pick the kernels for this CPU.
 SETTINGS = ((None, 1), (None, 2), ("Prescott", 1), ("Prescott", 2), ("Sandybridge", 1),
@@ -63,13 +64,14 @@ class Setting:
         return f"{self.core or 'native'}-{self.threads}"
 
     def environ(self, data_dir: Path) -> dict[str, str]:
-        """The environment a run under this setting gets (fresh data folder, no offline source)."""
+        """The environment a run under this setting gets (fresh data folder, no offline source).
+        Without a core type, the kit's processes are told to leave OpenBLAS its own choice
+        (``settings.NATIVE_BLAS_ENV``): they would choose the reference kernels."""
         env = reference_environ()
-        env.pop("OPENBLAS_CORETYPE", None)
-        env.pop("KIT_DATA_SOURCE", None)
+        for name in ("OPENBLAS_CORETYPE", NATIVE_BLAS_ENV, "KIT_DATA_SOURCE"):
+            env.pop(name, None)
         env.update({"OPENBLAS_NUM_THREADS": str(self.threads), "KIT_DATA_DIR": str(data_dir)})
-        if self.core:
-            env["OPENBLAS_CORETYPE"] = self.core
+        env.update({"OPENBLAS_CORETYPE": self.core} if self.core else {NATIVE_BLAS_ENV: "1"})
         return env
 
 
