@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from scipy.stats import fisher_exact
-from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.preprocessing import normalize
 from sklearn.svm import LinearSVC
 
@@ -197,6 +197,46 @@ def _read_choice(path: Path, system: FeatureChoice) -> tuple[int, float] | None:
     return candidate, float(C)
 
 
+#: A fitted explanation: the vectorizer, each feature's weight, the intercept and C.
+_Fit = tuple[CountVectorizer, np.ndarray, float, float]
+
+
+def _fit_path(system: FeatureChoice, reviews: pd.DataFrame) -> Path:
+    """Where a feature choice's explainer fitted on ``reviews`` is cached: keyed as its choice
+    (``_choice_path``), by the system and the reviews' labels and texts, in order."""
+    key = storage.key({"artefact": "explainer", "system": system.key(),
+                       "reviews": storage.content_digest(reviews, ["label", "text"])},
+                      libraries=["numpy", "scipy", "scikit-learn", "nltk"])
+    return settings.data_dir() / "results" / f"explainer_{key}.json"
+
+
+def _write_fit(fit: _Fit, path: Path) -> None:
+    vectorizer, weights, intercept, C = fit
+    # a float's JSON text is its repr, which reads back as the same float
+    path.write_text(json.dumps({"features": vectorizer.get_feature_names_out().tolist(),
+                                "weights": weights.tolist(), "intercept": intercept, "C": C}))
+
+
+def _read_fit(path: Path, setting: BowSystem) -> _Fit | None:
+    """A cached fit, if it has one finite weight per feature, a finite intercept and a C of the
+    setting's grid; its vectorizer is the setting's with the fitted vocabulary, in its order
+    (the columns the fitted one gives: fitting only chose them)."""
+    found = json.loads(path.read_text())
+    if not isinstance(found, dict) or set(found) != {"features", "weights", "intercept", "C"}:
+        return None
+    features, intercept, C = found["features"], found["intercept"], found["C"]
+    weights = np.asarray(found["weights"]) if isinstance(found["weights"], list) else None
+    if not (isinstance(features, list) and features and all(isinstance(f, str) for f in features)
+            and len(set(features)) == len(features) and weights is not None and weights.dtype == float
+            and weights.shape == (len(features),) and np.isfinite(weights).all()
+            and type(intercept) is float and np.isfinite(intercept) and type(C) in (int, float)
+            and C in setting.Cs):
+        return None
+    vectorizer = make_vectorizer(setting.ngram, binary=setting.binary, stemming=setting.stemming,
+                                 min_df=setting.min_df).set_params(vocabulary=features)
+    return vectorizer, weights, intercept, float(C)
+
+
 def changed(system: BowSystem | FeatureChoice, **changes) -> BowSystem | FeatureChoice:
     """``system`` with some of its settings changed; in a ``FeatureChoice``, in every candidate.
 
@@ -289,16 +329,27 @@ class Explainer:
                 raise KitError("The feature choice chose tf-idf features on these reviews, which an "
                                "explanation cannot take apart.")
         self.setting_ = s
-        self.vectorizer_ = make_vectorizer(s.ngram, binary=s.binary, stemming=s.stemming, min_df=s.min_df)
-        X = self.vectorizer_.fit_transform([self._tokens(tokens) for tokens in tokenized(reviews.text)])
-        model, self.C_ = self._fit_classifier(X, reviews.label.to_numpy(), C)
-        if s.classifier == "nb":
-            self.weights_ = model.feature_log_prob_[1] - model.feature_log_prob_[0]
-            self.intercept_ = float(model.class_log_prior_[1] - model.class_log_prior_[0])
+        if isinstance(self.system, FeatureChoice):
+            # notebook 05 refits SVM-BOW's explainers in every run: about 7 s each, most of it the
+            # uni+bi vocabulary, so the fit is cached (its vocabulary, weights, intercept and C)
+            fit = storage.cached(_fit_path(self.system, reviews), lambda: self._fitted(reviews, C),
+                                 _write_fit, functools.partial(_read_fit, setting=s))
         else:
-            self.weights_, self.intercept_ = model.coef_[0], float(model.intercept_[0])
+            fit = self._fitted(reviews, C)
+        self.vectorizer_, self.weights_, self.intercept_, self.C_ = fit
         self.features_ = self.vectorizer_.get_feature_names_out()
         return self
+
+    def _fitted(self, reviews: pd.DataFrame, C: float | None) -> _Fit:
+        """The vectorizer fitted on ``reviews``, the classifier's weights, intercept and C."""
+        s = self.setting_
+        vectorizer = make_vectorizer(s.ngram, binary=s.binary, stemming=s.stemming, min_df=s.min_df)
+        X = vectorizer.fit_transform([self._tokens(tokens) for tokens in tokenized(reviews.text)])
+        model, C = self._fit_classifier(X, reviews.label.to_numpy(), C)
+        if s.classifier == "nb":
+            return (vectorizer, model.feature_log_prob_[1] - model.feature_log_prob_[0],
+                    float(model.class_log_prior_[1] - model.class_log_prior_[0]), C)
+        return vectorizer, model.coef_[0], float(model.intercept_[0]), C
 
     def _tokens(self, tokens: list[str]) -> list[str]:
         """A document's tokens as the setting counts them: negation marked if it marks it."""

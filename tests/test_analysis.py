@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -144,6 +146,37 @@ def test_a_feature_choice_s_choice_is_cached_and_a_bad_cache_is_made_again(empty
     (stored.parent / (stored.name + ".sha256")).write_text(storage.sha256sum(stored) + "\n")
     assert analysis.chosen_setting(system, reviews) == chosen
     assert list(stored.parent.glob("*.corrupt-*"))
+
+
+def test_a_feature_choice_s_explainer_is_cached_as_fitted_and_a_bad_cache_is_fitted_again(empty_data_dir,
+                                                                                           monkeypatch):
+    reviews, system = _by_frequency(), FeatureChoice((PRESENCE, FREQUENCY))
+    fitted = analysis.Explainer(system).fit(reviews)
+    [stored] = (empty_data_dir / "results").glob("explainer_*.json")
+    with monkeypatch.context() as patched:
+        patched.setattr(analysis.Explainer, "_fitted", lambda *args: pytest.fail("fitted again, cache unread"))
+        read = analysis.Explainer(system).fit(reviews)
+    assert (read.setting_, read.C_, read.intercept_) == (fitted.setting_, fitted.C_, fitted.intercept_)
+    assert read.features_.tolist() == fitted.features_.tolist()
+    assert np.array_equal(read.weights_, fitted.weights_)  # bit for bit: JSON keeps a float's repr
+    for text in [*reviews.text, "film film dull fun", "a word never seen"]:
+        assert read.score(text) == fitted.score(text)
+        assert read.contributions(text).equals(fitted.contributions(text))
+    # other reviews (one label changed) are another fit
+    analysis.Explainer(system).fit(reviews.assign(label=reviews.label.where(reviews.index != 0, "pos")))
+    assert len(list((empty_data_dir / "results").glob("explainer_*.json"))) == 2
+    # a weight missing, even under a checksum that matches, is fitted again
+    damaged = json.loads(stored.read_text())
+    damaged["weights"] = damaged["weights"][1:]
+    stored.write_text(json.dumps(damaged))
+    (stored.parent / (stored.name + ".sha256")).write_text(storage.sha256sum(stored) + "\n")
+    again = analysis.Explainer(system).fit(reviews)
+    assert np.array_equal(again.weights_, fitted.weights_) and list(stored.parent.glob("*.corrupt-*"))
+
+
+def test_a_bow_system_s_explainer_is_not_cached(empty_data_dir):
+    analysis.Explainer(BowSystem("nb")).fit(_by_frequency())
+    assert not list((empty_data_dir / "results").glob("explainer_*.json"))
 
 
 def test_explainer_of_a_feature_choice_fits_the_chosen_setting(empty_data_dir):
