@@ -154,7 +154,7 @@ def test_a_feature_choice_s_explainer_is_cached_as_fitted_and_a_bad_cache_is_fit
     fitted = analysis.Explainer(system).fit(reviews)
     [stored] = (empty_data_dir / "results").glob("explainer_*.json")
     with monkeypatch.context() as patched:
-        patched.setattr(analysis.Explainer, "_fitted", lambda *args: pytest.fail("fitted again, cache unread"))
+        patched.setattr(analysis.Explainer, "_fitted", lambda *_: pytest.fail("fitted again, cache unread"))
         read = analysis.Explainer(system).fit(reviews)
     assert (read.setting_, read.C_, read.intercept_) == (fitted.setting_, fitted.C_, fitted.intercept_)
     assert read.features_.tolist() == fitted.features_.tolist()
