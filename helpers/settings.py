@@ -199,25 +199,19 @@ def alpha_problem(value: object) -> str | None:
 #: Doc2Vec models, so where the CPU can run the reference kernels the kit uses them.
 REFERENCE_BLAS_CORE = "Haswell"
 REFERENCE_BLAS_FLAGS = frozenset({"avx2", "fma"})
-#: Set (to anything) to leave OpenBLAS its own kernels for this CPU in the kit's processes,
-#: where they would choose the reference kernels: the tolerance tool's "native" setting, which
-#: ``OPENBLAS_CORETYPE`` cannot name (OpenBLAS takes an unknown or empty name for Prescott).
-NATIVE_BLAS_ENV = "KIT_NATIVE_BLAS"
 #: Where Linux lists the CPU's features.
 CPUINFO = Path("/proc/cpuinfo")
 
 
 def reference_blas() -> dict[str, str]:
     """``{"OPENBLAS_CORETYPE": "Haswell"}`` where the CPU runs those kernels and no kernels
-    were chosen (``OPENBLAS_CORETYPE`` set, e.g. to try others, or ``NATIVE_BLAS_ENV`` for the
-    CPU's own), else ``{}``.
+    were chosen (``OPENBLAS_CORETYPE`` set, e.g. to try others), else ``{}``.
 
     It must be in the environment before numpy loads OpenBLAS: the kit's processes apply it
     first (``helpers.course.startup.use_reference_blas``; Binder's ``start`` likewise), and
     every kernel the kit starts inherits it.
     """
-    if os.environ.get("OPENBLAS_CORETYPE") or os.environ.get(NATIVE_BLAS_ENV) \
-            or not REFERENCE_BLAS_FLAGS <= cpu_flags():
+    if os.environ.get("OPENBLAS_CORETYPE") or not REFERENCE_BLAS_FLAGS <= cpu_flags():
         return {}
     return {"OPENBLAS_CORETYPE": REFERENCE_BLAS_CORE}
 

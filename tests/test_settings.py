@@ -29,13 +29,6 @@ def test_the_reference_blas_kernels_are_used_where_the_cpu_runs_them(monkeypatch
     assert settings.reference_blas() == expected
 
 
-def test_the_cpu_s_own_blas_kernels_can_be_asked_for_where_the_reference_ones_would_be_chosen(monkeypatch):
-    monkeypatch.setattr(settings, "cpu_flags", lambda: frozenset({"avx2", "fma", "avx512f"}))
-    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
-    monkeypatch.setenv(settings.NATIVE_BLAS_ENV, "1")
-    assert settings.reference_blas() == {}
-
-
 def test_cpu_flags_are_read_from_the_first_flags_line(tmp_path):
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx fma\n\nprocessor\t: 1\nflags\t\t: fpu\n")

@@ -35,8 +35,7 @@ SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"
 #: The job's folder inside bubblewrap (on its private /tmp).
 JOB_DIR = Path("/tmp/kit-job")
 #: Environment passed into the sandbox: nothing else of the grader's leaks in.
-PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "OPENBLAS_CORETYPE", settings.NATIVE_BLAS_ENV,
-              settings.STRICT_CACHE_ENV)
+PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "OPENBLAS_CORETYPE", settings.STRICT_CACHE_ENV)
 #: What the job sees of the kit's repository, read-only (the fallback copies it): the kit's code,
 #: the files its tools read, and the course file, whose significance level the notebooks test at
 #: (``settings.alpha``).

@@ -39,9 +39,12 @@ from helpers.course.notebook.compare import is_exact, tokens, tolerance_of, unit
 from helpers.course.notebook.release import render
 from helpers.errors import KitError
 from helpers.files import atomic_write
-from helpers.settings import NATIVE_BLAS_ENV
 
-#: Core types × thread counts: ``None`` lets OpenBLAS pick the kernels for this CPU.
+#: Core types × thread counts. ``None`` (labelled native) leaves ``OPENBLAS_CORETYPE`` unset, as a
+#: student's machine runs the kit: its processes then choose the reference kernels where the CPU
+#: runs them (``settings.reference_blas``: Haswell on any CPU with AVX2 and FMA, AVX-512 ones too),
+#: else OpenBLAS picks this CPU's own. So it measures what the kit runs here, not AVX-512 kernels,
+#: which the kit never runs.
 SETTINGS = ((None, 1), (None, 2), ("Prescott", 1), ("Prescott", 2), ("Sandybridge", 1),
             ("Sandybridge", 2))
 #: A declared tolerance must be at least this many times the spread measured.
@@ -54,7 +57,7 @@ COLUMNS = ["notebook", "cell_id", "cell", "check", "numbers", "spread", "toleran
 
 @dataclass(frozen=True)
 class Setting:
-    """One BLAS kernel setting: a core type (None: the CPU's own) and a thread count."""
+    """One BLAS kernel setting: a core type (None: what the kit runs on this CPU) and a thread count."""
 
     core: str | None
     threads: int
@@ -64,14 +67,13 @@ class Setting:
         return f"{self.core or 'native'}-{self.threads}"
 
     def environ(self, data_dir: Path) -> dict[str, str]:
-        """The environment a run under this setting gets (fresh data folder, no offline source).
-        Without a core type, the kit's processes are told to leave OpenBLAS its own choice
-        (``settings.NATIVE_BLAS_ENV``): they would choose the reference kernels."""
+        """The environment a run under this setting gets (fresh data folder, no offline source)."""
         env = reference_environ()
-        for name in ("OPENBLAS_CORETYPE", NATIVE_BLAS_ENV, "KIT_DATA_SOURCE"):
-            env.pop(name, None)
+        env.pop("OPENBLAS_CORETYPE", None)
+        env.pop("KIT_DATA_SOURCE", None)
         env.update({"OPENBLAS_NUM_THREADS": str(self.threads), "KIT_DATA_DIR": str(data_dir)})
-        env.update({"OPENBLAS_CORETYPE": self.core} if self.core else {NATIVE_BLAS_ENV: "1"})
+        if self.core:
+            env["OPENBLAS_CORETYPE"] = self.core
         return env
 
 
