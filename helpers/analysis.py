@@ -163,6 +163,10 @@ def chosen_setting(system: BowSystem | FeatureChoice, reviews: pd.DataFrame) -> 
     return system.candidates[candidate], C
 
 
+#: The libraries whose versions key a cached choice or fit (nltk: negation marking and stemming).
+FIT_LIBRARIES = ("numpy", "scipy", "scikit-learn", "nltk")
+
+
 def _tuned(system: BowSystem | FeatureChoice, reviews: pd.DataFrame) -> tuple[int, float]:
     """The inner CV's choice on ``reviews``: the candidate's position (0 for a BowSystem), C."""
     rows = np.arange(len(reviews))
@@ -177,7 +181,7 @@ def _choice_path(system: FeatureChoice, reviews: pd.DataFrame) -> Path:
     reviews' labels and texts, in order (the inner CV's round-robin groups follow it)."""
     key = storage.key({"artefact": "feature choice", "system": system.key(),
                        "reviews": storage.content_digest(reviews, ["label", "text"])},
-                      libraries=["numpy", "scipy", "scikit-learn", "nltk"])  # nltk: negation, stemming
+                      libraries=FIT_LIBRARIES)
     return settings.data_dir() / "results" / f"{key}.json"
 
 
@@ -199,14 +203,17 @@ def _read_choice(path: Path, system: FeatureChoice) -> tuple[int, float] | None:
 
 #: A fitted explanation: the vectorizer, each feature's weight, the intercept and C.
 _Fit = tuple[CountVectorizer, np.ndarray, float, float]
+#: What a cached fit holds: the features in column order, the vocabulary's own order (as
+#: columns), one weight per column, the intercept and C.
+_FIT_KEYS = {"features", "order", "weights", "intercept", "C"}
 
 
-def _fit_path(system: FeatureChoice, reviews: pd.DataFrame) -> Path:
-    """Where a feature choice's explainer fitted on ``reviews`` is cached: keyed as its choice
-    (``_choice_path``), by the system and the reviews' labels and texts, in order."""
-    key = storage.key({"artefact": "explainer", "system": system.key(),
+def _fit_path(setting: BowSystem, C: float, reviews: pd.DataFrame) -> Path:
+    """Where an explainer of ``setting`` with ``C`` fitted on ``reviews`` is cached: keyed by
+    them (the reviews by their labels and texts, in order) and the libraries that fit it."""
+    key = storage.key({"artefact": "explainer", "setting": setting.key(), "C": C,
                        "reviews": storage.content_digest(reviews, ["label", "text"])},
-                      libraries=["numpy", "scipy", "scikit-learn", "nltk"])
+                      libraries=FIT_LIBRARIES)
     return settings.data_dir() / "results" / f"explainer_{key}.json"
 
 
@@ -214,27 +221,38 @@ def _write_fit(fit: _Fit, path: Path) -> None:
     vectorizer, weights, intercept, C = fit
     # a float's JSON text is its repr, which reads back as the same float
     path.write_text(json.dumps({"features": vectorizer.get_feature_names_out().tolist(),
-                                "weights": weights.tolist(), "intercept": intercept, "C": C}))
+                                "order": list(vectorizer.vocabulary_.values()), "weights": weights.tolist(),
+                                "intercept": intercept, "C": C}))
 
 
-def _read_fit(path: Path, setting: BowSystem) -> _Fit | None:
-    """A cached fit, if it has one finite weight per feature, a finite intercept and a C of the
-    setting's grid; its vectorizer is the setting's with the fitted vocabulary, in its order
-    (the columns the fitted one gives: fitting only chose them)."""
+def _read_fit(path: Path, setting: BowSystem, C: float) -> _Fit | None:
+    """A cached fit of ``setting`` with ``C``, if whole (``_fit_problem``); its vectorizer is
+    the setting's with the fitted vocabulary, as fitting leaves it."""
     found = json.loads(path.read_text())
-    if not isinstance(found, dict) or set(found) != {"features", "weights", "intercept", "C"}:
-        return None
-    features, intercept, C = found["features"], found["intercept"], found["C"]
-    weights = np.asarray(found["weights"]) if isinstance(found["weights"], list) else None
-    if not (isinstance(features, list) and features and all(isinstance(f, str) for f in features)
-            and len(set(features)) == len(features) and weights is not None and weights.dtype == float
-            and weights.shape == (len(features),) and np.isfinite(weights).all()
-            and type(intercept) is float and np.isfinite(intercept) and type(C) in (int, float)
-            and C in setting.Cs):
+    if _fit_problem(found, C):
         return None
     vectorizer = make_vectorizer(setting.ngram, binary=setting.binary, stemming=setting.stemming,
-                                 min_df=setting.min_df).set_params(vocabulary=features)
-    return vectorizer, weights, intercept, float(C)
+                                 min_df=setting.min_df)
+    vectorizer.vocabulary_ = {found["features"][column]: column for column in found["order"]}
+    vectorizer.fixed_vocabulary_ = False
+    return vectorizer, np.asarray(found["weights"]), found["intercept"], C
+
+
+def _fit_problem(found: object, C: float) -> bool:
+    """Whether a cached fit is not whole: its keys, distinct features, every column once in
+    ``order``, one finite float weight per feature, a finite float intercept, and ``C``."""
+    if not isinstance(found, dict) or set(found) != _FIT_KEYS:
+        return True
+    features, order, weights = found["features"], found["order"], found["weights"]
+    if not (isinstance(features, list) and features and all(isinstance(f, str) for f in features)
+            and len(set(features)) == len(features) and isinstance(order, list)
+            and all(type(i) is int for i in order) and sorted(order) == list(range(len(features)))
+            and isinstance(weights, list) and len(weights) == len(features)):
+        return True
+    values = np.asarray(weights)
+    intercept = found["intercept"]
+    return not (values.dtype == float and np.isfinite(values).all() and type(intercept) is float
+                and np.isfinite(intercept) and found["C"] == C)
 
 
 def changed(system: BowSystem | FeatureChoice, **changes) -> BowSystem | FeatureChoice:
@@ -312,6 +330,10 @@ class Explainer:
     def fit(self, reviews: pd.DataFrame) -> Explainer:
         """Fit the vocabulary and classifier on ``reviews`` (doc_id, label, text).
 
+        A feature choice's fit (of the setting and C it chose) is cached under ``results/``,
+        keyed by the setting, C, the reviews' labels and texts and the libraries' versions, and
+        read back as fitted.
+
         Raises
         ------
         InputError
@@ -321,21 +343,18 @@ class Explainer:
             A feature choice chose a tf-idf setting, which cannot be taken apart.
         """
         _check_reviews(reviews)
-        C = self.C
-        s = self.system
-        if isinstance(s, FeatureChoice):
-            s, C = chosen_setting(s, reviews)
-            if s.tfidf:
+        if isinstance(self.system, FeatureChoice):
+            self.setting_, C = chosen_setting(self.system, reviews)
+            if self.setting_.tfidf:
                 raise KitError("The feature choice chose tf-idf features on these reviews, which an "
                                "explanation cannot take apart.")
-        self.setting_ = s
-        if isinstance(self.system, FeatureChoice):
             # notebook 05 refits SVM-BOW's explainers in every run: about 7 s each, most of it the
-            # uni+bi vocabulary, so the fit is cached (its vocabulary, weights, intercept and C)
-            fit = storage.cached(_fit_path(self.system, reviews), lambda: self._fitted(reviews, C),
-                                 _write_fit, functools.partial(_read_fit, setting=s))
+            # uni+bi vocabulary, so the fit of the chosen setting and C is cached
+            fit = storage.cached(_fit_path(self.setting_, C, reviews), lambda: self._fitted(reviews, C),
+                                 _write_fit, functools.partial(_read_fit, setting=self.setting_, C=C))
         else:
-            fit = self._fitted(reviews, C)
+            self.setting_ = self.system
+            fit = self._fitted(reviews, self.C)
         self.vectorizer_, self.weights_, self.intercept_, self.C_ = fit
         self.features_ = self.vectorizer_.get_feature_names_out()
         return self

@@ -1,8 +1,8 @@
 """The one storage layer of every cache the kit computes: keyed, written atomically, verified.
 
 Every artefact the kit computes once and reads many times (the IMDB tables, cross-validation
-predictions, the Doc2Vec training corpus, models and vectors, train-test overlaps) goes
-through this module, under one set of rules:
+predictions, SVM-BOW's choices and explainers, the Doc2Vec training corpus, models and vectors,
+train-test overlaps) goes through this module, under one set of rules:
 
 - **One key.** :func:`key` hashes the artefact's parameters, the checksums of the data sets
   it is derived from, the versions of the libraries that computed it and

@@ -148,30 +148,45 @@ def test_a_feature_choice_s_choice_is_cached_and_a_bad_cache_is_made_again(empty
     assert list(stored.parent.glob("*.corrupt-*"))
 
 
-def test_a_feature_choice_s_explainer_is_cached_as_fitted_and_a_bad_cache_is_fitted_again(empty_data_dir,
-                                                                                           monkeypatch):
-    reviews, system = _by_frequency(), FeatureChoice((PRESENCE, FREQUENCY))
+#: A feature choice of one rich candidate: uni+bi presence, negation marked, a cut-off.
+RICH = FeatureChoice((BowSystem("svm", ngram="uni+bi", binary=True, negation=True, min_df=2, Cs=(0.1, 1.0)),))
+
+
+@pytest.mark.parametrize("system", [FeatureChoice((PRESENCE, FREQUENCY)), RICH], ids=["by-frequency", "rich"])
+def test_a_feature_choice_s_explainer_is_cached_as_fitted(empty_data_dir, monkeypatch, reviews, system):
+    reviews = pd.concat([reviews, _by_frequency()], ignore_index=True)
     fitted = analysis.Explainer(system).fit(reviews)
-    [stored] = (empty_data_dir / "results").glob("explainer_*.json")
+    assert list((empty_data_dir / "results").glob("explainer_*.json"))
     with monkeypatch.context() as patched:
         patched.setattr(analysis.Explainer, "_fitted", lambda *_: pytest.fail("fitted again, cache unread"))
         read = analysis.Explainer(system).fit(reviews)
     assert (read.setting_, read.C_, read.intercept_) == (fitted.setting_, fitted.C_, fitted.intercept_)
     assert read.features_.tolist() == fitted.features_.tolist()
     assert np.array_equal(read.weights_, fitted.weights_)  # bit for bit: JSON keeps a float's repr
-    for text in [*reviews.text, "film film dull fun", "a word never seen"]:
+    assert read.vectorizer_.get_params() == fitted.vectorizer_.get_params()  # as fitting leaves it
+    assert list(read.vectorizer_.vocabulary_.items()) == list(fitted.vectorizer_.vocabulary_.items())
+    for text in [*reviews.text, "not a good film, not dull at all", "a word never seen"]:
         assert read.score(text) == fitted.score(text)
         assert read.contributions(text).equals(fitted.contributions(text))
-    # other reviews (one label changed) are another fit
+        assert read.token_weights(text) == fitted.token_weights(text)
+        assert str(read.highlight(text)) == str(fitted.highlight(text))
+
+
+def test_an_explainer_s_cache_is_keyed_by_its_reviews_and_a_bad_one_is_fitted_again(empty_data_dir):
+    reviews, system = _by_frequency(), FeatureChoice((PRESENCE, FREQUENCY))
+    fitted = analysis.Explainer(system).fit(reviews)
+    [stored] = (empty_data_dir / "results").glob("explainer_*.json")
     analysis.Explainer(system).fit(reviews.assign(label=reviews.label.where(reviews.index != 0, "pos")))
-    assert len(list((empty_data_dir / "results").glob("explainer_*.json"))) == 2
-    # a weight missing, even under a checksum that matches, is fitted again
-    damaged = json.loads(stored.read_text())
-    damaged["weights"] = damaged["weights"][1:]
-    stored.write_text(json.dumps(damaged))
-    (stored.parent / (stored.name + ".sha256")).write_text(storage.sha256sum(stored) + "\n")
-    again = analysis.Explainer(system).fit(reviews)
-    assert np.array_equal(again.weights_, fitted.weights_) and list(stored.parent.glob("*.corrupt-*"))
+    assert len(list((empty_data_dir / "results").glob("explainer_*.json"))) == 2  # one label changed
+    whole = json.loads(stored.read_text())
+    for damage in ({"weights": whole["weights"][1:]}, {"order": whole["order"][:-1]}, {"C": 1.0},
+                   {"features": [*whole["features"][:-1], whole["features"][0]]}, {"intercept": None}):
+        stored.write_text(json.dumps({**whole, **damage}))  # under a checksum that matches
+        (stored.parent / (stored.name + ".sha256")).write_text(storage.sha256sum(stored) + "\n")
+        again = analysis.Explainer(system).fit(reviews)
+        assert np.array_equal(again.weights_, fitted.weights_) and again.C_ == fitted.C_, damage
+        assert json.loads(stored.read_text()) == whole, damage  # fitted again and stored anew
+    assert len(list(stored.parent.glob("explainer_*.corrupt-*"))) == 5
 
 
 def test_a_bow_system_s_explainer_is_not_cached(empty_data_dir):

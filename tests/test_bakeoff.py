@@ -364,6 +364,10 @@ def test_an_entry_sees_only_the_data_it_may_train_on(tmp_path):
         # ids shaped like the 2,000 reviews' but not theirs (an instructor's test set): hidden
         "results/lookalike.csv": "doc_id,label\ncv999_99999,pos",
         "results/choice.json": '{"candidate": 1, "C": 0.1}', "results/other.json": '{"labels": ["pos"]}',
+        # an explainer's fit (of the 2,000 reviews, but no file says which), and one too large to read
+        "results/explainer_1.json": '{"features": ["film"], "order": [0], "weights": [0.5], '
+                                    '"intercept": 0.0, "C": 0.1}',
+        "results/large.json": '{"candidate": 1, "C": 0.1}' + " " * bakeoff.CHOICE_MAX_BYTES,
         "results/bow/deployed.csv": "doc_id,label\ntest_pos_7,pos",
         # a test review's id in an encoding no scan reads: hidden, since it is not a 2,000 reviews' id
         "results/bow/packed.csv": "doc_id,label\n" + base64.b64encode(b"test_pos_7").decode() + ",pos",
@@ -382,7 +386,7 @@ def test_an_entry_sees_only_the_data_it_may_train_on(tmp_path):
         "cache/imdb_sentences_train_1.pkl", "cache/imdb_test_1.pkl",
         "cache/later_kind_1.pkl", "corpora", "deployment", "models/imdb_vectors_1.npy",
         "results/bow/cv.csv.corrupt-20261128-084421", "results/bow/deployed.csv", "results/bow/packed.csv",
-        "results/lookalike.csv", "results/other.json")
+        "results/explainer_1.json", "results/large.json", "results/lookalike.csv", "results/other.json")
 
 
 @pytest.mark.sandbox

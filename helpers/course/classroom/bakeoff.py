@@ -94,8 +94,10 @@ SHOWN_KINDS = {"cache": ("imdb_train_", "imdb_unsup_", data.GROUPS_CACHE_PREFIX)
                "models": ("d2v_", "vectors_")}
 #: ``results`` names its artefacts by their keys alone, so each is read: a table of predictions
 #: is shown when every review it names is one of the 2,000, a feature choice when it holds
-#: only the choice (``CHOICE_KEYS``); any other file is hidden.
+#: only the choice (``CHOICE_KEYS``); any other file is hidden, a JSON file larger than a
+#: choice can be (``CHOICE_MAX_BYTES``: an explainer's fit holds megabytes) without reading it.
 CHOICE_KEYS = {"candidate", "C"}
+CHOICE_MAX_BYTES = 1024
 #: The folders shown file by file, as they are when an entry starts: a file written there while
 #: the bake-off runs (another run's predictions on its test set) is not seen.
 LISTED = (*SHOWN_KINDS, "results")
@@ -345,6 +347,8 @@ def _shown_result(path: Path, training_ids: frozenset[str]) -> bool:
             ids = pd.read_csv(path, usecols=["doc_id"], dtype=str, keep_default_na=False).doc_id
             return bool(ids.isin(training_ids).all())
         if path.suffix == ".json":
+            if path.stat().st_size > CHOICE_MAX_BYTES:
+                return False
             found = json.loads(path.read_text(encoding="utf-8"))
             return isinstance(found, dict) and set(found) == CHOICE_KEYS
     except (OSError, ValueError, UnicodeDecodeError):  # unreadable, not such a table, gone
