@@ -231,11 +231,16 @@ def _read_fit(path: Path, setting: BowSystem, C: float) -> _Fit | None:
     found = json.loads(path.read_text())
     if _fit_problem(found, C):
         return None
-    vectorizer = make_vectorizer(setting.ngram, binary=setting.binary, stemming=setting.stemming,
-                                 min_df=setting.min_df)
+    vectorizer = _vectorizer_of(setting)
     vectorizer.vocabulary_ = {found["features"][column]: column for column in found["order"]}
     vectorizer.fixed_vocabulary_ = False
     return vectorizer, np.asarray(found["weights"]), found["intercept"], C
+
+
+def _vectorizer_of(setting: BowSystem) -> CountVectorizer:
+    """The setting's vectorizer, unfitted (an explainer's features are never tf-idf)."""
+    return make_vectorizer(setting.ngram, binary=setting.binary, stemming=setting.stemming,
+                           min_df=setting.min_df)
 
 
 def _fit_problem(found: object, C: float) -> bool:
@@ -362,7 +367,7 @@ class Explainer:
     def _fitted(self, reviews: pd.DataFrame, C: float | None) -> _Fit:
         """The vectorizer fitted on ``reviews``, the classifier's weights, intercept and C."""
         s = self.setting_
-        vectorizer = make_vectorizer(s.ngram, binary=s.binary, stemming=s.stemming, min_df=s.min_df)
+        vectorizer = _vectorizer_of(s)
         X = vectorizer.fit_transform([self._tokens(tokens) for tokens in tokenized(reviews.text)])
         model, C = self._fit_classifier(X, reviews.label.to_numpy(), C)
         if s.classifier == "nb":

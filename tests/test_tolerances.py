@@ -198,8 +198,10 @@ def test_each_setting_runs_in_the_kit_s_processes_the_kernels_the_kit_runs_under
     """A named core type is run as named; native is the kit's own choice on this CPU: the
     reference kernels where it runs them (on an AVX-512 CPU too), else OpenBLAS's own."""
     env = tolerances.Setting(core, 1).environ(tmp_path)
+    # stated, not asked of settings.reference_blas: the test must fail if that choice changes
     runs_reference = settings.REFERENCE_BLAS_FLAGS <= settings.cpu_flags()
     expected = core or (settings.REFERENCE_BLAS_CORE if runs_reference else None)
     plain = {**env, **({"OPENBLAS_CORETYPE": expected} if expected else {})}
-    assert _started("kit", env) == _started("plain", plain)
-    assert _started("kit", env)[0] == str(expected)
+    kit = _started("kit", env)
+    assert kit == _started("plain", plain)
+    assert kit[0] == str(expected)
