@@ -24,7 +24,6 @@ language should score higher, with no human labels needed.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -173,7 +172,11 @@ def _token_lists(sentences, name: str) -> list[list[str]]:
             or (isinstance(sentences, np.ndarray) and sentences.ndim == 0):
         raise InputError(f"{name} must be a list of sentences, each a list of tokens, "
                          f"not {type(sentences).__name__}.")
-    for i, tokens in enumerate(sentences):
+    # non-empty lists of strings, checked in C (a training text has millions of tokens); else
+    # sentence by sentence, to name the first that is not
+    plain = ({*map(type, sentences)} <= {list} and all(sentences)
+             and all(map(isinstance, chain.from_iterable(sentences), repeat(str))))
+    for i, tokens in enumerate([] if plain else sentences):
         problem = _token_problem(tokens, allow_empty=False)
         if problem:
             raise InputError(f"{name}[{i}] {problem}")
@@ -223,7 +226,8 @@ def verbatim_in(sentences, text, whole: bool = False) -> np.ndarray:
 def _verbatim_in(sentences: list[list[str]], text: list[list[str]], whole: bool) -> np.ndarray:
     """``verbatim_in`` on arguments already checked."""
     if whole:
-        seen = {tuple(tokens) for tokens in text}
+        lengths = {len(tokens) for tokens in sentences}  # only lines of these lengths can be one
+        seen = {tuple(line) for line in text if len(line) in lengths}
         return np.array([tuple(tokens) in seen for tokens in sentences], dtype=bool)
     k = min(len(tokens) for tokens in sentences)
     by_start: dict[tuple[str, ...], list[int]] = {}
@@ -305,11 +309,15 @@ class NgramLM:
         sentences = _token_lists(sentences, "sentences")
         if not sentences:
             raise InputError("sentences is empty: give at least one sentence to count.")
-        counts = Counter(chain.from_iterable(sentences))
-        words = sorted(w for w, c in counts.items() if c >= self.min_count and w not in (BOS, EOS, UNK))
+        # each distinct token once (pandas' hash table), then the vocabulary from their counts
+        codes, distinct = pd.factorize(np.fromiter(chain.from_iterable(sentences), dtype=object,
+                                                   count=sum(map(len, sentences))))
+        counts = np.bincount(codes, minlength=len(distinct)).tolist()
+        words = sorted(w for w, c in zip(distinct.tolist(), counts, strict=True)
+                       if c >= self.min_count and w not in (BOS, EOS, UNK))
         self.vocab_ = np.array([BOS, EOS, UNK, *words])
         self.index_ = {w: i for i, w in enumerate(self.vocab_)}
-        flat = self._padded(sentences)
+        flat = self._padded(sentences, np.array(self._encode(distinct.tolist()), dtype=np.int64)[codes])
         predicted = np.flatnonzero(flat != 0)
         self.unigram_ = np.bincount(flat[predicted], minlength=len(self.vocab_)).astype(float)
         self.tables_ = {n: self._table(self._keys(flat, predicted, n)) for n in range(2, self.order + 1)}
@@ -321,9 +329,10 @@ class NgramLM:
         unk = self.index_[UNK]
         return [self.index_.get(w, unk) for w in tokens]
 
-    def _padded(self, sentences: list[list[str]]) -> np.ndarray:
+    def _padded(self, sentences: list[list[str]], ids: np.ndarray | None = None) -> np.ndarray:
         """Every sentence's ids in one array, each after ``order - 1`` ``<s>`` (id 0) and
-        before one ``</s>`` (id 1); built with numpy, since a training text has millions of words."""
+        before one ``</s>`` (id 1); built with numpy, since a training text has millions of words.
+        ``ids``: the words' ids, in order, if already known."""
         lengths = np.fromiter(map(len, sentences), dtype=np.int64, count=len(sentences))
         spans = lengths + self.order  # the padding, the words and </s>
         ends = np.cumsum(spans)
@@ -331,10 +340,12 @@ class NgramLM:
         flat[ends - 1] = 1
         words_before = np.cumsum(lengths) - lengths
         where = np.arange(lengths.sum()) + np.repeat(ends - spans + self.order - 1 - words_before, lengths)
-        # index_'s words, not vocab_'s: numpy's strings drop trailing NULs, so two words may share an entry
-        found = pd.Index(list(self.index_)).get_indexer(list(chain.from_iterable(sentences)))
-        ids = np.fromiter(self.index_.values(), dtype=np.int64, count=len(self.index_))
-        flat[where] = np.where(found < 0, self.index_[UNK], ids[found])
+        if ids is None:
+            # index_'s words, not vocab_'s: numpy's strings drop trailing NULs (two words may share one)
+            found = pd.Index(list(self.index_)).get_indexer(list(chain.from_iterable(sentences)))
+            known = np.fromiter(self.index_.values(), dtype=np.int64, count=len(self.index_))
+            ids = np.where(found < 0, self.index_[UNK], known[found])
+        flat[where] = ids
         return flat
 
     def _keys(self, flat: np.ndarray, positions: np.ndarray, n: int) -> np.ndarray:
