@@ -132,15 +132,23 @@ def grouping_similarity(vectors: np.ndarray, groups, n_anchors: int | None = Non
         eligible = np.sort(rng.choice(eligible, n_anchors, replace=False))
     members = {g: np.flatnonzero(codes == g) for g in np.unique(codes[eligible])}
     labelled = np.flatnonzero(known)
-    unit = unit_rows(centered(vectors) if center else vectors)
-    within, across = [], []
+    # per group, how many items of other groups come before each member (in ``labelled``'s
+    # order): the k-th item outside the group is then found by a binary search
+    before = {g: np.searchsorted(labelled, mates) - np.arange(len(mates)) for g, mates in members.items()}
+    drawn = []
     for i in eligible:
         mates = members[codes[i]]
         mate = mates[mates != i][rng.integers(len(mates) - 1)]
-        others = labelled[codes[labelled] != codes[i]]
-        other = others[rng.integers(len(others))]
-        within.append(unit[i] @ unit[mate])
-        across.append(unit[i] @ unit[other])
+        k = rng.integers(len(labelled) - len(mates))  # the k-th labelled item of another group
+        drawn.append((mate, labelled[k + np.searchsorted(before[codes[i]], k, side="right")]))
+    mate, other = np.array(drawn, dtype=np.intp).reshape(-1, 2).T
+    # only the rows drawn are scaled (row by row, as unit_rows of them all would), about the
+    # mean of all rows when centring
+    rows, where = np.unique(np.concatenate([eligible, mate, other]), return_inverse=True)
+    unit = unit_rows(vectors[rows] - vectors.mean(axis=0) if center else vectors[rows])
+    anchor, mate, other = np.split(where, 3)
+    within = [unit[i] @ unit[j] for i, j in zip(anchor, mate, strict=True)]
+    across = [unit[i] @ unit[j] for i, j in zip(anchor, other, strict=True)]
     return pd.DataFrame({"anchor": eligible, "within": within, "across": across})
 
 
@@ -176,7 +184,9 @@ def random_pair_similarity(vectors: np.ndarray, n_pairs: int = 5000, center: boo
     rng = np.random.default_rng(_seed(seed))
     first = rng.integers(len(vectors), size=n_pairs)
     second = (first + rng.integers(1, len(vectors), size=n_pairs)) % len(vectors)
-    unit = unit_rows(centered(vectors) if center else vectors)
+    rows, where = np.unique(np.concatenate([first, second]), return_inverse=True)  # only these are scaled
+    unit = unit_rows(vectors[rows] - vectors.mean(axis=0) if center else vectors[rows])
+    first, second = np.split(where, 2)
     return np.einsum("ij,ij->i", unit[first], unit[second])
 
 

@@ -32,6 +32,28 @@ def test_grouping_similarity_pairs_each_anchor_within_and_across():
     assert len(embedding_space.grouping_similarity(vectors, groups, n_anchors=7)) == 7
 
 
+def test_grouping_similarity_draws_a_mate_and_an_item_of_another_group_from_all_of_them():
+    """Each pair's partners, found by their cosines: a mate of the anchor's own group, and any
+    labelled item of another group (groups interleaved, unlabelled items among them)."""
+    rng = np.random.default_rng(0)
+    groups = np.array(["a", "b", None, "c", "a", "b", "b", None, "c", "a", "c", "b"], dtype=object)
+    vectors = rng.normal(size=(len(groups), 6))
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    cosines = unit @ unit.T
+    drawn: dict[int, set[int]] = {}
+    for seed in range(300):
+        pairs = embedding_space.grouping_similarity(vectors, groups, seed=seed)
+        for anchor, within, across in pairs.itertuples(index=False):
+            mate = int(np.argmin(np.abs(cosines[anchor] - within) + (np.arange(len(groups)) == anchor)))
+            other = int(np.argmin(np.abs(cosines[anchor] - across)))
+            assert np.isclose(cosines[anchor, mate], within) and np.isclose(cosines[anchor, other], across)
+            assert groups[mate] == groups[anchor] and mate != anchor
+            assert groups[other] is not None and groups[other] != groups[anchor]
+            drawn.setdefault(anchor, set()).add(other)
+    for anchor, others in drawn.items():
+        assert others == {j for j, g in enumerate(groups) if g is not None and g != groups[anchor]}
+
+
 def test_grouping_similarity_singletons_and_errors():
     vectors = np.eye(4)
     pairs = embedding_space.grouping_similarity(vectors, ["a", "a", "b", "c"])
