@@ -451,6 +451,9 @@ def _inferred(config: Doc2VecConfig, texts: list[str], workers: int | None, infe
 def imdb_vectors(config: Doc2VecConfig, progress: bool = True) -> tuple[pd.DataFrame, np.ndarray]:
     """The trained vectors of the IMDB reviews in ``config``'s training corpus.
 
+    The model's document vectors are cached beside it (``document_vectors_path``): reading
+    them is much quicker than loading the model, which rebuilds gensim's sampling table.
+
     Returns
     -------
     (DataFrame, ndarray)
@@ -458,12 +461,40 @@ def imdb_vectors(config: Doc2VecConfig, progress: bool = True) -> tuple[pd.DataF
         (train/test/unsup), label (None for unsup), rating (0 for unsup), movie_id; and their
         vectors, row for row.
     """
-    model = train(config, progress=progress)
+    _check_config(config)
     _, ids = corpus_file(config, progress)
+    trained = _document_vectors(config, len(ids), progress)
     imdb = pd.concat([data.load_imdb(s).assign(split=s) for s in data.IMDB_SPLITS], ignore_index=True)
     lines = pd.DataFrame({"doc_id": ids, "line": np.arange(len(ids))})
     table = lines.merge(imdb[["doc_id", "split", "label", "rating", "movie_id"]], on="doc_id")
-    return table.drop(columns="line"), model.dv.vectors[table.line.to_numpy()]
+    return table.drop(columns="line"), trained[table.line.to_numpy()]
+
+
+def _document_vectors(config: Doc2VecConfig, documents: int, progress: bool) -> np.ndarray:
+    """``config``'s model's document vectors, read from their cache when the model is stored."""
+    loaded: list[Doc2Vec] = []
+
+    def from_model() -> np.ndarray:
+        loaded[:] = loaded or [train(config, progress=progress)]
+        return loaded[0].dv.vectors
+
+    stamp = storage.recorded_digest(model_path(config))
+    if stamp is None:  # not trained yet: training stores the model and its checksum
+        from_model()
+        stamp = storage.recorded_digest(model_path(config))
+    if stamp is None:  # a folder that keeps no model
+        return from_model()
+    return storage.cached(document_vectors_path(config, stamp), from_model, storage.write_array,
+                          lambda stored: storage.read_array(stored, (documents, config.vector_size)))
+
+
+def document_vectors_path(config: Doc2VecConfig, model_digest: str) -> Path:
+    """Where ``imdb_vectors`` caches the document vectors of ``config``'s model, line by line
+    of its training corpus: beside the model, named by its key and by the checksum of the
+    model file they were read from (``model_digest``), so that a model trained again (with
+    other workers its vectors differ) is read again."""
+    model = model_path(config)
+    return model.with_name(f"{model.stem}_documents_{model_digest[:storage.KEY_CHARS]}.npy")
 
 
 @dataclass(frozen=True)

@@ -158,6 +158,28 @@ def is_stored(path: Path) -> bool:
     return _digest_if_stored(path)[1]
 
 
+def recorded_digest(path: Path) -> str | None:
+    """The sha256 that ``path``'s sidecar records (None: no sidecar), without reading the
+    artefact: a name for the version stored, for artefacts derived from it (they are then
+    computed again whenever it is). The artefact itself is verified when it is loaded.
+
+    Parameters
+    ----------
+    path : Path
+        An artefact :func:`store` wrote.
+
+    Returns
+    -------
+    str or None
+        64 hex digits, or None if the sidecar is missing, unreadable or holds no digest.
+    """
+    try:
+        digest = _sidecar(Path(path)).read_text().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return digest if len(digest) == 64 and all(c in "0123456789abcdef" for c in digest) else None
+
+
 def _digest_if_stored(path: Path) -> tuple[str | None, bool]:
     """The file's sha256 (None if unreadable) and whether its sidecar holds it."""
     try:

@@ -13,7 +13,7 @@ import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.metrics.pairwise import cosine_similarity
 
-from helpers import data, embeddings, leakage, settings
+from helpers import data, embeddings, leakage, settings, storage
 from helpers.embeddings import Doc2VecConfig
 from helpers.errors import InputError, KitError
 from helpers.text import tokenize
@@ -205,6 +205,33 @@ def test_imdb_vectors_are_the_trained_ones_with_their_metadata(private_data_dir)
     assert np.array_equal(vectors[0], model.dv[line[first.doc_id]])
     assert set(table.split) <= {"train", "test", "unsup"} and first.doc_id.startswith(first.split)
     assert (table.label.isna() == (table.split == "unsup")).all()
+
+
+def test_imdb_vectors_are_read_back_from_their_cache_and_follow_the_model(private_data_dir, monkeypatch):
+    table, vectors = embeddings.imdb_vectors(TINY, progress=False)
+    digest = storage.recorded_digest(embeddings.model_path(TINY))
+    cache = embeddings.document_vectors_path(TINY, digest)
+    assert storage.is_stored(cache) and cache.parent == embeddings.model_path(TINY).parent
+    monkeypatch.setattr(embeddings, "train", lambda *args, **kwargs: pytest.fail("the model was loaded"))
+    again, read = embeddings.imdb_vectors(TINY, progress=False)
+    assert again.equals(table) and read.dtype == vectors.dtype and np.array_equal(read, vectors)
+    monkeypatch.undo()
+    # a model trained again (other workers: other vectors) is another file: its vectors are read from it
+    model = embeddings.train(TINY, workers=1, progress=False)
+    model.dv.vectors[:] += 1
+    assert storage.store(embeddings.model_path(TINY), lambda tmp: embeddings._save_model(model, tmp))
+    _, moved = embeddings.imdb_vectors(TINY, progress=False)
+    assert np.allclose(moved, vectors + 1)
+    assert storage.recorded_digest(embeddings.model_path(TINY)) != digest
+
+
+def test_damaged_imdb_vectors_are_read_from_the_model_again(private_data_dir, capsys):
+    _, vectors = embeddings.imdb_vectors(TINY, progress=False)
+    cache = embeddings.document_vectors_path(TINY, storage.recorded_digest(embeddings.model_path(TINY)))
+    np.save(cache, np.zeros_like(vectors))  # its checksum no longer matches
+    _, read = embeddings.imdb_vectors(TINY, progress=False)
+    assert np.array_equal(read, vectors) and "set aside" in capsys.readouterr().err
+    assert storage.is_stored(cache)
 
 
 def test_a_training_corpus_that_cannot_be_written_is_a_clear_error(private_data_dir, monkeypatch):

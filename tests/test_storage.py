@@ -54,6 +54,18 @@ def test_a_stored_artefact_reads_back(tmp_path):
     assert storage.is_stored(path)
 
 
+def test_recorded_digest_is_the_sidecar_s_checksum_and_none_without_one(tmp_path):
+    path = tmp_path / "a.txt"
+    assert storage.recorded_digest(path) is None
+    storage.store(path, _write_text("value"))
+    assert storage.recorded_digest(path) == hashlib.sha256(b"value").hexdigest()
+    path.write_text("changed")  # not read: a name for what was stored, verified when loaded
+    assert storage.recorded_digest(path) == hashlib.sha256(b"value").hexdigest()
+    for text in ("", "not a digest", "A" * 64, "0" * 63):
+        (tmp_path / "a.txt.sha256").write_text(text)
+        assert storage.recorded_digest(path) is None, text
+
+
 @pytest.mark.parametrize("damage", ["flipped", "truncated", "emptied", "no checksum", "unreadable",
                                     "does not fit"])
 def test_a_bad_artefact_is_set_aside_with_one_line_and_computed_again(tmp_path, capsys, damage):
