@@ -203,15 +203,17 @@ REFERENCE_BLAS_FLAGS = frozenset({"avx2", "fma"})
 CPUINFO = Path("/proc/cpuinfo")
 
 
-def reference_blas() -> dict[str, str]:
+def reference_blas(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """``{"OPENBLAS_CORETYPE": "Haswell"}`` where the CPU runs those kernels and no kernels
-    were chosen (``OPENBLAS_CORETYPE`` set, e.g. to try others), else ``{}``.
+    were chosen (``OPENBLAS_CORETYPE`` set in ``environ``, default this process's
+    environment, e.g. to try others), else ``{}``.
 
     It must be in the environment before numpy loads OpenBLAS: the kit's processes apply it
     first (``helpers.course.startup.use_reference_blas``; Binder's ``start`` likewise), and
     every kernel the kit starts inherits it.
     """
-    if os.environ.get("OPENBLAS_CORETYPE") or not REFERENCE_BLAS_FLAGS <= cpu_flags():
+    if (os.environ if environ is None else environ).get("OPENBLAS_CORETYPE") \
+            or not REFERENCE_BLAS_FLAGS <= cpu_flags():
         return {}
     return {"OPENBLAS_CORETYPE": REFERENCE_BLAS_CORE}
 

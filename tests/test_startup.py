@@ -134,6 +134,9 @@ def test_the_kernels_the_kit_starts_get_the_reference_blas_kernels_unless_others
     monkeypatch.setenv("PYTHONHASHSEED", "random")
     assert config.reference_environ({})["OPENBLAS_CORETYPE"] == settings.REFERENCE_BLAS_CORE
     assert config.reference_environ({"OPENBLAS_CORETYPE": "Prescott"})["OPENBLAS_CORETYPE"] == "Prescott"
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Zen")  # this process's choice is not that of ``base``
+    assert config.reference_environ({})["OPENBLAS_CORETYPE"] == settings.REFERENCE_BLAS_CORE
+    monkeypatch.delenv("OPENBLAS_CORETYPE")
     config.apply_reference_env()
     chosen = (os.environ["OPENBLAS_CORETYPE"], os.environ["PYTHONHASHSEED"])
     assert chosen == (settings.REFERENCE_BLAS_CORE, "0")

@@ -91,8 +91,8 @@ def reference_environ(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """Return ``base`` (default ``os.environ``) with the reference environment applied (the
     reference BLAS kernels too, unless ``base`` chose others), and without the lab's notebook
     (``LAB_SESSION_ENV``: a check run from a lab cell is no lab session of that notebook)."""
-    found = {**settings.reference_blas(), **(settings.environment() if base is None else base),
-             **REFERENCE_ENV}
+    base = settings.environment() if base is None else base
+    found = {**settings.reference_blas(base), **base, **REFERENCE_ENV}
     found.pop(LAB_SESSION_ENV, None)
     return found
 
