@@ -141,15 +141,23 @@ def grouping_similarity(vectors: np.ndarray, groups, n_anchors: int | None = Non
         mate = mates[mates != i][rng.integers(len(mates) - 1)]
         k = rng.integers(len(labelled) - len(mates))  # the k-th labelled item of another group
         drawn.append((mate, labelled[k + np.searchsorted(before[codes[i]], k, side="right")]))
-    mate, other = np.array(drawn, dtype=np.intp).reshape(-1, 2).T
-    # only the rows drawn are scaled (row by row, as unit_rows of them all would), about the
-    # mean of all rows when centring
-    rows, where = np.unique(np.concatenate([eligible, mate, other]), return_inverse=True)
-    unit = unit_rows(vectors[rows] - vectors.mean(axis=0) if center else vectors[rows])
-    anchor, mate, other = np.split(where, 3)
-    within = [unit[i] @ unit[j] for i, j in zip(anchor, mate, strict=True)]
-    across = [unit[i] @ unit[j] for i, j in zip(anchor, other, strict=True)]
+    mates, others = np.array(drawn, dtype=np.intp).reshape(-1, 2).T
+    unit, (at_anchor, at_mate, at_other) = _unit_rows_drawn(vectors, [eligible, mates, others], center)
+    within = [unit[i] @ unit[j] for i, j in zip(at_anchor, at_mate, strict=True)]
+    across = [unit[i] @ unit[j] for i, j in zip(at_anchor, at_other, strict=True)]
     return pd.DataFrame({"anchor": eligible, "within": within, "across": across})
+
+
+def _unit_rows_drawn(vectors: np.ndarray, drawn: list[np.ndarray], center: bool
+                     ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``unit_rows`` of only the rows ``drawn`` names (of ``centered(vectors)`` if ``center``),
+    each once, and where each of ``drawn``'s indices is among them: row by row and in the same
+    memory order, so the numbers are those of scaling every row (a table has 100,000)."""
+    rows, where = np.unique(np.concatenate(drawn), return_inverse=True)
+    picked = vectors[rows] - vectors.mean(axis=0) if center else vectors[rows]
+    if vectors.flags.f_contiguous and not vectors.flags.c_contiguous:
+        picked = np.asfortranarray(picked)  # np.linalg.norm sums a row in another order
+    return unit_rows(picked), np.split(where, np.cumsum([len(part) for part in drawn])[:-1])
 
 
 def centered(vectors: np.ndarray) -> np.ndarray:
@@ -184,9 +192,7 @@ def random_pair_similarity(vectors: np.ndarray, n_pairs: int = 5000, center: boo
     rng = np.random.default_rng(_seed(seed))
     first = rng.integers(len(vectors), size=n_pairs)
     second = (first + rng.integers(1, len(vectors), size=n_pairs)) % len(vectors)
-    rows, where = np.unique(np.concatenate([first, second]), return_inverse=True)  # only these are scaled
-    unit = unit_rows(vectors[rows] - vectors.mean(axis=0) if center else vectors[rows])
-    first, second = np.split(where, 2)
+    unit, (first, second) = _unit_rows_drawn(vectors, [first, second], center)
     return np.einsum("ij,ij->i", unit[first], unit[second])
 
 

@@ -471,28 +471,42 @@ def imdb_vectors(config: Doc2VecConfig, progress: bool = True) -> tuple[pd.DataF
 
 
 def _document_vectors(config: Doc2VecConfig, documents: int, progress: bool) -> np.ndarray:
-    """``config``'s model's document vectors, read from their cache when the model is stored."""
-    loaded: list[Doc2Vec] = []
-
-    def from_model() -> np.ndarray:
-        loaded[:] = loaded or [train(config, progress=progress)]
-        return loaded[0].dv.vectors
-
-    stamp = storage.recorded_digest(model_path(config))
-    if stamp is None:  # not trained yet: training stores the model and its checksum
-        from_model()
-        stamp = storage.recorded_digest(model_path(config))
-    if stamp is None:  # a folder that keeps no model
-        return from_model()
-    return storage.cached(document_vectors_path(config, stamp), from_model, storage.write_array,
-                          lambda stored: storage.read_array(stored, (documents, config.vector_size)))
+    """``config``'s model's document vectors: from their cache, named by the checksum of the
+    model stored, or read from the model and cached only if that checksum was the same before
+    and after it was loaded (a model stored meanwhile by another process is not named so)."""
+    model = model_path(config)
+    stamp = storage.recorded_digest(model)
+    if stamp is not None:
+        found = storage.load(document_vectors_path(config, stamp),
+                             lambda stored: storage.read_array(stored, (documents, config.vector_size)))
+        if found is not None:
+            return found
+    vectors = train(config, progress=progress).dv.vectors
+    loaded = storage.recorded_digest(model)  # a first training has just stored it
+    if loaded is not None and stamp in (None, loaded):
+        storage.store(document_vectors_path(config, loaded), lambda tmp: storage.write_array(vectors, tmp))
+    return vectors
 
 
 def document_vectors_path(config: Doc2VecConfig, model_digest: str) -> Path:
     """Where ``imdb_vectors`` caches the document vectors of ``config``'s model, line by line
-    of its training corpus: beside the model, named by its key and by the checksum of the
-    model file they were read from (``model_digest``), so that a model trained again (with
-    other workers its vectors differ) is read again."""
+    of its training corpus.
+
+    Beside the model, named by its key and by the checksum of the model file they were read
+    from, so that a model trained again (with more than one worker its vectors differ) is
+    read again. The files of models replaced stay until deleted (as every cache's do).
+
+    Parameters
+    ----------
+    config : Doc2VecConfig
+    model_digest : str
+        The sha256 of the model file (``storage.recorded_digest(model_path(config))``).
+
+    Returns
+    -------
+    Path
+        ``models/d2v_<key>_documents_<first 16 hex digits of model_digest>.npy``.
+    """
     model = model_path(config)
     return model.with_name(f"{model.stem}_documents_{model_digest[:storage.KEY_CHARS]}.npy")
 

@@ -27,7 +27,8 @@ train-test overlaps) goes through this module, under one set of rules:
 
 :func:`cached` puts the rules together: load, or compute and store. Every cached value goes
 through it; only the Doc2Vec training corpus, a file gensim reads by its path rather than a
-value, is loaded and stored with :func:`load` and :func:`store` themselves.
+value, and a model's document vectors, named by the checksum of the model they were read from
+(:func:`recorded_digest`), are loaded and stored with :func:`load` and :func:`store` themselves.
 """
 
 from __future__ import annotations
@@ -174,7 +175,8 @@ def recorded_digest(path: Path) -> str | None:
         64 hex digits, or None if the sidecar is missing, unreadable or holds no digest.
     """
     try:
-        digest = _sidecar(Path(path)).read_text().strip()
+        with _locked(Path(path), exclusive=False):  # not between a store's artefact and its sidecar
+            digest = _sidecar(Path(path)).read_text().strip()
     except (OSError, UnicodeDecodeError):
         return None
     return digest if len(digest) == 64 and all(c in "0123456789abcdef" for c in digest) else None

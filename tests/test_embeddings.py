@@ -212,17 +212,52 @@ def test_imdb_vectors_are_read_back_from_their_cache_and_follow_the_model(privat
     digest = storage.recorded_digest(embeddings.model_path(TINY))
     cache = embeddings.document_vectors_path(TINY, digest)
     assert storage.is_stored(cache) and cache.parent == embeddings.model_path(TINY).parent
-    monkeypatch.setattr(embeddings, "train", lambda *args, **kwargs: pytest.fail("the model was loaded"))
-    again, read = embeddings.imdb_vectors(TINY, progress=False)
+    with monkeypatch.context() as patch:  # not undo(): it would undo the private data folder too
+        patch.setattr(embeddings, "train", lambda *args, **kwargs: pytest.fail("the model was loaded"))
+        again, read = embeddings.imdb_vectors(TINY, progress=False)
     assert again.equals(table) and read.dtype == vectors.dtype and np.array_equal(read, vectors)
-    monkeypatch.undo()
-    # a model trained again (other workers: other vectors) is another file: its vectors are read from it
-    model = embeddings.train(TINY, workers=1, progress=False)
+    # a model stored anew (trained again with more workers, its vectors differ; here moved by 1)
+    # is another file: its vectors are read from it
+    model = embeddings.train(TINY, progress=False)
     model.dv.vectors[:] += 1
     assert storage.store(embeddings.model_path(TINY), lambda tmp: embeddings._save_model(model, tmp))
     _, moved = embeddings.imdb_vectors(TINY, progress=False)
     assert np.allclose(moved, vectors + 1)
     assert storage.recorded_digest(embeddings.model_path(TINY)) != digest
+
+
+def test_imdb_vectors_of_a_model_stored_while_they_were_read_are_not_named_by_the_old_one(
+        private_data_dir, monkeypatch):
+    _, vectors = embeddings.imdb_vectors(TINY, progress=False)
+    old = storage.recorded_digest(embeddings.model_path(TINY))
+    embeddings.document_vectors_path(TINY, old).unlink()
+    train = embeddings.train
+
+    def another_process_stores_a_new_model_meanwhile(config, **kwargs):
+        model = train(config, **kwargs)
+        model.dv.vectors[:] += 1
+        assert storage.store(embeddings.model_path(config), lambda tmp: embeddings._save_model(model, tmp))
+        return model
+
+    with monkeypatch.context() as patch:
+        patch.setattr(embeddings, "train", another_process_stores_a_new_model_meanwhile)
+        _, read = embeddings.imdb_vectors(TINY, progress=False)
+    assert np.allclose(read, vectors + 1)  # what was loaded, not kept under the old model's name
+    assert not embeddings.document_vectors_path(TINY, old).exists()
+    _, again = embeddings.imdb_vectors(TINY, progress=False)
+    new = storage.recorded_digest(embeddings.model_path(TINY))
+    assert np.array_equal(again, read) and storage.is_stored(embeddings.document_vectors_path(TINY, new))
+
+
+def test_imdb_vectors_where_no_model_can_be_kept_are_read_from_the_model(private_data_dir, monkeypatch):
+    embeddings.corpus_file(TINY, progress=False)  # Doc2Vec needs its corpus file
+    monkeypatch.setattr(embeddings.storage, "store", lambda path, write: False)  # a full disk
+    loads = []
+    train = embeddings.train
+    monkeypatch.setattr(embeddings, "train", lambda *args, **kw: loads.append(1) or train(*args, **kw))
+    first, second = (embeddings.imdb_vectors(TINY, progress=False)[1] for _ in range(2))
+    assert np.array_equal(first, second) and len(loads) == 2 and first.shape == (TINY.n_docs, 8)
+    assert not list((private_data_dir / "models").glob("*_documents_*"))
 
 
 def test_damaged_imdb_vectors_are_read_from_the_model_again(private_data_dir, capsys):

@@ -86,7 +86,8 @@ SHOWN_DATA = ("nltk_data", "aclImdb", "cache", "models", "results")
 SHOWN_IMDB = ("train", "imdb.vocab", ".kit-verified")
 #: Of ``cache`` and ``models``, only artefacts of these kinds are shown (their file names begin
 #: so; each with its checksum and lock file): the parsed IMDB train and unlabelled tables, the
-#: groups of near-duplicates among the 2,000 reviews (their folds), the Doc2Vec models and the
+#: groups of near-duplicates among the 2,000 reviews (their folds), the Doc2Vec models (and
+#: their document vectors, ``d2v_<key>_documents_…``: the numbers the model holds) and the
 #: 2,000 reviews' vectors. Any other file there (the test table, the
 #: held-out reviews, an artefact set aside, one of a kind added later) is hidden until its kind is
 #: named here: an allow-list, since no scan can see a test review's id in every encoding.
