@@ -387,12 +387,14 @@ def test_one_module_owns_the_class_folder_layout():
 
 
 def test_every_cache_goes_through_storage_cached():
-    """Only the Doc2Vec training corpus, a file gensim reads by path, is stored by hand."""
+    """Only the Doc2Vec training corpus, a file gensim reads by path, and a model's document
+    vectors, named by the model's checksum after it is loaded, are stored by hand."""
     for name, path in _modules().items():
         calls = re.findall(r"storage\.(?:load|store)\(", path.read_text(encoding="utf-8"))
         assert not calls or name == "helpers.embeddings", f"{name} caches without storage.cached"
     corpus = (REPO_ROOT / "helpers" / "embeddings.py").read_text(encoding="utf-8")
-    assert len(re.findall(r"storage\.(?:load|store)\(", corpus)) == 4  # corpus_file's two files
+    # corpus_file's two files, and _document_vectors' load and store
+    assert len(re.findall(r"storage\.(?:load|store)\(", corpus)) == 6
 
 
 def test_the_layout_table_names_every_package_and_its_modules():

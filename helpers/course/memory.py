@@ -185,7 +185,7 @@ def tmpfs_used(processes: Sequence[psutil.Process], mounts: Sequence[str]) -> in
         for process in processes:
             path = f"/proc/{process.pid}/root{mount}"
             try:
-                if os.stat(path).st_dev == machines:
+                if os.stat(path).st_dev == machines or not _tmpfs_at(process.pid, mount):
                     continue
                 info = os.statvfs(path)
             except OSError:
@@ -193,6 +193,19 @@ def tmpfs_used(processes: Sequence[psutil.Process], mounts: Sequence[str]) -> in
             used += (info.f_blocks - info.f_bfree) * info.f_frsize
             break
     return used
+
+
+def _tmpfs_at(pid: int, mount: str) -> bool:
+    """Whether what the process sees mounted at ``mount`` is a tmpfs (the last mount there in
+    its ``/proc/PID/mountinfo``). A process still setting up its namespace may see a disk
+    there, whose whole use is no memory of the job's."""
+    try:
+        with open(f"/proc/{pid}/mountinfo", encoding="utf-8", errors="replace") as table:
+            kinds = [fields[fields.index("-") + 1] for fields in map(str.split, table)
+                     if len(fields) > 4 and fields[4] == mount and "-" in fields]
+    except OSError:
+        return False
+    return bool(kinds) and kinds[-1] == "tmpfs"
 
 
 def memory_files(processes: Sequence[psutil.Process]) -> int:
