@@ -283,6 +283,14 @@ def held_out_sentences(training, n: int = TEST_SENTENCES, seed: int = 0) -> tupl
 # --------------------------------------------------------------------------- language model
 
 
+def _distinct_tokens(sentences: list[list[str]]) -> tuple[np.ndarray, list[str]]:
+    """Every token of ``sentences`` as a code into the list of distinct tokens (pandas' hash
+    table: a training text has millions of tokens, a few thousand of them distinct)."""
+    codes, distinct = pd.factorize(np.fromiter(chain.from_iterable(sentences), dtype=object,
+                                               count=sum(map(len, sentences))))
+    return codes, distinct.tolist()
+
+
 class NgramLM:
     """An n-gram language model with interpolated Witten-Bell smoothing.
 
@@ -309,15 +317,13 @@ class NgramLM:
         sentences = _token_lists(sentences, "sentences")
         if not sentences:
             raise InputError("sentences is empty: give at least one sentence to count.")
-        # each distinct token once (pandas' hash table), then the vocabulary from their counts
-        codes, distinct = pd.factorize(np.fromiter(chain.from_iterable(sentences), dtype=object,
-                                                   count=sum(map(len, sentences))))
+        codes, distinct = _distinct_tokens(sentences)
         counts = np.bincount(codes, minlength=len(distinct)).tolist()
-        words = sorted(w for w, c in zip(distinct.tolist(), counts, strict=True)
+        words = sorted(w for w, c in zip(distinct, counts, strict=True)
                        if c >= self.min_count and w not in (BOS, EOS, UNK))
         self.vocab_ = np.array([BOS, EOS, UNK, *words])
         self.index_ = {w: i for i, w in enumerate(self.vocab_)}
-        flat = self._padded(sentences, np.array(self._encode(distinct.tolist()), dtype=np.int64)[codes])
+        flat = self._padded(sentences, self._ids(codes, distinct))
         predicted = np.flatnonzero(flat != 0)
         self.unigram_ = np.bincount(flat[predicted], minlength=len(self.vocab_)).astype(float)
         self.tables_ = {n: self._table(self._keys(flat, predicted, n)) for n in range(2, self.order + 1)}
@@ -329,10 +335,14 @@ class NgramLM:
         unk = self.index_[UNK]
         return [self.index_.get(w, unk) for w in tokens]
 
-    def _padded(self, sentences: list[list[str]], ids: np.ndarray | None = None) -> np.ndarray:
-        """Every sentence's ids in one array, each after ``order - 1`` ``<s>`` (id 0) and
-        before one ``</s>`` (id 1); built with numpy, since a training text has millions of words.
-        ``ids``: the words' ids, in order, if already known."""
+    def _ids(self, codes: np.ndarray, distinct: list[str]) -> np.ndarray:
+        """The ids of tokens given as ``_distinct_tokens`` gives them: each distinct one looked up once."""
+        return np.array(self._encode(distinct), dtype=np.int64)[codes]
+
+    def _padded(self, sentences: list[list[str]], ids: np.ndarray) -> np.ndarray:
+        """Every sentence's ids (``ids``: its words', in order) in one array, each after
+        ``order - 1`` ``<s>`` (id 0) and before one ``</s>`` (id 1); built with numpy, since a
+        training text has millions of words."""
         lengths = np.fromiter(map(len, sentences), dtype=np.int64, count=len(sentences))
         spans = lengths + self.order  # the padding, the words and </s>
         ends = np.cumsum(spans)
@@ -340,11 +350,6 @@ class NgramLM:
         flat[ends - 1] = 1
         words_before = np.cumsum(lengths) - lengths
         where = np.arange(lengths.sum()) + np.repeat(ends - spans + self.order - 1 - words_before, lengths)
-        if ids is None:
-            # index_'s words, not vocab_'s: numpy's strings drop trailing NULs (two words may share one)
-            found = pd.Index(list(self.index_)).get_indexer(list(chain.from_iterable(sentences)))
-            known = np.fromiter(self.index_.values(), dtype=np.int64, count=len(self.index_))
-            ids = np.where(found < 0, self.index_[UNK], known[found])
         flat[where] = ids
         return flat
 
@@ -407,7 +412,7 @@ class NgramLM:
         sentences = _token_lists(sentences, "sentences")
         if not sentences:
             return np.zeros(0)
-        flat = self._padded(sentences)
+        flat = self._padded(sentences, self._ids(*_distinct_tokens(sentences)))
         positions = np.flatnonzero(flat != 0)
         logp = np.log2(self._probabilities(flat, positions, order))
         lengths = np.array([len(s) + 1 for s in sentences])

@@ -212,8 +212,8 @@ def reference_blas(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     first (``helpers.course.startup.use_reference_blas``; Binder's ``start`` likewise), and
     every kernel the kit starts inherits it.
     """
-    if (os.environ if environ is None else environ).get("OPENBLAS_CORETYPE") \
-            or not REFERENCE_BLAS_FLAGS <= cpu_flags():
+    chosen = (os.environ if environ is None else environ).get("OPENBLAS_CORETYPE")
+    if chosen or not REFERENCE_BLAS_FLAGS <= cpu_flags():
         return {}
     return {"OPENBLAS_CORETYPE": REFERENCE_BLAS_CORE}
 
