@@ -11,8 +11,11 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import uuid
 from pathlib import Path
 
+import psutil
 import pytest
 
 from helpers.course.engine import bubblewrap, limits, sandbox, supervise
@@ -25,6 +28,11 @@ PRINT_ORIGINS = [sys.executable, "-c", "import helpers, nbval, sys; print(helper
 #: Options of bubblewrap that put something at a path, by how many values they take.
 MOUNTING = {"--tmpfs": 1, "--dir": 1, "--dev": 1, "--proc": 1, "--ro-bind": 2, "--bind": 2,
             "--symlink": 2, "--file": 2}
+#: Jobs started after a stop while every core is kept busy, and how long they may take in all
+#: (each is killed as it starts: a few hundredths of a second; one left running holds the run
+#: for its whole sleep, 600 s).
+LATE_JOBS = 20
+LATE_JOBS_SECONDS = 120
 
 
 def _needs_bubblewrap() -> None:
@@ -182,6 +190,49 @@ def test_a_job_started_after_a_stop_is_killed_at_once_until_the_next_run(tmp_pat
     with supervise.stopping_together():
         outcome = sandbox.run(PRINT_REPORT, {"input.txt": b"the input"}, sandbox.Limits(), 60, tmp_path)
     assert outcome.returncode == 0 and outcome.report == b"the report"
+
+
+def _processes_holding(mark: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        if mark in " ".join(proc.info["cmdline"] or ()):
+            found.append(proc)
+    return found
+
+
+@pytest.mark.sandbox
+def test_jobs_started_after_a_stop_on_a_busy_machine_leave_nothing_running(tmp_path):
+    """Killed just after it starts, a job leaves no process behind, however busy the machine.
+    Listing a job's processes while they ran missed bubblewrap's inner one when it was cloned
+    just after the listing, before it asked to die with its parent: it ran on, orphaned, and
+    held the job's output open, so the run waited for it (1 of 2 jobs with both cores busy)."""
+    mark = f"late-{uuid.uuid4().hex}"
+    sleeper = [sys.executable, "-c", f"import time; time.sleep(600)  # {mark}"]
+    outcomes: list[sandbox.Outcome] = []
+
+    def start_late_jobs() -> None:
+        for _ in range(LATE_JOBS):
+            outcomes.append(sandbox.run(sleeper, {}, sandbox.Limits(), 600, tmp_path))
+
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in os.sched_getaffinity(0)]
+    try:
+        with pytest.raises(KeyboardInterrupt), supervise.stopping_together():
+            raise KeyboardInterrupt
+        starter = threading.Thread(target=start_late_jobs, daemon=True)
+        starter.start()
+        starter.join(LATE_JOBS_SECONDS)
+        left = _processes_holding(mark)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+        for proc in _processes_holding(mark):
+            proc.kill()
+        with supervise.stopping_together():  # later tests' jobs run again
+            pass
+    assert left == [] and not starter.is_alive(), [proc.info["cmdline"][:3] for proc in left]
+    assert len(outcomes) == LATE_JOBS and all(_killed(outcome) for outcome in outcomes)
 
 
 #: Holds 300 MB, then forks four children that keep it (shared with the parent) for 2 s.

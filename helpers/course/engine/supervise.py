@@ -27,6 +27,12 @@ from helpers.course.engine.limits import Limits, Outcome
 OUTPUT_TAIL = 4000
 #: The largest report read back, in bytes.
 REPORT_CAP = 64 * 2**20
+#: Seconds a process told to stop (to be killed with its tree) is waited for, and between looks.
+STOP_WAIT = 2.0
+STOP_POLL = 0.001
+#: The states of a process that can start no other.
+_NOT_RUNNING = frozenset({psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP, psutil.STATUS_ZOMBIE,
+                          psutil.STATUS_DEAD})
 
 
 _RUNNING: set[int] = set()
@@ -196,7 +202,7 @@ class _Watch:
     the job and says why."""
 
     def __init__(self, pid: int, limits: Limits, tmpfs: Sequence[str] = ()) -> None:
-        self.limits = limits
+        self.pid, self.limits = pid, limits
         self.stopped_for = ""
         self.sampler = memory.PeakSampler(memory.tree(pid), tmpfs=tmpfs, after_sample=self._enforce,
                                           exact_above=limits.memory_mb * 2**20)
@@ -212,7 +218,8 @@ class _Watch:
 
     def _stop(self, tree: list[psutil.Process], why: str) -> None:
         self.stopped_for = why
-        for proc in tree:
+        _kill_tree(self.pid)
+        for proc in tree:  # any the sampler saw that left the job's tree
             _kill(proc)
         self.sampler.stop()
 
@@ -236,14 +243,56 @@ def _kill(process: psutil.Process) -> None:
 
 
 def _kill_tree(pid: int) -> None:
-    """Kill ``pid`` and every descendant (the fallback's kernel runs in a session of its own)."""
+    """Kill ``pid`` and every descendant (the fallback's kernel runs in a session of its own).
+
+    Every process of the tree is stopped (SIGSTOP) before its children are listed, and all are
+    killed once none is left running: a stopped process starts no other. Listed while running,
+    a job killed just after it started could leave one behind: bubblewrap's inner process,
+    cloned after the listing and before it asked to die with its parent, ran on, orphaned, and
+    held the job's output open (seen with a job started after a stop, on a loaded machine).
+    """
     try:
         root = psutil.Process(pid)
-        tree = [*root.children(recursive=True), root]
     except psutil.NoSuchProcess:
         return
-    for proc in tree:
+    tree: dict[int, psutil.Process] = {}
+    pending = [root]
+    while pending:
+        for proc in pending:
+            tree[proc.pid] = proc
+            _stop(proc)
+        for proc in pending:
+            _wait_stopped(proc)
+        pending = [child for proc in list(tree.values()) for child in _children(proc)
+                   if child.pid not in tree]
+    for proc in tree.values():
         _kill(proc)
+
+
+def _stop(process: psutil.Process) -> None:
+    try:
+        process.suspend()
+    except psutil.Error:
+        pass
+
+
+def _wait_stopped(process: psutil.Process) -> None:
+    """Wait until ``process`` has stopped (or ended), for at most ``STOP_WAIT`` seconds."""
+    deadline = time.monotonic() + STOP_WAIT
+    while time.monotonic() < deadline:
+        try:
+            if process.status() in _NOT_RUNNING:
+                return
+        except psutil.Error:
+            return
+        time.sleep(STOP_POLL)
+
+
+def _children(process: psutil.Process) -> list[psutil.Process]:
+    try:
+        return process.children()
+    except psutil.Error:
+        return []
 
 
 def _kill_group(pgid: int) -> None:
