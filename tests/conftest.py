@@ -155,7 +155,8 @@ def failed_if_unmarked(item: pytest.Item, report: pytest.TestReport) -> None:
 # them is selected and there are data (fetched and verified first, through the corpora fixture);
 # what is still running at the end is stopped.
 
-#: The tests that read the caches tests/warm_up.py computes (the solutions' nbval too).
+#: The modules whose slow tests read the caches tests/warm_up.py computes (the solutions' nbval
+#: too); their quick tests read none.
 WARM_UP_READERS = frozenset({"test_mistakes.py", "test_run_all.py"})
 
 
@@ -205,8 +206,8 @@ def add_markers(item: pytest.Item) -> None:
 def warm_up(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     """The background computation of tests/warm_up.py, or None when no test that reads its
     caches is selected or there are no data (their tests say why)."""
-    readers = any(item.path.name in WARM_UP_READERS or item.path.suffix == ".ipynb"
-                  for item in request.session.items)
+    readers = any((item.path.name in WARM_UP_READERS and item.get_closest_marker("slow") is not None)
+                  or item.path.suffix == ".ipynb" for item in request.session.items)
     if not readers or _source() is None:
         yield None
         return
