@@ -255,16 +255,15 @@ def _kill_tree(pid: int) -> None:
         root = psutil.Process(pid)
     except psutil.NoSuchProcess:
         return
-    tree: dict[int, psutil.Process] = {}
+    tree = {pid: root}
     pending = [root]
     while pending:
         for proc in pending:
-            tree[proc.pid] = proc
             _stop(proc)
         for proc in pending:
             _wait_stopped(proc)
-        pending = [child for proc in list(tree.values()) for child in _children(proc)
-                   if child.pid not in tree]
+        pending = [proc for proc in _descendants(root) if proc.pid not in tree]
+        tree.update((proc.pid, proc) for proc in pending)
     for proc in tree.values():
         _kill(proc)
 
@@ -288,9 +287,10 @@ def _wait_stopped(process: psutil.Process) -> None:
         time.sleep(STOP_POLL)
 
 
-def _children(process: psutil.Process) -> list[psutil.Process]:
+def _descendants(process: psutil.Process) -> list[psutil.Process]:
+    """Every descendant of ``process`` (one look at the process table)."""
     try:
-        return process.children()
+        return process.children(recursive=True)
     except psutil.Error:
         return []
 
