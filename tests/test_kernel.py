@@ -11,6 +11,7 @@ from lab_kernel import KERNEL_START_SECONDS, kernel_client, lab_kernel
 
 from helpers import exercises
 from helpers.cli import lab_environment
+from helpers.course.startup import SKIPPED_MODULES
 from helpers.course.student import kernel
 from helpers.settings import REPO_ROOT
 
@@ -115,3 +116,18 @@ def test_the_cell_that_defines_a_name_is_found_above_the_running_one_in_the_save
     assert exercises.defined_in_notebook("c", notebook, "print(c)  # not saved yet") is None
     assert exercises.defined_in_notebook("c", notebook, "c = c + 1") is None
     assert exercises.defined_in_notebook("c", tmp_path / "missing.ipynb", running) is None
+
+
+@pytest.mark.kernel
+def test_the_kit_s_kernel_starts_without_the_slow_modules_and_the_student_may_import_them(tmp_path,
+                                                                                          monkeypatch):
+    """The kernel's own helpers read notebooks (nbformat, which imports jsonschema) without
+    ``SKIPPED_MODULES`` (about 2 s of every kernel's start); the student's code may import them."""
+    with lab_kernel(tmp_path, monkeypatch) as client:
+        started = _run(client, f"import sys\nnames = {SKIPPED_MODULES!r}\n"
+                               "print('jsonschema' in sys.modules,"
+                               " [sys.modules.get(n, 'absent') for n in names])")
+        imported = _run(client, f"import importlib\nnames = {SKIPPED_MODULES!r}\n"
+                                "print([importlib.import_module(n).__name__ for n in names])")
+    assert started["stdout"].strip() == f"True {['absent'] * len(SKIPPED_MODULES)}", started
+    assert imported["stdout"].strip() == str(list(SKIPPED_MODULES)), imported

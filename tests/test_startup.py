@@ -7,13 +7,14 @@ import json
 import os
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from helpers import settings
-from helpers.course import config
+from helpers.course import config, startup
 from helpers.course.engine import bubblewrap, grading
 from helpers.course.engine.limits import Job, Limits
 from helpers.course.engine.verdict import Problem
@@ -91,6 +92,55 @@ def test_the_sandboxed_grader_runs_its_hidden_checks_without_them(tmp_path, monk
                                            Job(limits=Limits()))
     assert run.problem is Problem.NONE, run.problem_line
     assert [(v.exercise, v.passed) for v in verdicts] == [("0.1", True), ("0.2", True)], verdicts
+
+
+#: In the grader's process (a hidden check runs there): which installed pytest plugins it imported
+#: beyond nbval, and whether pytest rewrites asserts in it.
+SAY_PLUGINS = ("from importlib.metadata import entry_points\n"
+               "plugins = {entry.module for entry in entry_points(group='pytest11')} - {'nbval.plugin'}\n"
+               "print(sorted(name for name in plugins if name in sys.modules),"
+               " any(type(hook).__name__ == 'AssertionRewritingHook' for hook in sys.meta_path))")
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("sandboxed", [pytest.param(True, marks=pytest.mark.sandbox), False],
+                         ids=["sandboxed", "unsandboxed"])
+def test_the_grader_s_pytest_loads_only_the_plugins_it_names_and_rewrites_no_asserts(tmp_path, monkeypatch,
+                                                                                     sandboxed):
+    """Sandboxed (``kit grade``) or not (``kit check``): a plugin the user installed does not run
+    in the grader, and pytest does not rewrite every installed plugin's modules in each run."""
+    if sandboxed and bubblewrap.bwrap() is None:
+        pytest.skip("no bubblewrap: apt-get install bubblewrap")
+    assert {entry.module for entry in metadata.entry_points(group="pytest11")} - {"nbval.plugin"}, \
+        "no other plugin installed: nothing to leave out"
+    monkeypatch.setenv("KIT_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "data").mkdir()
+    solution = nbformat.read(FIXTURE, as_version=4)
+    [hidden] = [cell for cell in solution.cells if cells.is_hidden(cell)]
+    end = "### END HIDDEN CHECKS"
+    hidden.source = hidden.source.replace(end, f"import sys\n{SAY_PLUGINS}\n{end}")
+    hidden.outputs[0].text += "[] False\n"
+    reference = release.release_notebook(solution, FIXTURE.name, hidden=True)
+    (tmp_path / "work").mkdir()
+    run, verdicts = grading.grade_notebook(solution, reference, solution, tmp_path / "work", 60,
+                                           Job(limits=Limits() if sandboxed else None))
+    assert run.problem is Problem.NONE, run.problem_line
+    assert [(v.exercise, v.passed) for v in verdicts] == [("0.1", True), ("0.2", True)], verdicts
+
+
+def test_skipped_while_goes_without_a_module_in_the_block_only(monkeypatch):
+    monkeypatch.setattr(startup, "SKIPPED_MODULES", ("colorsys",))
+    monkeypatch.delitem(sys.modules, "colorsys", raising=False)
+    with startup.skipped_while():
+        with pytest.raises(ModuleNotFoundError):
+            import colorsys  # noqa: F401
+    import colorsys  # noqa: F401, F811
+
+    assert sys.modules["colorsys"] is not None
+    monkeypatch.setitem(sys.modules, "colorsys", None)  # skipped before the block: still skipped after
+    with startup.skipped_while():
+        pass
+    assert sys.modules["colorsys"] is None
 
 
 def _without_chosen_kernels() -> dict[str, str]:

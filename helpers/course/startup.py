@@ -10,11 +10,16 @@ module builds about 35 Earley parsers at import: about 2 s of every process that
 notebook (python-jsonschema/jsonschema#1428), measured here as 1.6–2.2 s of the 3 s the grader's
 plugin took to import. It only checks the "iri" and "iri-reference" formats, which no schema the
 kit validates (nbformat's) uses; without it jsonschema leaves those formats unchecked.
+
+The kit's kernel is the student's process: it goes without the module only while it imports its
+own helpers (``skipped_while``), so a student's own ``import rfc3987_syntax`` still works.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 
 from helpers import settings
 
@@ -29,6 +34,21 @@ def skip_slow_imports() -> None:
     for name in SKIPPED_MODULES:
         if name not in sys.modules:
             sys.modules[name] = None  # type: ignore[assignment]  # the import system's "not importable"
+
+
+@contextlib.contextmanager
+def skipped_while() -> Iterator[None]:
+    """Go without ``SKIPPED_MODULES`` inside the block only: a module the block found
+    importable is importable again after it (a module imported meanwhile, such as jsonschema,
+    keeps what it did without them)."""
+    missing = [name for name in SKIPPED_MODULES if name not in sys.modules]
+    skip_slow_imports()
+    try:
+        yield
+    finally:
+        for name in missing:
+            if sys.modules.get(name, 0) is None:
+                del sys.modules[name]
 
 
 def use_reference_blas() -> None:

@@ -40,6 +40,9 @@ from helpers.errors import KitError
 PYTEST_FINISHED = (0, 1)
 #: The environment variables of pytest (PYTEST_ADDOPTS, PYTEST_PLUGINS...), left out of the run's.
 PYTEST_VARIABLES = "PYTEST_"
+#: The grader's pytest loads only the plugins its command names (``_pytest_options``): none a user
+#: installed (pytest-cov, hypothesis's) runs in it, sandboxed or not.
+ONLY_NAMED_PLUGINS = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 #: The graded notebook's name in a sandboxed job's folder.
 NOTEBOOK_FILE = "graded.ipynb"
 #: Seconds a whole run may take beyond its cells' timeouts (starting the kernel, nbval).
@@ -107,20 +110,19 @@ def run_notebook(path: Path, timeout: float, job: Job = UNSANDBOXED, progress: s
         # no plugin is loaded unless named (a module planted there could not run in pytest).
         # The kit's plugin comes first (it imports nbval itself, see startup), so nbval is
         # imported before pytest could rewrite its asserts: there are none to rewrite.
-        command = [sys.executable, "-P", "-m", "pytest", NOTEBOOK_FILE, "-c", "pytest.ini",
-                   "--rootdir", ".", "--assert=plain", *_nbval_options(timeout), "-p", "nbval",
+        command = [sys.executable, "-P", *_pytest_options(NOTEBOOK_FILE, "pytest.ini", ".", timeout),
                    f"--kit-report={sandbox.REPORT}", f"--kit-output-mb={limits.output_mb}", "--kit-grading"]
         files = {NOTEBOOK_FILE: Path(path).read_bytes(), "pytest.ini": b"[pytest]\n"}
         outcome = sandbox.run(command, files, limits, total, settings.data_dir(), job.slot,
-                              env={**config.REFERENCE_ENV, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+                              env={**config.REFERENCE_ENV, **ONLY_NAMED_PLUGINS},
                               hidden_data=job.hidden_data, listed_data=job.listed_data)
         return _run(read_report(outcome.report), outcome, total)
     report = Path(tempfile.mkdtemp(prefix="kit-report-")) / "report.json"  # not in the kernel's folder
     scratch = Path(tempfile.mkdtemp(prefix="kit-report-tmp-"))  # its TMPDIR: what a killed kernel leaves
     ini = path.parent / "pytest.ini"
     ini.write_text("[pytest]\n")
-    command = [sys.executable, "-m", "pytest", str(path), "-c", str(ini), "--rootdir", str(path.parent),
-               *_nbval_options(timeout), f"--kit-report={report}"]
+    command = [sys.executable, *_pytest_options(str(path), str(ini), str(path.parent), timeout),
+               f"--kit-report={report}"]
     try:
         finished = _ran_within(command, path.parent, total, n_code if progress else 0, progress, scratch)
         results = read_report(report.read_bytes() if report.is_file() else b"")
@@ -176,6 +178,7 @@ def _ran_within(command: list[str], cwd: Path, total: float, cells: int, name: s
         command = [*command, f"--kit-progress-fd={write_end}"]
     env = {name: value for name, value in config.reference_environ().items()
            if not name.startswith(PYTEST_VARIABLES)}  # a user's or an outer run's options are not for it
+    env.update(ONLY_NAMED_PLUGINS)
     env.update({"TMPDIR": str(scratch)} if scratch else {})
     with subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -275,9 +278,15 @@ def _count(finished, bar) -> None:
         bar.update(len(chunk))
 
 
-def _nbval_options(timeout: float) -> list[str]:
-    # the plugin adds the rest of config.NBVAL_OPTIONS
-    return ["-p", "no:cacheprovider", "-p", config.PLUGIN, f"--nbval-cell-timeout={timeout}", "-q"]
+def _pytest_options(notebook: str, ini: str, rootdir: str, timeout: float) -> list[str]:
+    """``-m pytest`` on ``notebook`` with the kit's plugin first and nbval, and no other plugin
+    (with ``ONLY_NAMED_PLUGINS`` in the environment), its asserts not rewritten: there are none
+    to rewrite, and where Python writes no bytecode (``PYTHONDONTWRITEBYTECODE``) pytest rewrote
+    every module of every installed plugin again in each run, about 4 s of a 2-cell notebook's
+    10 s. The kit's plugin adds the rest of ``config.NBVAL_OPTIONS``."""
+    return ["-m", "pytest", notebook, "-c", ini, "--rootdir", rootdir, "--assert=plain",
+            "-p", "no:cacheprovider", "-p", config.PLUGIN, f"--nbval-cell-timeout={timeout}", "-q",
+            "-p", "nbval"]
 
 
 def _run_problem(results: dict[int, CellResult], outcome: sandbox.Outcome | None,

@@ -8,14 +8,17 @@ notebook's metadata under ``kit.reference_env`` and is copied into the released 
 
 from __future__ import annotations
 
+import importlib
 import platform
 from importlib import metadata
 
-import numpy  # noqa: F401  (loads numpy's BLAS so threadpoolctl can see it)
-import scipy.linalg  # noqa: F401  (loads scipy's BLAS, which gensim calls)
 from threadpoolctl import threadpool_info
 
 VERSIONED = ("numpy", "scipy", "gensim", "scikit-learn")
+#: Loaded before their BLAS libraries are listed (numpy's, and scipy's, which gensim calls); only
+#: then, so that a process that never describes itself (the grader's, whose checks all pass) does
+#: not pay for scipy.linalg.
+BLAS_USERS = ("numpy", "scipy.linalg")
 REFERENCE_LABEL = "reference outputs written with:"
 RUN_LABEL = "this run uses:"
 
@@ -32,6 +35,8 @@ def current() -> dict[str, str]:
         ``{"blas": "...", "python": "3.11.7", "numpy": "2.4.6", ...}``; plain strings, so
         the record can sit in notebook metadata.
     """
+    for name in BLAS_USERS:
+        importlib.import_module(name)
     blas = sorted({f"{lib.get('internal_api')} {lib.get('version')} "
                    f"{lib.get('architecture')} ({lib.get('num_threads')} threads)"
                    for lib in threadpool_info() if lib.get("user_api") == "blas"})

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import helpers
 from helpers import exercises
+from helpers.course.startup import skipped_while
 
 #: The kit's own package folder.
 KIT_PACKAGE = Path(helpers.__file__).resolve().parent
@@ -65,8 +66,9 @@ def warn_on_first_cell(shell) -> None:
 def _lab_helpers(shell, kernel) -> None:
     """Install the lab's helpers: the folding of predictions (``reveal``), the record of what
     the lab ran (``unsaved``) and the notebook a missing name's hint reads."""
-    from helpers.course.student.reveal import fold_revealing_cells  # IPython's: not for `kit check`
-    from helpers.course.student.unsaved import lab_notebook, record_lab_runs
+    with skipped_while():  # they read notebooks: nbformat, then jsonschema (helpers.course.startup)
+        from helpers.course.student.reveal import fold_revealing_cells  # IPython's: not for `kit check`
+        from helpers.course.student.unsaved import lab_notebook, record_lab_runs
 
     fold_revealing_cells(shell, kernel)
     record_lab_runs(shell, kernel)
