@@ -99,7 +99,8 @@ def generate_class(folder: Path, students: int, solutions: list[Path]) -> None:
             nbformat.write(submission(solution, number % 3, mistake), student / path.name)
 
 
-def grade_once(template: Path, work: Path, mode: str, notebook: str) -> tuple[pd.DataFrame, float, float]:
+def grade_once(template: Path, work: Path, mode: str,
+               notebook: str | None) -> tuple[pd.DataFrame, float, float]:
     """Grade a fresh copy of the class one way; return (grades, wall seconds, peak GB)."""
     folder = work / mode
     shutil.copytree(template, folder)

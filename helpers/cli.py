@@ -70,7 +70,7 @@ def cmd_info(args: argparse.Namespace) -> None:
     print(f"data folder   {settings.data_dir()}")
     print(f"data source   {settings.data_source() or 'network (official URLs)'}")
     print(f"profile       {settings.profile()} ({PROFILES[settings.profile()]}; KIT_PROFILE chooses)")
-    from helpers.course.notebook import environment  # loads numpy's BLAS: only when asked
+    from helpers.course.notebook import environment  # its current() loads numpy and its BLAS: only here
 
     seed = settings.hash_seed()
     print(f"hash seed     PYTHONHASHSEED={seed if seed is not None else '(unset)'}"
