@@ -73,25 +73,31 @@ def test_the_grader_s_plugin_and_the_kit_command_read_notebooks_without_them(ent
     assert _run(f"{entry}; {READ_AND_SAY}") == repr(["None"] * len(SKIPPED_MODULES))
 
 
+def _grade_with_hidden_lines(tmp_path, monkeypatch, code: str, printed: str, job: Job) -> None:
+    """Grade the fixture with ``code`` added to its hidden checks and ``printed`` to their
+    expected output: both exercises must pass, so the grader's process printed ``printed``."""
+    monkeypatch.setenv("KIT_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "data").mkdir()
+    solution = nbformat.read(FIXTURE, as_version=4)
+    [hidden] = [cell for cell in solution.cells if cells.is_hidden(cell)]
+    end = "### END HIDDEN CHECKS"
+    hidden.source = hidden.source.replace(end, f"import sys\n{code}\n{end}")
+    hidden.outputs[0].text += printed + "\n"
+    reference = release.release_notebook(solution, FIXTURE.name, hidden=True)
+    (tmp_path / "work").mkdir()
+    run, verdicts = grading.grade_notebook(solution, reference, solution, tmp_path / "work", 60, job)
+    assert run.problem is Problem.NONE, run.problem_line
+    assert [(v.exercise, v.passed) for v in verdicts] == [("0.1", True), ("0.2", True)], verdicts
+
+
 @pytest.mark.kernel
 @pytest.mark.sandbox
 def test_the_sandboxed_grader_runs_its_hidden_checks_without_them(tmp_path, monkeypatch):
     # A hidden check runs in the grader's own process: it can say what that process imported.
     if bubblewrap.bwrap() is None:
         pytest.skip("no bubblewrap: apt-get install bubblewrap")
-    monkeypatch.setenv("KIT_DATA_DIR", str(tmp_path / "data"))
-    (tmp_path / "data").mkdir()
-    solution = nbformat.read(FIXTURE, as_version=4)
-    [hidden] = [cell for cell in solution.cells if cells.is_hidden(cell)]
-    end = "### END HIDDEN CHECKS"
-    hidden.source = hidden.source.replace(end, f"import sys\n{SAY_SKIPPED}\n{end}")
-    hidden.outputs[0].text += repr(["None"] * len(SKIPPED_MODULES)) + "\n"
-    reference = release.release_notebook(solution, FIXTURE.name, hidden=True)
-    (tmp_path / "work").mkdir()
-    run, verdicts = grading.grade_notebook(solution, reference, solution, tmp_path / "work", 60,
-                                           Job(limits=Limits()))
-    assert run.problem is Problem.NONE, run.problem_line
-    assert [(v.exercise, v.passed) for v in verdicts] == [("0.1", True), ("0.2", True)], verdicts
+    _grade_with_hidden_lines(tmp_path, monkeypatch, SAY_SKIPPED, repr(["None"] * len(SKIPPED_MODULES)),
+                             Job(limits=Limits()))
 
 
 #: In the grader's process (a hidden check runs there): which installed pytest plugins it imported
@@ -113,19 +119,8 @@ def test_the_grader_s_pytest_loads_only_the_plugins_it_names_and_rewrites_no_ass
         pytest.skip("no bubblewrap: apt-get install bubblewrap")
     assert {entry.module for entry in metadata.entry_points(group="pytest11")} - {"nbval.plugin"}, \
         "no other plugin installed: nothing to leave out"
-    monkeypatch.setenv("KIT_DATA_DIR", str(tmp_path / "data"))
-    (tmp_path / "data").mkdir()
-    solution = nbformat.read(FIXTURE, as_version=4)
-    [hidden] = [cell for cell in solution.cells if cells.is_hidden(cell)]
-    end = "### END HIDDEN CHECKS"
-    hidden.source = hidden.source.replace(end, f"import sys\n{SAY_PLUGINS}\n{end}")
-    hidden.outputs[0].text += "[] False\n"
-    reference = release.release_notebook(solution, FIXTURE.name, hidden=True)
-    (tmp_path / "work").mkdir()
-    run, verdicts = grading.grade_notebook(solution, reference, solution, tmp_path / "work", 60,
-                                           Job(limits=Limits() if sandboxed else None))
-    assert run.problem is Problem.NONE, run.problem_line
-    assert [(v.exercise, v.passed) for v in verdicts] == [("0.1", True), ("0.2", True)], verdicts
+    _grade_with_hidden_lines(tmp_path, monkeypatch, SAY_PLUGINS, "[] False",
+                             Job(limits=Limits() if sandboxed else None))
 
 
 def test_skipped_while_goes_without_a_module_in_the_block_only(monkeypatch):
