@@ -138,6 +138,17 @@ def test_skipped_while_goes_without_a_module_in_the_block_only(monkeypatch):
     assert sys.modules["colorsys"] is None
 
 
+def test_skipped_while_gives_a_module_back_when_the_block_raises(monkeypatch):
+    # the kernel's helpers may fail to import: the student's own import must still work after
+    monkeypatch.setattr(startup, "SKIPPED_MODULES", ("colorsys",))
+    monkeypatch.delitem(sys.modules, "colorsys", raising=False)
+    with pytest.raises(ImportError, match="a helper failed"), startup.skipped_while():
+        raise ImportError("a helper failed")
+    import colorsys  # noqa: F401
+
+    assert sys.modules["colorsys"] is not None
+
+
 def _without_chosen_kernels() -> dict[str, str]:
     """This process's environment without a choice of BLAS kernels (pytest's plugin made one)."""
     return {name: value for name, value in settings.environment().items() if name != "OPENBLAS_CORETYPE"}
