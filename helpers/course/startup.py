@@ -13,6 +13,8 @@ kit validates (nbformat's) uses; without it jsonschema leaves those formats unch
 
 The kit's kernel is the student's process: it goes without the module only while it imports its
 own helpers (``skipped_while``), so a student's own ``import rfc3987_syntax`` still works.
+jsonschema, imported in the block, keeps what it found then: in that kernel its format checker
+leaves "iri" and "iri-reference" unchecked, as in the kit's other processes.
 """
 
 from __future__ import annotations
